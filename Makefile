@@ -1,0 +1,43 @@
+# Two commands do everything on a fresh machine with python3 and make:
+#   make lab   - install with notebook extras and open JupyterLab on notebooks/
+#   make test  - install with dev extras and run the whole test suite
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+JOBS   ?=
+
+.PHONY: setup lab test bench figures play clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+# Stamp files: reinstall only when pyproject.toml changes.
+$(VENV)/.installed-notebooks: pyproject.toml | $(PY)
+	$(PIP) install --quiet -e '.[notebooks]'
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(PY)
+	$(PIP) install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed-notebooks
+
+setup: $(VENV)/.installed-dev
+
+lab: $(VENV)/.installed-notebooks
+	$(VENV)/bin/jupyter lab notebooks/
+
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest
+
+bench: $(VENV)/.installed-dev
+	$(PY) benchmarks/run_all.py
+
+figures: $(VENV)/.installed-dev
+	$(VENV)/bin/nothanks figures --out figures --cache data/cache
+
+play: $(VENV)/.installed-notebooks
+	$(VENV)/bin/voila notebooks/01_play.ipynb --no-browser --strip_sources=True
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

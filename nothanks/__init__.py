@@ -1,0 +1,2 @@
+"""nothanks: ACT-R theory-of-mind models playing No Thanks!"""
+__version__ = "0.1.0"

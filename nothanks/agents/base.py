@@ -1,0 +1,45 @@
+"""The agent protocol: told its seat at game start, observes events, decides from a view."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ..rules import Action, Event, Variant, View
+
+
+class Agent:
+    """Base class of every player the runner can seat.
+
+    Subclasses override :meth:`decide` and, when they keep memory across turns,
+    :meth:`observe`. ``spec`` is the agent-spec string that recreates the agent.
+    """
+
+    #: Registry name (e.g. ``"heuristic"``); set by subclasses.
+    name: ClassVar[str] = "agent"
+    #: Human vs model, for logs.
+    kind: ClassVar[str] = "model"
+
+    def __init__(self) -> None:
+        self.seat = -1
+        self.variant = Variant()
+        self.spec = self.name
+
+    def start(self, seat: int, variant: Variant, seed: int) -> None:
+        """A new game begins: this agent sits at ``seat``; ``seed`` seeds its randomness."""
+        self.seat = seat
+        self.variant = variant
+
+    def observe(self, event: Event) -> None:
+        """Every public event of the game, including the agent's own moves."""
+
+    def decide(self, view: View) -> Action:
+        """Choose ``take`` or ``pass`` for the face-up card. Called only on this agent's turn."""
+        raise NotImplementedError
+
+    def decision_info(self) -> dict[str, object]:
+        """Extra columns for the decision log about the last decision (models override)."""
+        return {}
+
+    @classmethod
+    def observes(cls) -> bool:
+        """Whether this agent needs events (lets the runner skip no-op calls)."""
+        return cls.observe is not Agent.observe

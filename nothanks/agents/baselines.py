@@ -1,0 +1,54 @@
+"""Baseline agents to compare the cognitive models against."""
+from __future__ import annotations
+
+import random
+
+from ..rules import Action, Variant, View, sequence_gain
+from .base import Agent
+
+
+class RandomAgent(Agent):
+    """Takes with probability ``p`` (default 0.5) unless forced to take."""
+
+    name = "random"
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"random: p={p} is not a probability; valid: 0 <= p <= 1")
+        self.p = p
+        self._rng = random.Random(0)
+
+    def start(self, seat: int, variant: Variant, seed: int) -> None:
+        super().start(seat, variant, seed)
+        self._rng = random.Random(seed)
+
+    def decide(self, view: View) -> Action:
+        if view.own_tokens == 0 or self._rng.random() < self.p:
+            return Action.TAKE
+        return Action.PASS
+
+
+class HeuristicAgent(Agent):
+    """Takes iff (increase in own card points) - (tokens on card) <= ``T`` (default 0)."""
+
+    name = "heuristic"
+
+    def __init__(self, T: float = 0.0) -> None:  # noqa: N803 - T is the threshold's name
+        super().__init__()
+        self.T = T
+
+    def decide(self, view: View) -> Action:
+        if view.own_tokens == 0:
+            return Action.TAKE
+        cost = sequence_gain(view.own_cards, view.card) - view.tokens_on_card
+        return Action.TAKE if cost <= self.T else Action.PASS
+
+
+class AlwaysPassAgent(Agent):
+    """Passes whenever allowed: a floor for any strategy."""
+
+    name = "always-pass"
+
+    def decide(self, view: View) -> Action:
+        return Action.TAKE if view.own_tokens == 0 else Action.PASS

@@ -1,0 +1,116 @@
+"""Agent specs: ``name[:key=value,key=value]`` strings naming an agent and its parameters.
+
+The same strings work on the command line, in experiment designs and in Python, e.g.
+``heuristic:T=-3``, ``random:p=0.3``, ``tom2:rt=-1.5``.
+"""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .base import Agent
+
+Factory = Callable[..., Agent]
+_REGISTRY: dict[str, Factory] = {}
+
+
+class AgentSpecError(ValueError):
+    """An agent spec names an unknown agent or parameter, or a bad value."""
+
+
+def register(name: str, factory: Factory) -> None:
+    """Make ``name`` usable in agent specs; ``factory(**params)`` builds the agent."""
+    _REGISTRY[name] = factory
+
+
+def registered() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed spec: the agent name and its parameter overrides (as given)."""
+
+    name: str
+    params: dict[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        if not self.params:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.params.items())
+
+
+def parse_spec(text: str) -> AgentSpec:
+    """Split ``name:key=value,...`` into an :class:`AgentSpec` (no validation of names)."""
+    text = text.strip()
+    name, _, rest = text.partition(":")
+    params: dict[str, str] = {}
+    if rest:
+        for item in rest.split(","):
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise AgentSpecError(
+                    f"agent spec {text!r}: parameter {item!r} is not of the form key=value"
+                )
+            params[key.strip()] = value.strip()
+    return AgentSpec(name.strip(), params)
+
+
+def _convert(value: str, default: object, where: str) -> object:
+    """Convert a spec string to the type of the parameter's default."""
+    try:
+        if isinstance(default, bool):
+            if value.lower() in ("true", "1", "yes", "on"):
+                return True
+            if value.lower() in ("false", "0", "no", "off"):
+                return False
+            raise ValueError
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+    except ValueError:
+        raise AgentSpecError(
+            f"{where}: {value!r} is not a valid {type(default).__name__}"
+        ) from None
+    return value
+
+
+def make_agent(spec: str | AgentSpec) -> Agent:
+    """Build the agent a spec names, validating its name and parameters."""
+    parsed = parse_spec(spec) if isinstance(spec, str) else spec
+    if parsed.name not in _REGISTRY:
+        raise AgentSpecError(
+            f"unknown agent {parsed.name!r} in spec {str(parsed)!r}; valid: {', '.join(registered())}"
+        )
+    factory = _REGISTRY[parsed.name]
+    signature = inspect.signature(factory)
+    valid = {
+        n: p.default for n, p in signature.parameters.items()
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+    }
+    kwargs = {}
+    for key, value in parsed.params.items():
+        if key not in valid:
+            raise AgentSpecError(
+                f"agent {parsed.name!r} has no parameter {key!r}; valid: "
+                f"{', '.join(f'{n} (default {d!r})' for n, d in valid.items()) or 'none'}"
+            )
+        kwargs[key] = _convert(value, valid[key], f"agent spec {str(parsed)!r}, parameter {key}")
+    try:
+        agent = factory(**kwargs)
+    except (ValueError, TypeError) as exc:
+        raise AgentSpecError(f"agent spec {str(parsed)!r}: {exc}") from exc
+    agent.spec = str(parsed)
+    return agent
+
+
+def agent_parameters(name: str) -> dict[str, object]:
+    """Parameter names and defaults of a registered agent (for --help and errors)."""
+    if name not in _REGISTRY:
+        raise AgentSpecError(f"unknown agent {name!r}; valid: {', '.join(registered())}")
+    return {
+        n: p.default for n, p in inspect.signature(_REGISTRY[name]).parameters.items()
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+    }

@@ -1,0 +1,187 @@
+"""The No Thanks! game state and its transitions (thesis §2.1).
+
+A :class:`Game` is mutable and fast; it knows nothing of agents. Players see it only
+through :meth:`Game.view`, and everything else learns of it through events.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from .events import Action, CardRevealed, Event, GameOver, Passed, Took
+from .scoring import ranks_and_points, score
+from .variant import Variant
+from .view import View
+
+Listener = Callable[[Event], None]
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules forbid; the game state is left unchanged."""
+
+
+def deal(variant: Variant, seed: int | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Shuffle the deck: (cards in the order they will be revealed, removed cards)."""
+    rng = random.Random(seed)
+    deck = list(range(variant.low_card, variant.high_card + 1))
+    rng.shuffle(deck)
+    return tuple(deck[: variant.cards_played]), tuple(sorted(deck[variant.cards_played :]))
+
+
+class Game:
+    """One game: deck, face-up card, tokens and cards of every seat, whose turn it is.
+
+    Seat 0 acts first; the turn passes to ``(seat + 1) % players`` after a pass, and
+    stays with the taker after a take. The game ends when the last dealt card is taken.
+    """
+
+    __slots__ = (
+        "variant", "seed", "_order", "_removed", "_next", "card", "tokens_on_card",
+        "_tokens", "_cards", "seat", "turn", "over", "history", "_listeners",
+    )
+
+    def __init__(
+        self,
+        variant: Variant | None = None,
+        seed: int | None = None,
+        *,
+        order: tuple[int, ...] | None = None,
+        listeners: list[Listener] | None = None,
+    ) -> None:
+        self.variant = variant or Variant()
+        self.seed = seed
+        if order is None:
+            self._order, self._removed = deal(self.variant, seed)
+        else:  # an explicit deck order, for tests and exact analysis
+            self._check_order(order)
+            self._order = tuple(order)
+            all_cards = set(range(self.variant.low_card, self.variant.high_card + 1))
+            self._removed = tuple(sorted(all_cards - set(order)))
+        n = self.variant.players
+        self._tokens = [self.variant.tokens] * n
+        self._cards: list[tuple[int, ...]] = [()] * n
+        self.seat = 0
+        self.turn = 0
+        self.over = False
+        self.history: list[Event] = []
+        self._listeners: list[Listener] = list(listeners or [])
+        self._next = 0
+        self.card = 0
+        self.tokens_on_card = 0
+        self._reveal()
+
+    def _check_order(self, order: tuple[int, ...]) -> None:
+        v = self.variant
+        if len(order) != v.cards_played or len(set(order)) != len(order) or any(
+            not v.low_card <= c <= v.high_card for c in order
+        ):
+            raise ValueError(
+                f"order must be {v.cards_played} distinct cards from {v.low_card}-{v.high_card}"
+            )
+
+    # --- observers -------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener(event)`` for every later event."""
+        self._listeners.append(listener)
+
+    def _emit(self, event: Event) -> None:
+        self.history.append(event)
+        for listener in self._listeners:
+            listener(event)
+
+    # --- state queries ---------------------------------------------------------------
+    @property
+    def cards_left(self) -> int:
+        """Cards still face down (not counting the face-up card)."""
+        return len(self._order) - self._next
+
+    def tokens(self, seat: int) -> int:
+        """True token count of ``seat`` (full state; agents use views instead)."""
+        return self._tokens[seat]
+
+    def cards(self, seat: int) -> tuple[int, ...]:
+        """Cards taken by ``seat``, ascending (public)."""
+        return self._cards[seat]
+
+    @property
+    def removed_cards(self) -> tuple[int, ...]:
+        """The cards removed unseen (never part of any view)."""
+        return self._removed
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Actions the player to move may take; empty once the game is over."""
+        if self.over:
+            return ()
+        if self._tokens[self.seat] == 0:
+            return (Action.TAKE,)
+        return (Action.TAKE, Action.PASS)
+
+    def view(self, seat: int) -> View:
+        """What ``seat`` may see now (see :class:`View`)."""
+        if not 0 <= seat < self.variant.players:
+            raise ValueError(f"seat {seat} does not exist; valid: 0 to {self.variant.players - 1}")
+        others = tuple(self._tokens) if self.variant.open_tokens else None
+        return View(
+            seat, self.variant, self.seat, None if self.over else self.card,
+            self.tokens_on_card, self._tokens[seat], tuple(self._cards), self.cards_left,
+            self.history, len(self.history), others,
+        )
+
+    def scores(self) -> tuple[int, ...]:
+        """Current scores of every seat (final once the game is over)."""
+        return tuple(score(c, t) for c, t in zip(self._cards, self._tokens))
+
+    # --- transitions -----------------------------------------------------------------
+    def apply(self, action: Action | str, seat: int | None = None) -> None:
+        """Apply ``action`` for the player to move (``seat``, if given, must be that player).
+
+        Raises :class:`IllegalActionError`, leaving the state unchanged, for a pass with no
+        tokens, acting out of turn, acting after the end, or an unknown action.
+        """
+        actor = self.seat if seat is None else seat
+        if self.over:
+            raise IllegalActionError(
+                f"player {actor} cannot {action!s}: the game is over (all "
+                f"{len(self._order)} cards have been taken)"
+            )
+        if actor != self.seat:
+            raise IllegalActionError(
+                f"player {actor} cannot {action!s}: it is player {self.seat}'s turn"
+            )
+        if action == Action.PASS:
+            if self._tokens[actor] == 0:
+                raise IllegalActionError(
+                    f"player {actor} cannot pass on card {self.card}: it has no tokens left "
+                    "and must take"
+                )
+            self._tokens[actor] -= 1
+            self.tokens_on_card += 1
+            self._emit(Passed(self.turn, actor, self.card, self.tokens_on_card))
+            self.seat = (actor + 1) % self.variant.players
+            self.turn += 1
+        elif action == Action.TAKE:
+            card, tokens = self.card, self.tokens_on_card
+            self._tokens[actor] += tokens
+            self._cards[actor] = tuple(sorted(self._cards[actor] + (card,)))
+            self.tokens_on_card = 0
+            self._emit(Took(self.turn, actor, card, tokens))
+            self.turn += 1
+            if self._next < len(self._order):
+                self._reveal()
+            else:
+                self._finish()
+        else:
+            raise IllegalActionError(
+                f"player {actor} tried unknown action {action!r}; valid: 'take', 'pass'"
+            )
+
+    def _reveal(self) -> None:
+        self.card = self._order[self._next]
+        self._next += 1
+        self._emit(CardRevealed(self.turn, self.card, self.cards_left))
+
+    def _finish(self) -> None:
+        self.over = True
+        final = self.scores()
+        ranks, points = ranks_and_points(final)
+        self._emit(GameOver(self.turn, final, ranks, points))

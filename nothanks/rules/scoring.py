@@ -1,0 +1,45 @@
+"""Scoring and ranking: lowest score wins."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+
+def card_points(cards: Iterable[int]) -> int:
+    """Sum of the lowest card of each run of consecutive cards (thesis §2.1)."""
+    total = 0
+    previous = None
+    for card in sorted(cards):
+        if previous is None or card != previous + 1:
+            total += card
+        previous = card
+    return total
+
+
+def score(cards: Iterable[int], tokens: int) -> int:
+    """Final score: card points minus tokens held."""
+    return card_points(cards) - tokens
+
+
+def ranks_and_points(scores: Sequence[float]) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """Places (1 = lowest score) and rank points for each player.
+
+    Rank points are n-1, ..., 1, 0 for n players (3/2/1/0 with four). Tied players
+    share the place of the best of them and the mean of the rank points they span
+    (DESIGN.md §3), so rank points always sum to n(n-1)/2.
+    """
+    n = len(scores)
+    ranks: list[int] = []
+    points: list[float] = []
+    for s in scores:
+        better = sum(1 for other in scores if other < s)
+        tied = sum(1 for other in scores if other == s)
+        ranks.append(better + 1)
+        # places better+1 .. better+tied earn points n-1-better down to n-better-tied
+        points.append(sum(n - 1 - p for p in range(better, better + tied)) / tied)
+    return tuple(ranks), tuple(points)
+
+
+def sequence_gain(cards: Iterable[int], card: int) -> int:
+    """Increase in card points if ``card`` were added to ``cards`` (can be negative)."""
+    owned = list(cards)
+    return card_points(owned + [card]) - card_points(owned)

@@ -1,0 +1,5 @@
+"""Shared test settings."""
+from hypothesis import settings
+
+settings.register_profile("ci", max_examples=60, deadline=None)
+settings.load_profile("ci")
