@@ -1,0 +1,128 @@
+"""Baseline agents, the runner and the `nothanks simulate` command."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import pandas as pd
+import pytest
+
+from nothanks.agents import AgentSpecError, make_agent, parse_spec
+from nothanks.cli import main
+from nothanks.rules import Action, Game, Variant
+from nothanks.runner import (
+    DECISION_COLUMNS, GAME_COLUMNS, game_seed, play_game, play_games, results_to_frames, seating,
+)
+
+
+def test_spec_parsing_and_overrides():
+    assert str(parse_spec("heuristic:T=-3")) == "heuristic:T=-3"
+    agent = make_agent("heuristic:T=-3")
+    assert agent.T == -3.0 and agent.spec == "heuristic:T=-3"
+    assert make_agent("random:p=0.3").p == 0.3
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("nope", "unknown agent 'nope'.*valid: always-pass, heuristic, random"),
+    ("random:q=1", "agent 'random' has no parameter 'q'; valid: p"),
+    ("random:p=abc", "'abc' is not a valid float"),
+    ("random:p=2", "not a probability"),
+    ("random:p", "not of the form key=value"),
+])
+def test_bad_specs_fail_clearly(spec, message):
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec)
+
+
+def test_heuristic_takes_iff_cost_at_most_threshold():
+    game = Game(Variant(), seed=0, order=tuple(range(3, 27)))
+    view = game.view(0)  # card 3, no tokens, no cards: cost 3 > 0
+    assert make_agent("heuristic").decide(view) == Action.PASS
+    assert make_agent("heuristic:T=3").decide(view) == Action.TAKE
+
+
+def test_always_pass_and_random_respect_forced_take():
+    game = Game(Variant(starting_tokens=0), seed=0)
+    view = game.view(0)
+    assert make_agent("always-pass").decide(view) == Action.TAKE
+    agent = make_agent("random:p=0")
+    agent.start(0, Variant(), 1)
+    assert agent.decide(view) == Action.TAKE
+
+
+def test_seat_rotation_covers_every_seat_equally():
+    specs = ["a", "b", "c", "d"]
+    counts = Counter()
+    for g in range(8):
+        for seat, idx in enumerate(seating(specs, g)):
+            counts[(specs[idx], seat)] += 1
+    assert set(counts.values()) == {2} and len(counts) == 16
+
+
+def test_same_seed_same_games_and_position_based_seeds():
+    specs = ["random", "random:p=0.3", "heuristic", "always-pass"]
+    a = list(play_games(specs, 6, seed=9))
+    b = list(play_games(specs, 6, seed=9))
+    assert [r.decisions for r in a] == [r.decisions for r in b]
+    # game 4 played alone equals game 4 of the run
+    alone = next(play_games(specs, 1, seed=9, start=4))
+    assert alone.decisions == a[4].decisions and alone.seed == game_seed(9, 4)
+    assert len({r.seed for r in a}) == 6
+
+
+def test_play_game_checks_agent_count():
+    with pytest.raises(ValueError, match="3 agents given for a 4-player variant"):
+        play_game([make_agent("random")] * 3)
+
+
+def test_simulate_writes_tables_and_summary(tmp_path, capsys):
+    out = tmp_path / "run"
+    code = main(["simulate", "--players", "heuristic,heuristic,random,random", "--games", "40",
+                 "--seed", "1", "--out", str(out), "--json"])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert {row["agent"] for row in summary} == {"heuristic", "random"}
+    assert all(row["games"] == 80 for row in summary)
+    games = pd.read_parquet(out / "games.parquet")
+    decisions = pd.read_parquet(out / "decisions.parquet")
+    assert list(games.columns) == list(GAME_COLUMNS)
+    assert list(decisions.columns) == list(DECISION_COLUMNS)
+    assert len(games) == 160 and games.groupby("game_id").size().eq(4).all()
+    # every game awards 3+2+1+0 rank points and ends with 24 takes
+    assert games.groupby("game_id")["rank_points"].sum().eq(6).all()
+    assert decisions[decisions.action == "take"].groupby("game_id").size().eq(24).all()
+    # forced decisions are exactly those with no tokens, and they are takes
+    assert (decisions.forced == (decisions.tokens_before == 0)).all()
+    assert (decisions[decisions.forced].action == "take").all()
+    # the same command reproduces the same tables
+    main(["simulate", "--players", "heuristic,heuristic,random,random", "--games", "40",
+          "--seed", "1", "--out", str(tmp_path / "again")])
+    pd.testing.assert_frame_equal(decisions, pd.read_parquet(tmp_path / "again" / "decisions.parquet"))
+
+
+def test_simulate_reports_bad_agent(capsys):
+    assert main(["simulate", "--players", "foo,random,random,random", "--games", "1"]) == 2
+    assert "unknown agent 'foo'" in capsys.readouterr().err
+
+
+def test_rank_points_agree_with_results():
+    results = list(play_games(["heuristic"] * 2 + ["random"] * 2, 5, seed=3))
+    games, decisions = results_to_frames(results)
+    assert (games.score == games.card_points - games.tokens).all()
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["simulate", "--help"], ["agents", "--help"]])
+def test_help_on_every_subcommand(argv):
+    proc = subprocess.run([sys.executable, "-m", "nothanks", *argv], capture_output=True, text=True)
+    assert proc.returncode == 0 and "usage: nothanks" in proc.stdout
+
+
+def test_every_registered_subcommand_has_help():
+    from nothanks.cli import build_parser
+    _, runners = build_parser()
+    for name in runners:
+        proc = subprocess.run([sys.executable, "-m", "nothanks", name, "--help"],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, (name, proc.stderr)
