@@ -20,7 +20,7 @@ def test_environment_yml_installs_the_package_with_existing_extras():
     wanted = set(pip_line.group(1).split(","))
     assert wanted <= extras, f"environment.yml names extras {wanted - extras} not in pyproject"
     # no dependency is pinned in environment.yml behind pyproject's back
-    deps_section = env.split("dependencies:", 1)[1]
+    deps_section = env.split("\ndependencies:", 1)[1]
     conda_deps = re.findall(r"^\s+- ([a-zA-Z][\w-]*)", deps_section, flags=re.M)
     assert set(conda_deps) <= {"python", "pip"}, conda_deps
 
