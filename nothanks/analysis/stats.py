@@ -1,0 +1,523 @@
+"""The thesis's statistics (§5) and the ones we add, as pure functions of DataFrames.
+
+Inputs are the logged tables or tables derived from them by :mod:`.frames`:
+
+* *focal rows* (:func:`~.frames.focal_rows`): one row per game for the focal player —
+  ``rank``, ``rank_points``, ``focal``/``opponent`` specs and labels; for participant
+  sessions also ``participant`` and ``block``.
+* *predictions*: one row per prediction a model made about another player, with
+  ``predictor`` (spec), ``predicted`` and ``actual`` (``take``/``pass``).
+* *decisions*: one row per decision; feedback needs ``marked_bad`` on the models' rows.
+* *recalls*: one row per token-count recall with ``outcome`` (leaf/root/none),
+  ``recalled`` and ``true_tokens``.
+
+Every t-test row carries the effect size and the 95% confidence interval of the mean
+difference next to t, df and p. Tests are oriented as in the thesis: sample ``a`` is the
+lower-order (or opponent) side, so a better higher-order model gives a negative t.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .frames import (
+    AnalysisInputError,
+    agent_label,
+    focal_rows,
+    game_key,
+    is_tom,
+    require_columns,
+    require_rows,
+    require_unique,
+    spec_parameter,
+    tom_order,
+)
+
+#: The thesis's comparisons between opponent orders (§5.1.2, Figure 9).
+ORDER_PAIRS = (("ToM0", "ToM1"), ("ToM0", "ToM2"), ("ToM1", "ToM2"))
+#: Blocks excluded from participant statistics: block 1 (games 1-3) is practice (§5.1.2).
+PRACTICE_BLOCKS = (1,)
+#: Welch-test samples: "rows" = every opponent row (3 per game), "game_mean" = the
+#: opponents' mean per game (1 per game). See :func:`welch_rank_points`.
+WELCH_SAMPLES = ("rows", "game_mean")
+ACTIONS = ("take", "pass")
+RECALL_OUTCOMES = ("leaf", "root", "none")
+
+
+# --- helpers -------------------------------------------------------------------------
+
+def _t_row(result, a: np.ndarray, b: np.ndarray, effect: str, effect_size: float) -> dict:
+    """The common columns of every t-test row."""
+    interval = result.confidence_interval(0.95)
+    return {
+        "n_a": len(a), "n_b": len(b), "mean_a": float(np.mean(a)), "mean_b": float(np.mean(b)),
+        "difference": float(np.mean(a) - np.mean(b)), "t": float(result.statistic),
+        "df": float(result.df), "p": float(result.pvalue),
+        "ci_low": float(interval.low), "ci_high": float(interval.high),
+        "effect": effect, "effect_size": float(effect_size),
+    }
+
+
+def _need_variation(values: np.ndarray, what: str) -> None:
+    if len(values) < 2:
+        raise AnalysisInputError(f"{what}: a t-test needs at least 2 values, got {len(values)}")
+
+
+def cohens_d(a: np.ndarray, b: np.ndarray) -> float:
+    """Cohen's d of two independent samples, with the pooled standard deviation."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    pooled = np.sqrt(((len(a) - 1) * a.var(ddof=1) + (len(b) - 1) * b.var(ddof=1))
+                     / (len(a) + len(b) - 2))
+    return float((a.mean() - b.mean()) / pooled)
+
+
+def cohens_dz(a: np.ndarray, b: np.ndarray) -> float:
+    """Cohen's d_z of paired samples: mean difference over the SD of the differences."""
+    diff = np.asarray(a, float) - np.asarray(b, float)
+    return float(diff.mean() / diff.std(ddof=1))
+
+
+def mean_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    """Student-t confidence interval of a mean."""
+    values = np.asarray(values, float)
+    _need_variation(values, "confidence interval")
+    interval = stats.ttest_1samp(values, 0.0).confidence_interval(confidence)
+    return float(interval.low), float(interval.high)
+
+
+# --- proportional ranking (Figures 8, 11, 12, 13) -------------------------------------
+
+def rank_shares(focal: pd.DataFrame, by: str = "opponent_label", players: int = 4) -> pd.DataFrame:
+    """Share of games the focal player finished at each place, per ``by`` group.
+
+    Ties count at the tied place (rank = 1 + number of players strictly better), as in
+    the log's ``rank`` column: two players tied for first both count as first. Shares
+    of one group sum to 1; ``parity`` is 1/players (the thesis's 25% line).
+    """
+    require_columns(focal, [by, "rank"], "focal rows")
+    require_rows(focal, "focal rows")
+    bad = focal.loc[~focal["rank"].between(1, players), "rank"]
+    if len(bad):
+        raise AnalysisInputError(
+            f"focal rows: rank {bad.iloc[0]!r} outside 1..{players}; pass players= for "
+            "other table sizes"
+        )
+    counts = pd.crosstab(focal[by], focal["rank"]).reindex(
+        columns=range(1, players + 1), fill_value=0
+    )
+    long = counts.stack().rename("count").reset_index()
+    long["games"] = long[by].map(counts.sum(axis=1))
+    long["share"] = long["count"] / long["games"]
+    long["parity"] = 1.0 / players
+    return long[[by, "rank", "count", "games", "share", "parity"]]
+
+
+# --- participants (Figure 9) -----------------------------------------------------------
+
+def participant_games(focal: pd.DataFrame, practice_blocks: Sequence[int] = PRACTICE_BLOCKS
+                      ) -> pd.DataFrame:
+    """Participants' focal rows against cognitive models, without the practice block(s)."""
+    require_columns(focal, ["participant", "block", "opponent", "rank_points"],
+                    "participant focal rows")
+    rows = focal[~focal["block"].isin(list(practice_blocks)) & focal["participant"].notna()]
+    unknown = sorted({s for s in rows["opponent"].astype(str) if not is_tom(s)})
+    if unknown:
+        raise AnalysisInputError(
+            f"participant focal rows: opponents {unknown} are not cognitive models "
+            "(tom0, tom1, tom2, tom:k=N)"
+        )
+    require_rows(rows, f"participant games outside practice blocks {list(practice_blocks)}")
+    rows = rows.copy()
+    rows["opponent_order"] = rows["opponent"].map(tom_order)
+    rows["opponent_label"] = rows["opponent"].map(agent_label)
+    return rows
+
+
+def participant_means(focal: pd.DataFrame, practice_blocks: Sequence[int] = PRACTICE_BLOCKS
+                      ) -> pd.DataFrame:
+    """Each participant's mean rank points against each model order (Figure 9)."""
+    rows = participant_games(focal, practice_blocks)
+    return (rows.groupby(["participant", "opponent_label"], as_index=False)
+            .agg(games=("rank_points", "size"), rank_points=("rank_points", "mean")))
+
+
+def paired_tests(means: pd.DataFrame, pairs: Sequence[tuple[str, str]] = ORDER_PAIRS
+                 ) -> pd.DataFrame:
+    """Paired t-tests of participants' mean rank points between opponent orders.
+
+    ``means`` is :func:`participant_means`; for pair (a, b), t > 0 means participants
+    scored more against a. Participants missing either order are an error, not dropped.
+    """
+    require_columns(means, ["participant", "opponent_label", "rank_points"], "participant means")
+    require_unique(means, ["participant", "opponent_label"], "participant means")
+    wide = means.pivot(index="participant", columns="opponent_label", values="rank_points")
+    rows = []
+    for a, b in pairs:
+        for label in (a, b):
+            if label not in wide.columns:
+                raise AnalysisInputError(
+                    f"participant means: no games against {label}; present: {list(wide.columns)}"
+                )
+        pair = wide[[a, b]]
+        incomplete = pair.index[pair.isna().any(axis=1)].tolist()
+        if incomplete:
+            raise AnalysisInputError(
+                f"participant means: participants {incomplete[:5]} lack games against {a} or {b}"
+            )
+        _need_variation(pair[a].to_numpy(), f"paired test {a} vs {b}")
+        result = stats.ttest_rel(pair[a], pair[b])
+        rows.append({"a": a, "b": b, "test": "paired t",
+                     **_t_row(result, pair[a].to_numpy(), pair[b].to_numpy(), "d_z",
+                              cohens_dz(pair[a], pair[b]))})
+    return pd.DataFrame(rows)
+
+
+def participant_mixed_model(focal: pd.DataFrame, reference: str = "ToM0",
+                            practice_blocks: Sequence[int] = PRACTICE_BLOCKS) -> pd.DataFrame:
+    """Linear mixed model of participants' per-game rank points (statsmodels ``mixedlm``).
+
+    ``rank_points ~ opponent order`` (treatment coding against ``reference``) with a random
+    intercept per participant: unlike the paired t-tests it uses every game, not the
+    per-participant means. Returns the fixed effects and, as the last row, the
+    participant variance (``term = "participant variance"``).
+    """
+    import statsmodels.formula.api as smf
+    rows = participant_games(focal, practice_blocks)
+    if reference not in set(rows["opponent_label"]):
+        raise AnalysisInputError(
+            f"mixed model: reference order {reference} has no games; present: "
+            f"{sorted(set(rows['opponent_label']))}"
+        )
+    if rows["participant"].nunique() < 2:
+        raise AnalysisInputError("mixed model: needs games of at least 2 participants")
+    data = rows[["rank_points", "opponent_label", "participant"]].astype(
+        {"participant": str, "rank_points": float})
+    model = smf.mixedlm(f"rank_points ~ C(opponent_label, Treatment('{reference}'))", data,
+                        groups=data["participant"])
+    fit = model.fit(reml=True)
+    interval = fit.conf_int()
+    fixed = [name for name in fit.fe_params.index]
+    table = pd.DataFrame({
+        "term": [_term_label(n, reference) for n in fixed],
+        "coef": fit.fe_params.to_numpy(),
+        "se": fit.bse_fe.to_numpy(),
+        "z": fit.tvalues[fixed].to_numpy(),
+        "p": fit.pvalues[fixed].to_numpy(),
+        "ci_low": interval.loc[fixed, 0].to_numpy(),
+        "ci_high": interval.loc[fixed, 1].to_numpy(),
+    })
+    variance = pd.DataFrame([{"term": "participant variance", "coef": float(fit.cov_re.iloc[0, 0]),
+                              "se": np.nan, "z": np.nan, "p": np.nan, "ci_low": np.nan,
+                              "ci_high": np.nan}])
+    table = pd.concat([table, variance], ignore_index=True)
+    table.attrs.update(participants=int(data["participant"].nunique()), games=len(data),
+                       converged=bool(fit.converged))
+    return table
+
+
+def _term_label(name: str, reference: str) -> str:
+    if name == "Intercept":
+        return f"intercept ({reference})"
+    return name.rsplit("[T.", 1)[-1].rstrip("]") + f" - {reference}"
+
+
+# --- simulations (Figures 11-13) -------------------------------------------------------
+
+def welch_rank_points(games: pd.DataFrame, sample: str = "rows") -> pd.DataFrame:
+    """Welch t-test of opponents' vs focal player's rank points, per focal design.
+
+    ``a`` = opponents, ``b`` = focal player (in Table 7 the focal is the higher order,
+    so t < 0 when it wins more, as in the thesis). ``sample`` picks the opponents' sample:
+
+    * ``"rows"``: every opponent row — 3 per game, 1500 vs the focal's 500 in the thesis.
+      With equal variances Welch's df is then about 855 for 500 games, the size the
+      thesis reports (t(909.8), t(854.3), t(865.0)); this is the reading we reproduce.
+    * ``"game_mean"``: the opponents' mean per game (n vs n). Rank points sum to 6, so
+      this mean is exactly (6 - focal)/3 and Welch's df is fixed at about 1.22(n - 1)
+      (608.6 for 500 games) whatever the data — it cannot be the thesis's reading.
+
+    Neither sample is independent of the focal one (the points of one game sum to a
+    constant); :func:`parity_test` is the test that respects that.
+    """
+    if sample not in WELCH_SAMPLES:
+        raise AnalysisInputError(f"sample {sample!r} is not one of {', '.join(WELCH_SAMPLES)}")
+    focal = focal_rows(games)
+    key = game_key(games)
+    rows = []
+    for (focal_spec, opponent_spec), group in focal.groupby(["focal", "opponent"], sort=True):
+        b = group["rank_points"].to_numpy(float)
+        if sample == "rows":
+            ids = group[key].drop_duplicates()
+            members = games.merge(ids, on=key)
+            a = members.loc[members["agent"].astype(str) == opponent_spec,
+                            "rank_points"].to_numpy(float)
+        else:
+            a = group["opponent_rank_points"].to_numpy(float)
+        what = f"Welch test {opponent_spec} vs {focal_spec}"
+        _need_variation(a, what)
+        _need_variation(b, what)
+        result = stats.ttest_ind(a, b, equal_var=False)
+        rows.append({"a": agent_label(opponent_spec), "b": agent_label(focal_spec),
+                     "a_spec": opponent_spec, "b_spec": focal_spec,
+                     "test": f"Welch t ({sample})",
+                     **_t_row(result, a, b, "d", cohens_d(a, b))})
+    return pd.DataFrame(rows)
+
+
+def parity_test(focal: pd.DataFrame, by: Sequence[str] = ("focal", "opponent"),
+                players: int = 4) -> pd.DataFrame:
+    """One-sample t-test of the focal player's rank points against parity, (players-1)/2.
+
+    With equal skill every seat expects 1.5 rank points; unlike the Welch test this uses
+    one independent value per game. ``a`` is parity, ``b`` the focal mean (thesis sign).
+    """
+    require_columns(focal, list(by) + ["rank_points"], "focal rows")
+    require_rows(focal, "focal rows")
+    parity = (players - 1) / 2
+    rows = []
+    for labels, group in focal.groupby(list(by), sort=True):
+        b = group["rank_points"].to_numpy(float)
+        _need_variation(b, f"parity test {labels}")
+        result = stats.ttest_1samp(b, parity)
+        interval = result.confidence_interval(0.95)
+        labels = labels if isinstance(labels, tuple) else (labels,)
+        rows.append({**dict(zip(by, labels)), "test": "one-sample t vs parity",
+                     "n_a": 0, "n_b": len(b), "mean_a": parity, "mean_b": float(b.mean()),
+                     "difference": parity - float(b.mean()), "t": -float(result.statistic),
+                     "df": float(result.df), "p": float(result.pvalue),
+                     "ci_low": parity - float(interval.high),
+                     "ci_high": parity - float(interval.low),
+                     "effect": "d", "effect_size": (parity - float(b.mean())) / b.std(ddof=1)})
+    return pd.DataFrame(rows)
+
+
+def retrieval_thresholds(games: pd.DataFrame,
+                         default: Callable[[str], float | None] | None = None) -> pd.Series:
+    """Retrieval threshold of each row: an ``rt`` column, else the spec's ``rt=`` value.
+
+    Specs without ``rt`` get ``default(spec)`` (e.g. the model's default threshold);
+    rows with no threshold at all are an error.
+    """
+    if "rt" in games.columns:
+        values = pd.to_numeric(games["rt"], errors="coerce")
+    else:
+        require_columns(games, ["agent"], "games")
+        values = games["agent"].astype(str).map(
+            lambda s: float(v) if (v := spec_parameter(s, "rt")) is not None
+            else (default(s) if default else None)).astype(float)
+    missing = games.loc[values.isna(), "agent"].astype(str).unique().tolist() \
+        if "agent" in games.columns else []
+    if values.isna().any():
+        raise AnalysisInputError(
+            f"games: no retrieval threshold for agents {missing[:5]}; give an 'rt' column, "
+            "specs with rt=..., or a default"
+        )
+    return values
+
+
+def rt_sweep(games: pd.DataFrame, default: Callable[[str], float | None] | None = None
+             ) -> pd.DataFrame:
+    """Mean rank points of the higher-order model against the lower, per retrieval threshold.
+
+    Figure 14: one row per (higher, lower, rt) with n, mean, its 95% t-interval, the lower
+    order's mean and the Welch test higher-vs-lower over rows (the thesis's reading).
+    Games must be focal designs between two different orders at one threshold per game.
+    """
+    require_columns(games, ["game_id", "seat", "agent", "rank_points"], "games")
+    require_rows(games, "games")
+    frame = games.copy()
+    frame["rt"] = retrieval_thresholds(frame, default).to_numpy()
+    frame["order"] = frame["agent"].astype(str).map(tom_order)
+    key = game_key(frame)
+    per_game = frame.groupby(key, sort=False)
+    frame["_rt_kinds"] = per_game["rt"].transform("nunique")
+    mixed = frame.loc[frame["_rt_kinds"] > 1, key].drop_duplicates()
+    if len(mixed):
+        raise AnalysisInputError(
+            f"games: {len(mixed)} game(s) mix retrieval thresholds, e.g. "
+            f"{mixed.head(2).to_dict(orient='records')}; Figure 14 compares one threshold per game"
+        )
+    frame["higher"] = per_game["order"].transform("max")
+    frame["lower"] = per_game["order"].transform("min")
+    same = frame["higher"] == frame["lower"]
+    if same.all():
+        raise AnalysisInputError("games: no game pits two different ToM orders against each other")
+    frame = frame[~same]
+    rows = []
+    for (higher, lower, rt), group in frame.groupby(["higher", "lower", "rt"], sort=True):
+        high = group.loc[group["order"] == higher, "rank_points"].to_numpy(float)
+        low = group.loc[group["order"] == lower, "rank_points"].to_numpy(float)
+        what = f"ToM{higher} vs ToM{lower} at rt={rt}"
+        _need_variation(high, what)
+        _need_variation(low, what)
+        ci_low, ci_high = mean_interval(high)
+        welch = stats.ttest_ind(low, high, equal_var=False)
+        rows.append({"higher": f"ToM{higher}", "lower": f"ToM{lower}", "rt": float(rt),
+                     "games": int(group[key].drop_duplicates().shape[0]), "n": len(high),
+                     "mean": float(high.mean()), "ci_low": ci_low, "ci_high": ci_high,
+                     "lower_mean": float(low.mean()), "t": float(welch.statistic),
+                     "df": float(welch.df), "p": float(welch.pvalue)})
+    return pd.DataFrame(rows)
+
+
+# --- predictions (Figure 10) -----------------------------------------------------------
+
+def prediction_accuracy(predictions: pd.DataFrame) -> pd.DataFrame:
+    """Share of correct predictions per predicting model order, overall and by actual action.
+
+    One row per (predictor order, ``actual`` in all/take/pass) with n, correct, accuracy
+    and its 95% Wilson interval. Select the predictions about participants beforehand to
+    get Figure 10.
+    """
+    from statsmodels.stats.proportion import proportion_confint
+    require_columns(predictions, ["predictor", "predicted", "actual"], "predictions")
+    require_rows(predictions, "predictions")
+    for column in ("predicted", "actual"):
+        unknown = sorted(set(predictions[column].astype(str)) - set(ACTIONS))
+        if unknown:
+            raise AnalysisInputError(
+                f"predictions: column {column} has values {unknown}; valid: {', '.join(ACTIONS)}"
+            )
+    frame = predictions.assign(
+        predictor_label=predictions["predictor"].astype(str).map(agent_label),
+        correct=predictions["predicted"].astype(str) == predictions["actual"].astype(str),
+        actual=predictions["actual"].astype(str),
+    )
+    unknown = sorted({s for s in frame["predictor"].astype(str) if not is_tom(s)})
+    if unknown:
+        raise AnalysisInputError(f"predictions: predictors {unknown} are not cognitive models")
+    rows = []
+    for label, group in frame.groupby("predictor_label", sort=True):
+        for actual in ("all",) + ACTIONS:
+            part = group if actual == "all" else group[group["actual"] == actual]
+            if len(part) == 0:
+                continue
+            correct = int(part["correct"].sum())
+            low, high = proportion_confint(correct, len(part), alpha=0.05, method="wilson")
+            rows.append({"predictor_label": label, "actual": actual, "n": len(part),
+                         "correct": correct, "accuracy": correct / len(part),
+                         "ci_low": float(low), "ci_high": float(high)})
+    return pd.DataFrame(rows)
+
+
+def predictions_from_decisions(decisions: pd.DataFrame) -> pd.DataFrame:
+    """One row per prediction, resolved against what the predicted player actually did.
+
+    A model's prediction about seat s (``predictions`` entries ``(seat, action, ...)``)
+    concerns s's next decision on the same face-up card. If another player takes the card
+    before s acts, the prediction is unresolved and left out.
+    """
+    require_columns(decisions, ["game_id", "turn", "seat", "agent", "card", "action",
+                                "predictions"], "decisions")
+    key = game_key(decisions)
+    require_unique(decisions, key + ["turn"], "decisions")
+    made = decisions.loc[decisions["predictions"].map(_has_items), key + [
+        "turn", "seat", "agent", "card", "predictions"]]
+    if len(made) == 0:
+        raise AnalysisInputError("decisions: no decision carries predictions")
+    made = made.explode("predictions", ignore_index=True)
+    made["target_seat"] = made["predictions"].map(lambda p: int(_field(p, "seat", 0)))
+    made["predicted"] = made["predictions"].map(lambda p: str(_field(p, "action", 1)))
+    made = made.drop(columns="predictions").rename(
+        columns={"seat": "predictor_seat", "agent": "predictor"})
+    acts = decisions[key + ["turn", "seat", "card", "action", "agent"]].rename(
+        columns={"turn": "actual_turn", "seat": "target_seat", "action": "actual",
+                 "agent": "target"})
+    joined = made.merge(acts, on=key + ["card", "target_seat"], how="inner")
+    joined = joined[joined["actual_turn"] > joined["turn"]]
+    joined = joined.sort_values("actual_turn").drop_duplicates(
+        key + ["turn", "target_seat"], keep="first")
+    joined["actual"] = joined["actual"].astype(str)
+    extra = [c for c in ("participant", "block", "kind") if c in decisions.columns]
+    if extra:
+        joined = joined.merge(decisions[key + ["turn"] + extra].rename(
+            columns={"turn": "actual_turn"}), on=key + ["actual_turn"], how="left")
+    return joined.sort_values(key + ["turn", "target_seat"]).reset_index(drop=True)
+
+
+def _has_items(value: object) -> bool:
+    return value is not None and not (isinstance(value, float) and np.isnan(value)) \
+        and len(value) > 0  # type: ignore[arg-type]
+
+
+def _field(prediction: object, name: str, index: int) -> object:
+    if isinstance(prediction, dict):
+        return prediction[name]
+    return prediction[index]  # type: ignore[index]
+
+
+# --- bad-move feedback (§5.1.2) --------------------------------------------------------
+
+def bad_move_shares(decisions: pd.DataFrame) -> pd.DataFrame:
+    """Share of the models' actions that participants marked as bad, per model order."""
+    require_columns(decisions, ["agent", "marked_bad"], "decisions")
+    models = decisions[decisions["agent"].astype(str).map(is_tom)]
+    require_rows(models, "model decisions in participant sessions")
+    frame = models.assign(label=models["agent"].astype(str).map(agent_label),
+                          marked=models["marked_bad"].astype(bool))
+    table = frame.groupby("label", as_index=False).agg(actions=("marked", "size"),
+                                                       marked=("marked", "sum"))
+    table["share"] = table["marked"] / table["actions"]
+    return table.rename(columns={"label": "model"})
+
+
+def feedback_concentration(decisions: pd.DataFrame, top: float = 0.10, few: int = 10
+                           ) -> pd.DataFrame:
+    """How unevenly participants gave bad-move marks (thesis: top 10% gave 38%; 43% < 10).
+
+    Returns one row: participants, marks, the share of marks given by the top ``top``
+    fraction of participants (rounded up to whole participants), and the share of
+    participants who gave fewer than ``few`` marks. Participants with no marks count.
+    """
+    require_columns(decisions, ["participant", "agent", "marked_bad"], "decisions")
+    sessions = decisions[decisions["participant"].notna()]
+    require_rows(sessions, "decisions of participant sessions")
+    models = sessions[sessions["agent"].astype(str).map(is_tom)]
+    per_participant = models.groupby("participant")["marked_bad"].sum().reindex(
+        sessions["participant"].unique(), fill_value=0).sort_values(ascending=False)
+    total = int(per_participant.sum())
+    n_top = int(np.ceil(top * len(per_participant)))
+    return pd.DataFrame([{
+        "participants": len(per_participant), "marks": total, "top_fraction": top,
+        "top_participants": n_top,
+        "top_share": float(per_participant.iloc[:n_top].sum() / total) if total else 0.0,
+        "few_threshold": few,
+        "few_share": float((per_participant < few).mean()),
+    }])
+
+
+# --- token memory (§5.3) ---------------------------------------------------------------
+
+def recall_summary(recalls: pd.DataFrame, by: Sequence[str] = ("model", "rt")) -> pd.DataFrame:
+    """Shares of recall outcomes (leaf / root / none) and absolute error of recalled counts.
+
+    One row per group in ``by`` and outcome (plus ``all``) with n, share of the group's
+    recalls and mean/median absolute error |recalled - true_tokens|.
+    """
+    require_columns(recalls, list(by) + ["outcome", "recalled", "true_tokens"], "recalls")
+    require_rows(recalls, "recalls")
+    unknown = sorted(set(recalls["outcome"].astype(str)) - set(RECALL_OUTCOMES))
+    if unknown:
+        raise AnalysisInputError(
+            f"recalls: outcomes {unknown} unknown; valid: {', '.join(RECALL_OUTCOMES)}"
+        )
+    frame = recalls.assign(
+        outcome=recalls["outcome"].astype(str),
+        error=(pd.to_numeric(recalls["recalled"]) - pd.to_numeric(recalls["true_tokens"])).abs())
+    by = list(by)
+    totals = frame.groupby(by).size().rename("group_n")
+    parts = [frame.groupby(by + ["outcome"]).agg(
+        n=("error", "size"), mean_abs_error=("error", "mean"),
+        median_abs_error=("error", "median")).reset_index()]
+    overall = frame.groupby(by).agg(n=("error", "size"), mean_abs_error=("error", "mean"),
+                                    median_abs_error=("error", "median")).reset_index()
+    parts.append(overall.assign(outcome="all"))
+    table = pd.concat(parts, ignore_index=True).join(totals, on=by)
+    table["share"] = table["n"] / table["group_n"]
+    order = {o: i for i, o in enumerate(RECALL_OUTCOMES + ("all",))}
+    table = table.sort_values(by + ["outcome"], key=lambda c: c.map(order) if c.name ==
+                              "outcome" else c).reset_index(drop=True)
+    return table[by + ["outcome", "n", "share", "mean_abs_error", "median_abs_error"]]
