@@ -1,0 +1,220 @@
+"""Step through a model-only game one decision at a time (thesis §4.2's debugging button).
+
+For the decision at hand the explorer shows the table as the deciding model saw it, the
+action, the model's full reasoning tree (its trace: predictions per ToM level, token
+counts assumed and where they came from, the retrieved instance and the runners-up with
+their activation components), and each opponent's token-memory activations over time
+against the retrieval threshold. Going back replays the game from its seed, so the same
+seed always shows the same decisions.
+"""
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import ipywidgets as w
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ..agents import Agent
+from ..rules import Variant
+from .match import Decision, Match, replay
+from .pacing import load_cognitive_models, spec_label
+from .play import move_text
+from .render import TableState, table_html
+
+
+def memory_frame(agent: Agent) -> pd.DataFrame | None:
+    """The token-memory recall history of a cognitive model (``None`` for baselines)."""
+    memory = getattr(agent, "token_memory", None)
+    if memory is None or not hasattr(memory, "history_frame"):
+        return None
+    return memory.history_frame()
+
+
+def memory_figure(frame: pd.DataFrame, names: Sequence[str], owner: int) -> Figure:
+    """Per opponent: leaf and root activation of each recall against the retrieval
+    threshold (top), and the recalled versus true token count (bottom)."""
+    seats = sorted(int(s) for s in frame["seat"].unique()) if len(frame) else []
+    columns = max(len(seats), 1)
+    fig, axes = plt.subplots(2, columns, figsize=(4.2 * columns, 5.2), sharex="col",
+                             squeeze=False, constrained_layout=True)
+    time = "time" if "time" in frame.columns else None
+    for column, seat in enumerate(seats):
+        rows = frame[frame["seat"] == seat]
+        x = rows[time] if time else range(len(rows))
+        top, bottom = axes[0][column], axes[1][column]
+        for name, style in (("leaf_activation", "o-"), ("root_activation", "s--")):
+            if name in rows.columns:
+                top.plot(x, rows[name], style, ms=3, lw=1, label=name.split("_")[0])
+        if "threshold" in rows.columns:
+            top.plot(x, rows["threshold"], ":", color="k", lw=1, label="threshold τ")
+        top.set_title(f"{names[owner]}'s memory of\n{names[seat]}", fontsize=9)
+        if "true_tokens" in rows.columns:
+            bottom.step(x, rows["true_tokens"], where="post", color="k", lw=1, label="true")
+        if "value" in rows.columns:
+            bottom.plot(x, pd.to_numeric(rows["value"], errors="coerce"), "x", color="C3",
+                        label="remembered")
+        bottom.set_xlabel("model time (s)" if time else "recall")
+        if column == 0:
+            top.set_ylabel("activation")
+            bottom.set_ylabel("tokens")
+            top.legend(fontsize=7)
+            bottom.legend(fontsize=7)
+    if not seats:
+        axes[0][0].text(0.5, 0.5, "no recalls yet", ha="center", va="center")
+    return fig
+
+
+class StepExplorer:
+    """A model-only game advanced with ``next_button`` / ``back_button`` / ``jump_button``.
+
+    ``position`` is the number of decisions already applied; the decision shown is the
+    next one (decision ``position + 1``), already decided but not yet applied.
+    """
+
+    def __init__(
+        self,
+        agents: Sequence[str] | None = None,
+        seed: int = 0,
+        *,
+        variant: Variant | None = None,
+        plots: bool = True,
+    ) -> None:
+        load_cognitive_models()
+        self.variant = variant or Variant()
+        self.specs = list(agents) if agents is not None else self._default_specs()
+        if len(self.specs) != self.variant.players:
+            raise ValueError(
+                f"{len(self.specs)} agents given for a {self.variant.players}-player game; "
+                "give one spec per seat"
+            )
+        self.seed = seed
+        self.plots = plots
+        self.names = [f"Player {s + 1} · {spec_label(spec)}" for s, spec in enumerate(self.specs)]
+        self.back_button = w.Button(description="◀ back")
+        self.next_button = w.Button(description="next ▶")
+        self.jump_input = w.BoundedIntText(value=1, min=1, max=10_000, description="turn",
+                                           layout=w.Layout(width="150px"))
+        self.jump_button = w.Button(description="jump")
+        self.position_label = w.HTML()
+        self.table = w.HTML()
+        self.decision_panel = w.HTML()
+        self.trace_table = w.Output()
+        self.memory_plot = w.Output()
+        for widget, css in ((self.back_button, "nt-back"), (self.next_button, "nt-next"),
+                            (self.jump_button, "nt-jump"), (self.table, "nt-table-widget")):
+            widget.add_class(css)
+        self.next_button.on_click(lambda _: self.next())
+        self.back_button.on_click(lambda _: self.back())
+        self.jump_button.on_click(lambda _: self.go_to(self.jump_input.value - 1))
+        self.widget = w.VBox([
+            w.HBox([self.back_button, self.next_button, self.jump_input, self.jump_button,
+                    self.position_label]),
+            self.table,
+            self.decision_panel,
+            w.Accordion(children=[self.trace_table], titles=("Trace as a table",),
+                        selected_index=None),
+            self.memory_plot,
+        ])
+        self.match = Match(self.specs, self.variant, seed, traces=True)
+        self._show()
+
+    @staticmethod
+    def _default_specs() -> list[str]:
+        from .pacing import opponent_choices
+        offered = [s for _, s in opponent_choices()]
+        wanted = ["tom2", "tom1", "tom0", "heuristic"]
+        return [s if s in offered else "heuristic" for s in wanted]
+
+    # --- navigation ---------------------------------------------------------------------
+    @property
+    def position(self) -> int:
+        return len(self.match.decisions)
+
+    @property
+    def current(self) -> Decision | None:
+        """The decision at hand (decided, not yet applied), or ``None`` after the end."""
+        return self.match.pending
+
+    def next(self) -> None:
+        """Apply the decision at hand and decide the next one."""
+        if self.match.pending is not None:
+            self.match.commit()
+        self._show()
+
+    def back(self) -> None:
+        """One decision back: the game is replayed from its seed (same seed, same game)."""
+        self.go_to(self.position - 1)
+
+    def go_to(self, position: int) -> None:
+        """Show the decision after ``position`` applied decisions (clamped to the game)."""
+        position = max(position, 0)
+        if position < self.position:
+            self.match = replay(self.specs, self.variant, self.seed, position, traces=True)
+        while self.position < position and not self.match.over:
+            self.match.step()
+        self._show()
+
+    def decisions(self) -> list[Decision]:
+        """Applied decisions, then the one at hand."""
+        pending = [self.match.pending] if self.match.pending is not None else []
+        return [*self.match.decisions, *pending]
+
+    # --- drawing ------------------------------------------------------------------------
+    def _show(self) -> None:
+        m = self.match
+        if not m.over:
+            m.propose()
+        d = m.pending
+        status = "" if d is None else f"{self.names[d.seat]} decides"
+        state = TableState.from_game(m.game, self.names, status)
+        self.table.value = table_html(state)
+        self.back_button.disabled = self.position == 0
+        self.next_button.disabled = d is None
+        self.position_label.value = (
+            f"seed <b>{self.seed}</b> · turn <b class='nt-position'>{self.position + 1}</b>"
+            if d is not None else f"seed <b>{self.seed}</b> · game over after "
+            f"<b class='nt-position'>{self.position}</b> decisions")
+        self.decision_panel.value = self._decision_html(d)
+        self.trace_table.clear_output()
+        frame = getattr(d.trace, "to_frame", None) if d is not None and d.trace else None
+        if frame is not None:
+            with self.trace_table:
+                from IPython.display import display
+                display(frame())
+        self._plot_memory(d)
+
+    def _decision_html(self, d: Decision | None) -> str:
+        if d is None:
+            over = self.match.game.history[-1]
+            return f"<b>Game over.</b> Scores: {list(over.scores)}, places: {list(over.ranks)}"
+        text = html.escape(move_text(self.names, d).replace(" passed ", " will pass ")
+                           .replace(" took ", " will take "))
+        if d.trace is not None and hasattr(d.trace, "render"):
+            body = f"<pre style='font-size:12px;white-space:pre'>{html.escape(d.trace.render())}</pre>"
+        elif d.info:
+            body = "<pre>" + html.escape("\n".join(f"{k}: {v}" for k, v in d.info.items())) + "</pre>"
+        else:
+            body = "<div style='color:#777'>baseline agent: no reasoning trace</div>"
+        return f"<div><b>Turn {d.turn + 1}:</b> {text}</div>{body}"
+
+    def _plot_memory(self, d: Decision | None) -> None:
+        if not self.plots:
+            return
+        self.memory_plot.clear_output(wait=True)
+        owner = d.seat if d is not None else None
+        frame = memory_frame(self.match.agents[owner]) if owner is not None else None
+        with self.memory_plot:
+            if frame is None:
+                print("No token memory to plot (a baseline agent, or the game is over).")
+                return
+            fig = memory_figure(frame, self.names, owner)
+            from IPython.display import display
+            display(fig)
+            plt.close(fig)
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+        display(self.widget)
