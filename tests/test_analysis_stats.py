@@ -17,6 +17,7 @@ from nothanks.analysis import (
     participant_means,
     participant_mixed_model,
     prediction_accuracy,
+    predictions_about,
     predictions_from_decisions,
     rank_shares,
     recall_summary,
@@ -205,18 +206,32 @@ def test_rt_sweep_rejects_specs_without_threshold():
 
 def test_prediction_accuracy_overall_and_by_actual_action():
     predictions = pd.DataFrame({
-        "predictor": ["tom1"] * 5 + ["tom2:rt=-2"] * 3,
-        "predicted": ["pass", "pass", "take", "pass", "take", "pass", "pass", "take"],
-        "actual": ["pass", "pass", "take", "take", "pass", "pass", "take", "take"],
+        "agent": ["tom1"] * 6 + ["tom2:rt=-2"] * 3,
+        "predicted_action": ["pass", "pass", "take", "pass", "take", "pass",
+                             "pass", "pass", "take"],
+        "actual_action": ["pass", "pass", "take", "take", "pass", None,
+                          "pass", "take", "take"],
     })
-    table = prediction_accuracy(predictions).set_index(["predictor_label", "actual"])
+    table = prediction_accuracy(predictions).set_index(["model", "actual"])
+    assert table.loc[("ToM1", "all"), "n"] == 5  # the unresolved prediction is left out
     assert table.loc[("ToM1", "all"), "accuracy"] == pytest.approx(3 / 5)
     assert table.loc[("ToM1", "pass"), "accuracy"] == pytest.approx(2 / 3)
     assert table.loc[("ToM1", "take"), "accuracy"] == pytest.approx(1 / 2)
     assert table.loc[("ToM2", "all"), "n"] == 3
     assert table.loc[("ToM2", "take"), "accuracy"] == pytest.approx(1 / 2)
+    low, high = table.loc[("ToM1", "all"), ["ci_low", "ci_high"]]
+    assert low < 3 / 5 < high
     with pytest.raises(AnalysisInputError, match="valid: take, pass"):
-        prediction_accuracy(predictions.assign(actual="fold"))
+        prediction_accuracy(predictions.assign(actual_action="fold"))
+
+
+def test_predictions_about_selects_the_target_kind():
+    games = pd.DataFrame({"game_id": [0] * 4, "seat": range(4),
+                          "player_kind": ["human", "model", "model", "model"]})
+    predictions = pd.DataFrame({"game_id": [0, 0, 0], "target_seat": [0, 2, 0]})
+    assert len(predictions_about(predictions, games)) == 2
+    with pytest.raises(AnalysisInputError, match="empty selection"):
+        predictions_about(predictions[predictions["target_seat"] == 2], games)
 
 
 def test_predictions_resolved_against_the_next_action_on_the_same_card():
@@ -235,7 +250,8 @@ def test_predictions_resolved_against_the_next_action_on_the_same_card():
         {"game_id": 0, "turn": 6, "seat": 0, "agent": "tom1", "card": 31, "action": "pass", "predictions": []},
     ])
     resolved = predictions_from_decisions(decisions)
-    assert resolved[["turn", "target_seat", "predicted", "actual"]].values.tolist() == [
+    assert resolved[["turn", "target_seat", "predicted_action", "actual_action"]
+                    ].values.tolist() == [
         [0, 1, "pass", "pass"], [0, 2, "pass", "take"], [5, 0, "take", "pass"]]
     # card 30 was taken by the predictor itself before seat 1 acted: unresolved, left out
 
@@ -266,17 +282,34 @@ def test_bad_move_shares_and_concentration():
 
 def test_recall_summary_shares_and_errors():
     recalls = pd.DataFrame({
-        "model": ["ToM1"] * 4 + ["ToM2"] * 2,
-        "rt": [-2.0] * 6,
-        "outcome": ["leaf", "leaf", "root", "none", "none", "root"],
-        "recalled": [5, 7, 8, 8, 8, 11],
-        "true_tokens": [5, 9, 6, 11, 8, 14],
+        "model": ["ToM1"] * 5 + ["ToM2"] * 2,
+        "rt": [-2.0] * 7,
+        "source": ["leaf", "leaf", "root", "default", "oracle", "default", "root"],
+        "recalled": [[5], [7], [6, 10], [3, 8, 11], [4], [3, 8, 11], [11, 16]],
+        "true_tokens": [5, 9, 6, 11, 4, 8, 14],
     })
-    table = recall_summary(recalls).set_index(["model", "outcome"])
-    assert table.loc[("ToM1", "leaf"), "share"] == pytest.approx(0.5)
+    table = recall_summary(recalls).set_index(["model", "source"])
+    assert table.loc[("ToM1", "leaf"), "share"] == pytest.approx(0.5)  # oracle left out
     assert table.loc[("ToM1", "leaf"), "mean_abs_error"] == pytest.approx(1.0)
-    assert table.loc[("ToM1", "all"), "mean_abs_error"] == pytest.approx((0 + 2 + 2 + 3) / 4)
-    assert table.loc[("ToM2", "root"), "mean_abs_error"] == pytest.approx(3.0)
+    assert table.loc[("ToM1", "root"), "mean_abs_error"] == pytest.approx(2.0)
+    assert table.loc[("ToM1", "root"), "best_abs_error"] == pytest.approx(0.0)
+    assert table.loc[("ToM1", "default"), "mean_abs_error"] == pytest.approx((8 + 3 + 0) / 3)
+    assert table.loc[("ToM1", "all"), "mean_abs_error"] == pytest.approx((0 + 2 + 2 + 11 / 3) / 4)
+    assert table.loc[("ToM2", "root"), "mean_abs_error"] == pytest.approx(2.5)
     assert table.loc[("ToM1", "all"), "share"] == 1.0
-    with pytest.raises(AnalysisInputError, match="outcomes \\['guess'\\] unknown"):
-        recall_summary(recalls.assign(outcome="guess"))
+    with pytest.raises(AnalysisInputError, match="sources \\['guess'\\] unknown"):
+        recall_summary(recalls.assign(source="guess"))
+
+
+def test_focal_column_of_the_log_and_practice_flag_are_used():
+    games = focal_design("tom1", "tom1", [1, 2, 3, 4])  # same agent everywhere:
+    games["focal"] = games["seat"] == 0  # only the log's focal flag can tell
+    games["participant"] = None
+    focal = focal_rows(games)
+    assert focal["rank"].tolist() == [1, 2, 3, 4]
+    assert (focal["opponent"] == "tom1").all()
+    sessions = participant_frame()
+    sessions["practice"] = sessions["block"] == 2  # flag overrides the default block 1
+    means = participant_means(focal_rows(sessions))
+    assert means["opponent_label"].unique().tolist() == ["ToM2"]
+    assert means["games"].unique().tolist() == [1]

@@ -17,8 +17,9 @@ class AnalysisInputError(ValueError):
     """A frame given to an analysis function lacks columns or rows it needs."""
 
 
-#: Columns that together identify one game across experiments and sessions, when present.
-GAME_KEY_CANDIDATES = ("experiment", "session", "game_id")
+#: Columns that together identify one game across experiments and sessions, when present
+#: (``game_id`` is the game's position in its design, so sessions of one design share ids).
+GAME_KEY_CANDIDATES = ("experiment", "design_hash", "participant", "game_id")
 
 #: Spec names of the cognitive models and their theory-of-mind order (``tom:k=N`` is order N).
 _FIXED_ORDERS = {"tom0": 0, "tom1": 1, "tom2": 2}
@@ -54,9 +55,14 @@ def require_unique(frame: pd.DataFrame, key: Sequence[str], what: str) -> None:
 
 
 def game_key(frame: pd.DataFrame) -> list[str]:
-    """Columns identifying a game: ``game_id`` plus ``experiment``/``session`` when present."""
+    """Columns identifying a game: ``game_id`` plus experiment/participant when present."""
     require_columns(frame, ["game_id"], "games")
     return [c for c in GAME_KEY_CANDIDATES if c in frame.columns]
+
+
+def game_index(frame: pd.DataFrame) -> pd.Series:
+    """An integer per distinct game (null participants in simulations form one group)."""
+    return frame.groupby(game_key(frame), dropna=False, sort=False).ngroup()
 
 
 def tom_order(spec: str) -> int:
@@ -97,51 +103,64 @@ def spec_parameter(spec: str, name: str) -> str | None:
 
 
 def focal_rows(games: pd.DataFrame) -> pd.DataFrame:
-    """One row per game for its focal player: the one whose agent differs from the others.
+    """One row per game for its focal player, with its opponents' spec and mean points.
 
-    The thesis's designs seat one focal player (a participant, or the model in "taking the
-    role of the human subject", Table 7) against three copies of one opponent type. Returns
-    the focal player's row with ``focal`` (its agent spec), ``opponent`` (the opponents'
-    spec), ``focal_label``/``opponent_label`` (``ToM1``...), and
-    ``opponent_rank_points`` (the opponents' mean rank points in that game).
+    The thesis's designs seat one focal player (a participant, or the model "taking the
+    role of the human subject", Table 7) against three copies of one opponent type. The
+    focal player is the row with ``focal`` true when the log has that column, else the one
+    player whose agent differs from the others'. Returns the focal rows (``agent`` is the
+    focal spec) with ``opponent`` (the opponents' spec), ``focal_label``/``opponent_label``
+    (``ToM1``, ``human``...) and ``opponent_rank_points`` (the opponents' mean that game).
     """
     require_columns(games, ["game_id", "seat", "agent", "rank", "rank_points"], "games")
     require_rows(games, "games")
-    key = game_key(games)
-    require_unique(games, key + ["seat"], "games")
     frame = games.copy()
     frame["agent"] = frame["agent"].astype(str)
-    per_game = frame.groupby(key, sort=False)
-    frame["_players"] = per_game["seat"].transform("size")
-    frame["_kinds"] = per_game["agent"].transform("nunique")
-    frame["_same"] = frame.groupby(key + ["agent"], sort=False)["seat"].transform("size")
-    is_focal = (frame["_kinds"] == 2) & (frame["_same"] == 1) & (frame["_players"] > 2)
-    focal = frame[is_focal]
-    games_without = frame.loc[~frame.set_index(key).index.isin(focal.set_index(key).index), key]
-    if len(games_without):
-        example = games_without.drop_duplicates().head(3).to_dict(orient="records")
+    require_unique(frame, game_key(frame) + ["seat"], "games")
+    frame["_game"] = game_index(frame)
+    per_game = frame.groupby("_game", sort=False)
+    if "focal" in frame.columns and pd.api.types.is_bool_dtype(frame["focal"]):
+        is_focal = frame["focal"].fillna(False).astype(bool)
+        is_focal &= per_game["focal"].transform("sum") == 1
+    else:
+        players = per_game["seat"].transform("size")
+        kinds = per_game["agent"].transform("nunique")
+        same = frame.groupby(["_game", "agent"], sort=False)["seat"].transform("size")
+        is_focal = (kinds == 2) & (same == 1) & (players > 2)
+    without = frame.loc[~frame["_game"].isin(frame.loc[is_focal, "_game"])]
+    if len(without):
+        key = game_key(frame)
+        example = without[key].drop_duplicates().head(3).to_dict(orient="records")
         raise AnalysisInputError(
-            f"games: {games_without.drop_duplicates().shape[0]} game(s) have no focal player "
+            f"games: {without['_game'].nunique()} game(s) have no focal player "
             f"(one agent against copies of one other agent), e.g. {example}; select the "
             "focal-design games before calling this function"
         )
-    others = frame[~is_focal]
-    opponent = others.groupby(key, sort=False).agg(
-        opponent=("agent", "first"), opponent_rank_points=("rank_points", "mean")
-    )
-    result = focal.drop(columns=["_players", "_kinds", "_same"]).rename(columns={"agent": "focal"})
-    result = result.join(opponent, on=key)
-    result["focal_label"] = result["focal"].map(agent_label)
+    opponents = frame[~is_focal].groupby("_game", sort=False).agg(
+        opponent=("agent", "first"), _opponent_kinds=("agent", "nunique"),
+        opponent_rank_points=("rank_points", "mean"))
+    mixed = opponents.index[opponents["_opponent_kinds"] > 1]
+    if len(mixed):
+        raise AnalysisInputError(
+            f"games: {len(mixed)} game(s) seat opponents of different types around the focal "
+            "player; the focal statistics compare one focal player with one opponent type"
+        )
+    result = frame[is_focal].join(opponents.drop(columns="_opponent_kinds"), on="_game")
+    result["focal_label"] = result["agent"].map(agent_label)
     result["opponent_label"] = result["opponent"].map(agent_label)
-    return result.reset_index(drop=True)
+    return result.drop(columns="_game").reset_index(drop=True)
 
 
 def opponent_rows(games: pd.DataFrame) -> pd.DataFrame:
-    """The non-focal players' rows of focal-design games (three per game in the thesis)."""
+    """The non-focal players' rows of focal-design games, with their game's ``focal_agent``.
+
+    (Null key values, e.g. the participant of a simulation, match each other in the merge.)
+    """
     focal = focal_rows(games)
     key = game_key(games)
-    marked = games.merge(focal[key + ["seat"]].assign(_focal=True), on=key + ["seat"], how="left")
-    others = marked[marked["_focal"].isna()].drop(columns="_focal")
-    return others.join(
-        focal.set_index(key)[["focal", "focal_label"]], on=key
-    ).reset_index(drop=True)
+    merged = games.merge(
+        focal[key + ["seat", "agent"]].rename(columns={"seat": "_focal_seat",
+                                                       "agent": "focal_agent"}),
+        on=key, how="inner")
+    return merged[merged["seat"] != merged["_focal_seat"]].drop(
+        columns="_focal_seat").reset_index(drop=True)

@@ -29,6 +29,7 @@ from .frames import (
     focal_rows,
     game_key,
     is_tom,
+    opponent_rows,
     require_columns,
     require_rows,
     require_unique,
@@ -44,7 +45,8 @@ PRACTICE_BLOCKS = (1,)
 #: opponents' mean per game (1 per game). See :func:`welch_rank_points`.
 WELCH_SAMPLES = ("rows", "game_mean")
 ACTIONS = ("take", "pass")
-RECALL_OUTCOMES = ("leaf", "root", "none")
+#: Token-recall sources in the log: exact count, class values, nothing (defaults 3/8/11).
+RECALL_SOURCES = ("leaf", "root", "default")
 
 
 # --- helpers -------------------------------------------------------------------------
@@ -117,26 +119,38 @@ def rank_shares(focal: pd.DataFrame, by: str = "opponent_label", players: int = 
 
 # --- participants (Figure 9) -----------------------------------------------------------
 
-def participant_games(focal: pd.DataFrame, practice_blocks: Sequence[int] = PRACTICE_BLOCKS
+def participant_games(focal: pd.DataFrame, practice_blocks: Sequence[int] | None = None
                       ) -> pd.DataFrame:
-    """Participants' focal rows against cognitive models, without the practice block(s)."""
-    require_columns(focal, ["participant", "block", "opponent", "rank_points"],
-                    "participant focal rows")
-    rows = focal[~focal["block"].isin(list(practice_blocks)) & focal["participant"].notna()]
+    """Participants' focal rows against cognitive models, without the practice games.
+
+    Practice games are the rows with ``practice`` true when the log has that column, else
+    the rows whose ``block`` is in ``practice_blocks`` (default: block 1, thesis §5.1.2).
+    Giving ``practice_blocks`` always selects by block.
+    """
+    require_columns(focal, ["participant", "opponent", "rank_points"], "participant focal rows")
+    if practice_blocks is None and "practice" in focal.columns:
+        practice = focal["practice"].fillna(False).astype(bool)
+        excluded = "practice games"
+    else:
+        require_columns(focal, ["block"], "participant focal rows")
+        blocks = list(PRACTICE_BLOCKS if practice_blocks is None else practice_blocks)
+        practice = focal["block"].isin(blocks)
+        excluded = f"practice blocks {blocks}"
+    rows = focal[~practice & focal["participant"].notna()]
     unknown = sorted({s for s in rows["opponent"].astype(str) if not is_tom(s)})
     if unknown:
         raise AnalysisInputError(
             f"participant focal rows: opponents {unknown} are not cognitive models "
             "(tom0, tom1, tom2, tom:k=N)"
         )
-    require_rows(rows, f"participant games outside practice blocks {list(practice_blocks)}")
+    require_rows(rows, f"participant games outside {excluded}")
     rows = rows.copy()
     rows["opponent_order"] = rows["opponent"].map(tom_order)
     rows["opponent_label"] = rows["opponent"].map(agent_label)
     return rows
 
 
-def participant_means(focal: pd.DataFrame, practice_blocks: Sequence[int] = PRACTICE_BLOCKS
+def participant_means(focal: pd.DataFrame, practice_blocks: Sequence[int] | None = None
                       ) -> pd.DataFrame:
     """Each participant's mean rank points against each model order (Figure 9)."""
     rows = participant_games(focal, practice_blocks)
@@ -176,7 +190,7 @@ def paired_tests(means: pd.DataFrame, pairs: Sequence[tuple[str, str]] = ORDER_P
 
 
 def participant_mixed_model(focal: pd.DataFrame, reference: str = "ToM0",
-                            practice_blocks: Sequence[int] = PRACTICE_BLOCKS) -> pd.DataFrame:
+                            practice_blocks: Sequence[int] | None = None) -> pd.DataFrame:
     """Linear mixed model of participants' per-game rank points (statsmodels ``mixedlm``).
 
     ``rank_points ~ opponent order`` (treatment coding against ``reference``) with a random
@@ -245,15 +259,14 @@ def welch_rank_points(games: pd.DataFrame, sample: str = "rows") -> pd.DataFrame
     if sample not in WELCH_SAMPLES:
         raise AnalysisInputError(f"sample {sample!r} is not one of {', '.join(WELCH_SAMPLES)}")
     focal = focal_rows(games)
-    key = game_key(games)
+    opponents = opponent_rows(games) if sample == "rows" else None
     rows = []
-    for (focal_spec, opponent_spec), group in focal.groupby(["focal", "opponent"], sort=True):
+    for (focal_spec, opponent_spec), group in focal.groupby(["agent", "opponent"], sort=True):
         b = group["rank_points"].to_numpy(float)
-        if sample == "rows":
-            ids = group[key].drop_duplicates()
-            members = games.merge(ids, on=key)
-            a = members.loc[members["agent"].astype(str) == opponent_spec,
-                            "rank_points"].to_numpy(float)
+        if opponents is not None:
+            chosen = (opponents["focal_agent"] == focal_spec) & (opponents["agent"].astype(str)
+                                                                 == opponent_spec)
+            a = opponents.loc[chosen, "rank_points"].to_numpy(float)
         else:
             a = group["opponent_rank_points"].to_numpy(float)
         what = f"Welch test {opponent_spec} vs {focal_spec}"
@@ -267,7 +280,7 @@ def welch_rank_points(games: pd.DataFrame, sample: str = "rows") -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def parity_test(focal: pd.DataFrame, by: Sequence[str] = ("focal", "opponent"),
+def parity_test(focal: pd.DataFrame, by: Sequence[str] = ("agent", "opponent"),
                 players: int = 4) -> pd.DataFrame:
     """One-sample t-test of the focal player's rank points against parity, (players-1)/2.
 
@@ -368,79 +381,99 @@ def rt_sweep(games: pd.DataFrame, default: Callable[[str], float | None] | None 
 def prediction_accuracy(predictions: pd.DataFrame) -> pd.DataFrame:
     """Share of correct predictions per predicting model order, overall and by actual action.
 
-    One row per (predictor order, ``actual`` in all/take/pass) with n, correct, accuracy
-    and its 95% Wilson interval. Select the predictions about participants beforehand to
-    get Figure 10.
+    ``predictions`` has one row per prediction: ``agent`` (the predicting model's spec),
+    ``predicted_action`` and ``actual_action`` (null when the target never acted on that
+    card; such rows are left out). Returns one row per (model, ``actual`` in all/take/pass)
+    with n, correct, accuracy and its 95% Wilson interval. For Figure 10, pass only the
+    predictions about participants (:func:`predictions_about`).
     """
     from statsmodels.stats.proportion import proportion_confint
-    require_columns(predictions, ["predictor", "predicted", "actual"], "predictions")
-    require_rows(predictions, "predictions")
-    for column in ("predicted", "actual"):
-        unknown = sorted(set(predictions[column].astype(str)) - set(ACTIONS))
+    require_columns(predictions, ["agent", "predicted_action", "actual_action"], "predictions")
+    resolved = predictions[predictions["actual_action"].notna()]
+    require_rows(resolved, "predictions with a resolved actual action")
+    for column in ("predicted_action", "actual_action"):
+        unknown = sorted(set(resolved[column].astype(str)) - set(ACTIONS))
         if unknown:
             raise AnalysisInputError(
                 f"predictions: column {column} has values {unknown}; valid: {', '.join(ACTIONS)}"
             )
-    frame = predictions.assign(
-        predictor_label=predictions["predictor"].astype(str).map(agent_label),
-        correct=predictions["predicted"].astype(str) == predictions["actual"].astype(str),
-        actual=predictions["actual"].astype(str),
-    )
-    unknown = sorted({s for s in frame["predictor"].astype(str) if not is_tom(s)})
+    unknown = sorted({s for s in resolved["agent"].astype(str) if not is_tom(s)})
     if unknown:
-        raise AnalysisInputError(f"predictions: predictors {unknown} are not cognitive models")
+        raise AnalysisInputError(f"predictions: predicting agents {unknown} are not "
+                                 "cognitive models (tom1, tom2, tom:k=N)")
+    frame = pd.DataFrame({
+        "model": resolved["agent"].astype(str).map(agent_label),
+        "actual": resolved["actual_action"].astype(str),
+        "correct": (resolved["predicted_action"].astype(str)
+                    == resolved["actual_action"].astype(str)),
+    })
     rows = []
-    for label, group in frame.groupby("predictor_label", sort=True):
-        for actual in ("all",) + ACTIONS:
+    for label, group in frame.groupby("model", sort=True):
+        for actual in ("all", *ACTIONS):
             part = group if actual == "all" else group[group["actual"] == actual]
             if len(part) == 0:
                 continue
             correct = int(part["correct"].sum())
             low, high = proportion_confint(correct, len(part), alpha=0.05, method="wilson")
-            rows.append({"predictor_label": label, "actual": actual, "n": len(part),
+            rows.append({"model": label, "actual": actual, "n": len(part),
                          "correct": correct, "accuracy": correct / len(part),
                          "ci_low": float(low), "ci_high": float(high)})
     return pd.DataFrame(rows)
 
 
+def predictions_about(predictions: pd.DataFrame, games: pd.DataFrame, kind: str = "human"
+                      ) -> pd.DataFrame:
+    """The predictions whose target seat was played by a player of ``kind`` (``player_kind``)."""
+    require_columns(predictions, ["game_id", "target_seat"], "predictions")
+    require_columns(games, ["game_id", "seat", "player_kind"], "games")
+    key = [c for c in game_key(predictions) if c in games.columns]
+    targets = games[key + ["seat", "player_kind"]].rename(
+        columns={"seat": "target_seat", "player_kind": "target_kind"})
+    merged = predictions.merge(targets, on=key + ["target_seat"], how="left")
+    if merged["target_kind"].isna().any():
+        raise AnalysisInputError(
+            "predictions: some target seats have no row in games; pass the games of the "
+            "same experiment"
+        )
+    selected = merged[merged["target_kind"] == kind]
+    require_rows(selected, f"predictions about {kind} players")
+    return selected.reset_index(drop=True)
+
+
 def predictions_from_decisions(decisions: pd.DataFrame) -> pd.DataFrame:
     """One row per prediction, resolved against what the predicted player actually did.
 
-    A model's prediction about seat s (``predictions`` entries ``(seat, action, ...)``)
-    concerns s's next decision on the same face-up card. If another player takes the card
-    before s acts, the prediction is unresolved and left out.
+    For decision tables that carry the models' raw ``predictions`` lists (``nothanks
+    simulate``; the experiment log has a predictions table already). A prediction
+    ``(seat, action, ...)`` concerns that seat's next decision on the same face-up card;
+    if another player takes the card before, it stays unresolved and is left out.
+    Columns follow the log's predictions table: agent, seat, turn, target_seat,
+    predicted_action, actual_action, correct.
     """
     require_columns(decisions, ["game_id", "turn", "seat", "agent", "card", "action",
                                 "predictions"], "decisions")
     key = game_key(decisions)
-    require_unique(decisions, key + ["turn"], "decisions")
-    made = decisions.loc[decisions["predictions"].map(_has_items), key + [
-        "turn", "seat", "agent", "card", "predictions"]]
+    require_unique(decisions, [*key, "turn"], "decisions")
+    made = decisions.loc[decisions["predictions"].map(_has_items),
+                         [*key, "turn", "seat", "agent", "card", "predictions"]]
     if len(made) == 0:
         raise AnalysisInputError("decisions: no decision carries predictions")
     made = made.explode("predictions", ignore_index=True)
     made["target_seat"] = made["predictions"].map(lambda p: int(_field(p, "seat", 0)))
-    made["predicted"] = made["predictions"].map(lambda p: str(_field(p, "action", 1)))
-    made = made.drop(columns="predictions").rename(
-        columns={"seat": "predictor_seat", "agent": "predictor"})
-    acts = decisions[key + ["turn", "seat", "card", "action", "agent"]].rename(
-        columns={"turn": "actual_turn", "seat": "target_seat", "action": "actual",
-                 "agent": "target"})
-    joined = made.merge(acts, on=key + ["card", "target_seat"], how="inner")
+    made["predicted_action"] = made["predictions"].map(lambda p: str(_field(p, "action", 1)))
+    acts = decisions[[*key, "turn", "seat", "card", "action"]].rename(
+        columns={"turn": "actual_turn", "seat": "target_seat", "action": "actual_action"})
+    joined = made.drop(columns="predictions").merge(acts, on=[*key, "card", "target_seat"])
     joined = joined[joined["actual_turn"] > joined["turn"]]
     joined = joined.sort_values("actual_turn").drop_duplicates(
-        key + ["turn", "target_seat"], keep="first")
-    joined["actual"] = joined["actual"].astype(str)
-    extra = [c for c in ("participant", "block", "kind") if c in decisions.columns]
-    if extra:
-        joined = joined.merge(decisions[key + ["turn"] + extra].rename(
-            columns={"turn": "actual_turn"}), on=key + ["actual_turn"], how="left")
-    return joined.sort_values(key + ["turn", "target_seat"]).reset_index(drop=True)
+        [*key, "turn", "target_seat"], keep="first")
+    joined["actual_action"] = joined["actual_action"].astype(str)
+    joined["correct"] = joined["predicted_action"] == joined["actual_action"]
+    return joined.sort_values([*key, "turn", "target_seat"]).reset_index(drop=True)
 
 
 def _has_items(value: object) -> bool:
-    return value is not None and not (isinstance(value, float) and np.isnan(value)) \
-        and len(value) > 0  # type: ignore[arg-type]
+    return isinstance(value, (list, tuple, np.ndarray)) and len(value) > 0
 
 
 def _field(prediction: object, name: str, index: int) -> object:
@@ -492,32 +525,37 @@ def feedback_concentration(decisions: pd.DataFrame, top: float = 0.10, few: int 
 # --- token memory (§5.3) ---------------------------------------------------------------
 
 def recall_summary(recalls: pd.DataFrame, by: Sequence[str] = ("model", "rt")) -> pd.DataFrame:
-    """Shares of recall outcomes (leaf / root / none) and absolute error of recalled counts.
+    """Shares of recall outcomes and absolute error of the recalled counts (§5.3).
 
-    One row per group in ``by`` and outcome (plus ``all``) with n, share of the group's
-    recalls and mean/median absolute error |recalled - true_tokens|.
+    ``recalls`` has one row per recall of an opponent's tokens: ``source`` (leaf = exact
+    count, root = class prediction values, default = nothing recalled, the thesis's
+    "none"), ``recalled`` (the candidate counts, a list or a number) and ``true_tokens``.
+    ``oracle`` rows (models reading true counts) are left out. Per group in ``by`` and
+    source (plus ``all``): n, share of the group's recalls, the mean absolute error over
+    candidates (what the model reasons with on average) and of the best candidate.
     """
-    require_columns(recalls, list(by) + ["outcome", "recalled", "true_tokens"], "recalls")
-    require_rows(recalls, "recalls")
-    unknown = sorted(set(recalls["outcome"].astype(str)) - set(RECALL_OUTCOMES))
+    require_columns(recalls, [*by, "source", "recalled", "true_tokens"], "recalls")
+    frame = recalls[recalls["source"].astype(str) != "oracle"]
+    require_rows(frame, "recalls (oracle rows excluded)")
+    unknown = sorted(set(frame["source"].astype(str)) - set(RECALL_SOURCES))
     if unknown:
         raise AnalysisInputError(
-            f"recalls: outcomes {unknown} unknown; valid: {', '.join(RECALL_OUTCOMES)}"
+            f"recalls: sources {unknown} unknown; valid: {', '.join(RECALL_SOURCES)}, oracle"
         )
-    frame = recalls.assign(
-        outcome=recalls["outcome"].astype(str),
-        error=(pd.to_numeric(recalls["recalled"]) - pd.to_numeric(recalls["true_tokens"])).abs())
+    truth = pd.to_numeric(frame["true_tokens"]).to_numpy(float)
+    errors = [np.abs(np.atleast_1d(np.asarray(r, float)) - t)
+              for r, t in zip(frame["recalled"], truth, strict=True)]
+    frame = frame.assign(source=frame["source"].astype(str),
+                         error=[e.mean() for e in errors], best_error=[e.min() for e in errors])
     by = list(by)
-    totals = frame.groupby(by).size().rename("group_n")
-    parts = [frame.groupby(by + ["outcome"]).agg(
-        n=("error", "size"), mean_abs_error=("error", "mean"),
-        median_abs_error=("error", "median")).reset_index()]
-    overall = frame.groupby(by).agg(n=("error", "size"), mean_abs_error=("error", "mean"),
-                                    median_abs_error=("error", "median")).reset_index()
-    parts.append(overall.assign(outcome="all"))
-    table = pd.concat(parts, ignore_index=True).join(totals, on=by)
+    aggregations = {"n": ("error", "size"), "mean_abs_error": ("error", "mean"),
+                    "best_abs_error": ("best_error", "mean")}
+    per_source = frame.groupby([*by, "source"]).agg(**aggregations).reset_index()
+    overall = frame.groupby(by).agg(**aggregations).reset_index().assign(source="all")
+    table = pd.concat([per_source, overall], ignore_index=True)
+    table = table.join(frame.groupby(by).size().rename("group_n"), on=by)
     table["share"] = table["n"] / table["group_n"]
-    order = {o: i for i, o in enumerate(RECALL_OUTCOMES + ("all",))}
-    table = table.sort_values(by + ["outcome"], key=lambda c: c.map(order) if c.name ==
-                              "outcome" else c).reset_index(drop=True)
-    return table[by + ["outcome", "n", "share", "mean_abs_error", "median_abs_error"]]
+    rank = {o: i for i, o in enumerate((*RECALL_SOURCES, "all"))}
+    table = table.assign(_rank=table["source"].map(rank)).sort_values([*by, "_rank"])
+    return table[[*by, "source", "n", "share", "mean_abs_error", "best_abs_error"]
+                 ].reset_index(drop=True)
