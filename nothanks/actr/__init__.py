@@ -1,0 +1,33 @@
+"""ACT-R declarative memory (thesis §1.1.2, §3.3).
+
+Chunks, base-level learning, logistic noise, partial matching, retrieval with latency
+and inspectable records. Knows nothing of No Thanks!.
+Equations, parameters and defaults: docs/actr.md.
+"""
+from .memory import (
+    NOISE_MODES,
+    CurrentTimeReferenceError,
+    DeclarativeMemory,
+    NoiseMode,
+    recall_probability,
+)
+from .mismatch import ExactMatch, Linear, MismatchFunction, VectorizedMismatch, Weber
+from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, SlotValue
+
+__all__ = [
+    "NOISE_MODES",
+    "ActivationComponents",
+    "Chunk",
+    "CurrentTimeReferenceError",
+    "DeclarativeMemory",
+    "ExactMatch",
+    "Linear",
+    "MismatchFunction",
+    "NoiseMode",
+    "Retrieval",
+    "RetrievalRecord",
+    "SlotValue",
+    "VectorizedMismatch",
+    "Weber",
+    "recall_probability",
+]

@@ -1,0 +1,782 @@
+"""ACT-R declarative memory: chunks, base-level learning, noise, partial matching.
+
+Activation of chunk i for a retrieval request (thesis §1.1.2, §3.3)::
+
+    A_i = B_i + Σ_slots MP·M(request value, chunk value) + offset + ε_i
+
+* base level ``B_i = ln Σ_j (t − t_j)^(−d)`` over the chunk's references t_j, or the
+  optimized-learning approximation ``ln(n/(1−d)) − d·ln L``, or a fixed value for
+  chunks that never decay, or 0 when base-level learning is off;
+* mismatch ``M`` per requested slot, from that slot's mismatch function, times MP;
+  a requested slot without a mismatch function must match exactly;
+* ε logistic with scale s, drawn per chunk per model time (the Swift core the thesis
+  used; default) or per chunk per retrieval (canonical ACT-R).
+
+The store is columnar (one numpy array per slot, one flat array of reference times) so
+a retrieval is a handful of vectorized operations however many chunks there are.
+See docs/actr.md for the equations, parameters and their defaults.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from numbers import Integral, Real
+from types import MappingProxyType
+from typing import Any, Literal
+
+import numpy as np
+
+from .mismatch import BUILT_IN_MISMATCH, ExactMatch, MismatchFunction
+from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, SlotValue
+
+NoiseMode = Literal["per_time", "per_retrieval"]
+NOISE_MODES: tuple[str, ...] = ("per_time", "per_retrieval")
+
+_Scored = list[tuple[str, SlotValue, "_Column", MismatchFunction]]
+"""Requested slots scored by partial matching: (slot, request value, column, function)."""
+
+_NOISE_BLOCK = 4096  # standard logistic draws fetched from the generator at a time
+_ABSENT = -1  # slot code of a chunk that lacks the slot
+_UNKNOWN = -2  # slot code of a request value no chunk holds
+
+
+class CurrentTimeReferenceError(ValueError):
+    """A chunk's base level was needed at the very time it was referenced.
+
+    ``(t − t_j)^(−d)`` is infinite for ``t = t_j``; ACT-R models always let some time
+    pass between storing and retrieving, so this signals a missing ``advance``.
+    """
+
+
+# --------------------------------------------------------------------- validation
+def _number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return value
+
+
+def _flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def _check_decay(value: Any) -> float:
+    decay = _number("decay", value)
+    if not 0.0 < decay < 1.0:
+        raise ValueError(f"decay d must lie in the open interval (0, 1) (0.5 is ACT-R's usual "
+                         f"value; optimized learning divides by 1 − d), got {decay!r}")
+    return decay
+
+
+def _check_at_least(name: str, value: Any, lowest: float, strict: bool, hint: str) -> float:
+    number = _number(name, value)
+    if number < lowest or (strict and number == lowest):
+        sign = ">" if strict else ">="
+        raise ValueError(f"{name} must be {sign} {lowest:g} ({hint}), got {number!r}")
+    return number
+
+
+def _check_noise_mode(value: Any) -> str:
+    if value not in NOISE_MODES:
+        raise ValueError(f"noise_mode must be 'per_time' (one draw per chunk per model time, "
+                         f"the thesis's Swift core) or 'per_retrieval' (a fresh draw per chunk "
+                         f"per retrieval, canonical ACT-R), got {value!r}")
+    return value
+
+
+def _check_mismatch_function(slot: Any, fn: Any) -> None:
+    if not isinstance(slot, str) or not slot:
+        raise TypeError(f"slot names must be non-empty strings, got {slot!r}")
+    if not callable(fn):
+        raise TypeError(f"the mismatch function for slot {slot!r} must be callable as "
+                        f"fn(request_value, chunk_value) -> float <= 0, got {fn!r}")
+
+
+def _make_rng(seed: Any) -> np.random.Generator:
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
+        raise TypeError(f"seed must be a non-negative int, a numpy.random.Generator or None, "
+                        f"got {seed!r}")
+    return np.random.default_rng(int(seed))
+
+
+# ------------------------------------------------------------------- storage
+class _Growable:
+    """Append-only numpy array with amortised O(1) appends (capacity doubles)."""
+
+    __slots__ = ("_data", "_size", "_view")
+
+    def __init__(self, dtype: Any, initial: Sequence[Any] = ()):
+        self._data = np.empty(max(16, 2 * len(initial)), dtype=dtype)
+        self._size = len(initial)
+        for index, value in enumerate(initial):  # one by one: tuples are values, not rows
+            self._data[index] = value
+        self._view: np.ndarray | None = None
+
+    def append(self, value: Any) -> None:
+        if self._size == len(self._data):
+            grown = np.empty(2 * len(self._data), dtype=self._data.dtype)
+            grown[: self._size] = self._data[: self._size]
+            self._data = grown
+        self._data[self._size] = value
+        self._size += 1
+        self._view = None
+
+    def __setitem__(self, index: int, value: Any) -> None:
+        self._data[index] = value
+
+    def __len__(self) -> int:
+        return self._size
+
+    def view(self) -> np.ndarray:
+        """The filled part (a view, cached until the next append; do not write to it)."""
+        if self._view is None:
+            self._view = self._data[: self._size]
+        return self._view
+
+
+class _Column:
+    """One slot across all chunks: integer codes for exact matching, values for scoring.
+
+    ``codes[i]`` is the code of chunk i's value (``_ABSENT`` if it lacks the slot);
+    ``rows_of[code]`` lists the chunks holding that value, which makes the exact-match
+    filter a dict lookup. ``values`` is float64 while every value is a real number, so
+    numeric mismatch functions run on a plain float array, and object otherwise.
+    """
+
+    __slots__ = ("code_of", "codes", "numeric", "present", "rows_of", "value_of", "values")
+
+    def __init__(self, chunks_before: int):
+        self.codes = _Growable(np.int64, [_ABSENT] * chunks_before)
+        self.values = _Growable(np.float64, [math.nan] * chunks_before)
+        self.numeric = True
+        self.code_of: dict[SlotValue, int] = {}
+        self.value_of: list[SlotValue] = []
+        self.rows_of: list[_Growable] = []
+        self.present = 0  # how many chunks hold this slot
+
+    def append(self, row: int, value: SlotValue) -> None:
+        code = self.code_of.get(value)
+        if code is None:
+            code = self.code_of[value] = len(self.value_of)
+            self.value_of.append(value)
+            self.rows_of.append(_Growable(np.int64))
+        self.rows_of[code].append(row)
+        self.codes.append(code)
+        if self.numeric and not isinstance(value, Real):
+            self._to_objects()
+        self.values.append(value)
+        self.present += 1
+
+    def append_absent(self) -> None:
+        self.codes.append(_ABSENT)
+        self.values.append(math.nan if self.numeric else None)
+
+    def rows_with(self, value: SlotValue) -> np.ndarray | None:
+        """Chunks whose value equals ``value`` (None if no chunk holds it)."""
+        code = self.code_of.get(value)
+        return None if code is None else self.rows_of[code].view()
+
+    def _to_objects(self) -> None:
+        """Switch to an object array once a symbol arrives, keeping the original values."""
+        self.numeric = False
+        self.values = _Growable(object, self.original(self.codes.view()))
+
+    def original(self, codes: np.ndarray) -> list[SlotValue | None]:
+        """The values as stored (ints stay ints), None where the slot is absent."""
+        return [None if code == _ABSENT else self.value_of[code] for code in codes.tolist()]
+
+
+# ------------------------------------------------------------------- the memory
+class DeclarativeMemory:
+    """A declarative memory with its own model clock and random generator.
+
+    Args:
+        decay: base-level decay d, in (0, 1).
+        noise: activation noise scale s >= 0 (logistic; 0 switches noise off).
+        retrieval_threshold: τ; the best candidate is retrieved only if its activation
+            is strictly above it.
+        mismatch_penalty: MP >= 0, the weight of every slot's mismatch.
+        latency_factor: F > 0 in latency ``F·e^(−A)``.
+        noise_mode: ``"per_time"`` (one draw per chunk per model time, reused by every
+            retrieval until the clock moves: the thesis's Swift core) or
+            ``"per_retrieval"`` (a fresh draw per chunk per retrieval: canonical ACT-R).
+        optimized_learning: use ``ln(n/(1−d)) − d·ln L`` instead of the full sum.
+        base_level_learning: if False, every chunk without a fixed activation has B = 0.
+        mismatch: slot name -> mismatch function; requested slots without one must
+            match exactly.
+        seed: int, numpy Generator or None; the memory's only source of randomness.
+    """
+
+    def __init__(
+        self,
+        *,
+        decay: float = 0.5,
+        noise: float = 0.25,
+        retrieval_threshold: float = -2.0,
+        mismatch_penalty: float = 5.0,
+        latency_factor: float = 0.2,
+        noise_mode: NoiseMode = "per_time",
+        optimized_learning: bool = False,
+        base_level_learning: bool = True,
+        mismatch: Mapping[str, MismatchFunction] | None = None,
+        seed: int | np.random.Generator | None = None,
+    ):
+        self._decay = _check_decay(decay)
+        self._noise = _check_at_least("noise", noise, 0.0, False, "the logistic scale s; 0 "
+                                      "switches activation noise off")
+        self._retrieval_threshold = _number("retrieval_threshold", retrieval_threshold)
+        self._mismatch_penalty = _check_at_least("mismatch_penalty", mismatch_penalty, 0.0,
+                                                 False, "MP scales every slot's mismatch; "
+                                                 "0 switches partial matching off")
+        self._latency_factor = _check_at_least("latency_factor", latency_factor, 0.0, True,
+                                               "F in latency F·e^(−A)")
+        self._noise_mode = _check_noise_mode(noise_mode)
+        self._optimized_learning = _flag("optimized_learning", optimized_learning)
+        self._base_level_learning = _flag("base_level_learning", base_level_learning)
+        self._rng = _make_rng(seed)
+
+        self._time = 0.0
+        self._mismatch: dict[str, MismatchFunction] = {}
+        # chunks and their columns
+        self._chunks: list[Chunk] = []
+        self._row_of: dict[frozenset, int] = {}
+        self._columns: dict[str, _Column] = {}
+        self._fixed = _Growable(np.float64)  # fixed activation, NaN when learned
+        self._learned = 0  # chunks without a fixed activation
+        # references: one flat array of times with the chunk row of each
+        self._reference_time = _Growable(np.float64)
+        self._reference_row = _Growable(np.int64)
+        self._reference_count = _Growable(np.float64)  # per chunk, float for the log
+        self._created = _Growable(np.float64)
+        self._latest_reference = -math.inf
+        # caches: base levels per (time, chunks, references); noise per model time
+        self._base_key: tuple[float, int, int] | None = None
+        self._base: np.ndarray = np.empty(0)
+        self._base_undefined = False
+        self._time_noise: np.ndarray | None = None
+        self._time_noise_at = math.nan
+        self._noise_buffer = np.empty(0)
+        self._noise_position = 0
+
+        for slot, fn in (mismatch or {}).items():
+            self.set_mismatch(slot, fn)
+
+    # ---------------------------------------------------------------- parameters
+    @property
+    def decay(self) -> float:
+        """Base-level decay d."""
+        return self._decay
+
+    @decay.setter
+    def decay(self, value: float) -> None:
+        self._decay = _check_decay(value)
+        self._base_key = None
+
+    @property
+    def noise(self) -> float:
+        """Logistic noise scale s (noise variance is π²s²/3)."""
+        return self._noise
+
+    @noise.setter
+    def noise(self, value: float) -> None:
+        self._noise = _check_at_least("noise", value, 0.0, False, "the logistic scale s; 0 "
+                                      "switches activation noise off")
+        self._time_noise = None  # redrawn with the new scale
+
+    @property
+    def retrieval_threshold(self) -> float:
+        """τ: the winner must be strictly above it."""
+        return self._retrieval_threshold
+
+    @retrieval_threshold.setter
+    def retrieval_threshold(self, value: float) -> None:
+        self._retrieval_threshold = _number("retrieval_threshold", value)
+
+    @property
+    def mismatch_penalty(self) -> float:
+        """MP, multiplying every slot's mismatch."""
+        return self._mismatch_penalty
+
+    @mismatch_penalty.setter
+    def mismatch_penalty(self, value: float) -> None:
+        self._mismatch_penalty = _check_at_least("mismatch_penalty", value, 0.0, False,
+                                                 "MP scales every slot's mismatch; "
+                                                 "0 switches partial matching off")
+
+    @property
+    def latency_factor(self) -> float:
+        """F in latency ``F·e^(−A)``."""
+        return self._latency_factor
+
+    @latency_factor.setter
+    def latency_factor(self, value: float) -> None:
+        self._latency_factor = _check_at_least("latency_factor", value, 0.0, True,
+                                               "F in latency F·e^(−A)")
+
+    @property
+    def noise_mode(self) -> str:
+        """``"per_time"`` or ``"per_retrieval"``."""
+        return self._noise_mode
+
+    @noise_mode.setter
+    def noise_mode(self, value: str) -> None:
+        self._noise_mode = _check_noise_mode(value)
+        self._time_noise = None
+
+    @property
+    def optimized_learning(self) -> bool:
+        """Whether base levels use the ``ln(n/(1−d)) − d·ln L`` approximation."""
+        return self._optimized_learning
+
+    @optimized_learning.setter
+    def optimized_learning(self, value: bool) -> None:
+        self._optimized_learning = _flag("optimized_learning", value)
+        self._base_key = None
+
+    @property
+    def base_level_learning(self) -> bool:
+        """If False, chunks without a fixed activation have base level 0."""
+        return self._base_level_learning
+
+    @base_level_learning.setter
+    def base_level_learning(self, value: bool) -> None:
+        self._base_level_learning = _flag("base_level_learning", value)
+        self._base_key = None
+
+    @property
+    def mismatch(self) -> Mapping[str, MismatchFunction]:
+        """Slot name -> registered mismatch function (read-only; use ``set_mismatch``)."""
+        return MappingProxyType(self._mismatch)
+
+    def set_mismatch(self, slot: str, fn: MismatchFunction | None) -> None:
+        """Register ``fn`` for ``slot``; None makes the slot an exact-match constraint."""
+        if fn is None:
+            self._mismatch.pop(slot, None)
+            return
+        _check_mismatch_function(slot, fn)
+        self._mismatch[slot] = fn
+
+    # ---------------------------------------------------------------- clock
+    @property
+    def time(self) -> float:
+        """The model clock; moves only through ``advance``."""
+        return self._time
+
+    def advance(self, dt: float) -> float:
+        """Move the clock forward by ``dt >= 0`` and return the new time."""
+        step = _number("dt", dt)
+        if step < 0:
+            raise ValueError(f"the clock only moves forward: dt must be >= 0, got {step!r}")
+        self._time += step
+        return self._time
+
+    # ---------------------------------------------------------------- contents
+    def add(self, slots: Mapping[str, SlotValue], *,
+            fixed_activation: float | None = None) -> Chunk:
+        """Store a chunk, or merge it into an identical one; either way add a reference.
+
+        ``fixed_activation`` gives a base level that never decays (the thesis's instance
+        chunks use 0). When merging, None keeps the existing chunk's setting; a different
+        value is an error, because a chunk cannot both decay and not decay.
+        """
+        fixed = None if fixed_activation is None else _number("fixed_activation",
+                                                                fixed_activation)
+        chunk = Chunk(slots, fixed)
+        row = self._row_of.get(chunk._key)
+        if row is None:
+            row = self._store(chunk)
+        else:
+            chunk = self._chunks[row]
+            if fixed is not None and chunk.fixed_activation != fixed:
+                raise ValueError(f"{chunk!r} is already stored with fixed_activation "
+                                 f"{chunk.fixed_activation!r}; merging cannot change it to "
+                                 f"{fixed!r}")
+        self._reference_time.append(self._time)
+        self._reference_row.append(row)
+        self._reference_count[row] = self._reference_count.view()[row] + 1
+        self._latest_reference = self._time
+        return chunk
+
+    def _store(self, chunk: Chunk) -> int:
+        row = len(self._chunks)
+        self._chunks.append(chunk)
+        self._row_of[chunk._key] = row
+        for slot in chunk:
+            if slot not in self._columns:
+                self._columns[slot] = _Column(row)
+        for slot, column in self._columns.items():
+            if slot in chunk:
+                column.append(row, chunk[slot])
+            else:
+                column.append_absent()
+        fixed = chunk.fixed_activation
+        self._fixed.append(math.nan if fixed is None else fixed)
+        self._learned += fixed is None
+        self._reference_count.append(0.0)
+        self._created.append(self._time)
+        return row
+
+    @property
+    def chunks(self) -> tuple[Chunk, ...]:
+        """All chunks, in the order they were first stored."""
+        return tuple(self._chunks)
+
+    def __len__(self) -> int:
+        return len(self._chunks)
+
+    def __contains__(self, slots: object) -> bool:
+        return isinstance(slots, Mapping) and self._find(slots) is not None
+
+    def _find(self, slots: Mapping[str, SlotValue]) -> int | None:
+        key = slots._key if isinstance(slots, Chunk) else frozenset(slots.items())
+        return self._row_of.get(key)
+
+    def _row(self, chunk: Mapping[str, SlotValue]) -> int:
+        row = self._find(chunk)
+        if row is None:
+            raise KeyError(f"{chunk!r} is not in this memory")
+        return row
+
+    def references(self, chunk: Mapping[str, SlotValue]) -> tuple[float, ...]:
+        """The times at which ``chunk`` was stored or merged, oldest first."""
+        row = self._row(chunk)
+        times = self._reference_time.view()[self._reference_row.view() == row]
+        return tuple(times.tolist())
+
+    # ---------------------------------------------------------------- activation
+    def _base_levels(self) -> np.ndarray:
+        """Base level of every chunk at the current time (cached until anything changes).
+
+        An infinite entry marks a learned chunk referenced at the current time; callers
+        raise ``CurrentTimeReferenceError`` only if that chunk is actually needed.
+        """
+        t = self._time
+        key = (t, len(self._chunks), len(self._reference_time))
+        if key == self._base_key:
+            return self._base
+        fixed = self._fixed.view()
+        undefined = self._base_level_learning and self._latest_reference >= t
+        if self._learned == 0:
+            base = fixed
+            undefined = False
+        elif not self._base_level_learning:
+            base = np.where(np.isnan(fixed), 0.0, fixed)
+        else:
+            with np.errstate(divide="ignore"):
+                learned = self._learned_base_levels(t)
+            base = learned if self._learned == len(fixed) else np.where(np.isnan(fixed),
+                                                                         learned, fixed)
+        self._base_key, self._base, self._base_undefined = key, base, undefined
+        return base
+
+    def _learned_base_levels(self, t: float) -> np.ndarray:
+        d = self._decay
+        if self._optimized_learning:
+            lifetime = t - self._created.view()
+            return np.log(self._reference_count.view() / (1.0 - d)) - d * np.log(lifetime)
+        ages = t - self._reference_time.view()
+        strengths = np.power(ages, -d, out=ages)
+        summed = np.bincount(self._reference_row.view(), weights=strengths,
+                             minlength=len(self._chunks))
+        return np.log(summed, out=summed)
+
+    def _draw_noise(self, count: int) -> np.ndarray:
+        """``count`` logistic draws with scale s, taken from a pre-drawn buffer.
+
+        The buffer is refilled in fixed blocks, so the generator is consumed in the same
+        way whatever is inspected or recorded along the way.
+        """
+        start = self._noise_position
+        if start + count > len(self._noise_buffer):
+            # the logistic's inverse CDF, ln(u/(1−u)), on a block of uniforms: twice as
+            # fast as Generator.logistic, which does the same one draw at a time
+            uniform = self._rng.random(max(_NOISE_BLOCK, count))
+            while not uniform.all():  # u = 0 (chance 2^-53 a draw) would give −inf
+                zero = uniform == 0.0
+                uniform[zero] = self._rng.random(int(zero.sum()))
+            self._noise_buffer = np.log(uniform / (1.0 - uniform))
+            start = 0
+        self._noise_position = start + count
+        return self._noise_buffer[start:start + count] * self._noise
+
+    def _noise_now(self) -> np.ndarray:
+        """Per-time noise of every chunk, drawn once per model time.
+
+        Chunks added since the draw get their own draws appended; the others keep theirs.
+        """
+        noise = self._time_noise
+        if noise is None or self._time_noise_at != self._time:
+            noise = self._draw_noise(len(self._chunks))
+        elif len(noise) < len(self._chunks):
+            noise = np.concatenate([noise, self._draw_noise(len(self._chunks) - len(noise))])
+        self._time_noise, self._time_noise_at = noise, self._time
+        return noise
+
+    def _split(self, request: Mapping[str, SlotValue]) -> tuple[np.ndarray | None, _Scored]:
+        """Candidate rows (None = every chunk) and the slots scored by partial matching.
+
+        A requested slot with no mismatch function filters candidates through its value
+        index; a slot with one keeps only chunks that have the slot.
+        """
+        if not isinstance(request, Mapping):
+            raise TypeError(f"a retrieval request must be a mapping of slot name to value, "
+                            f"got {type(request).__name__}")
+        rows: np.ndarray | None = None
+        scored: _Scored = []
+        columns = self._columns
+        for slot, value in request.items():
+            column = columns.get(slot)
+            if column is None:
+                if not isinstance(slot, str):
+                    raise TypeError(f"slot names must be strings, got {slot!r}")
+                return np.empty(0, np.int64), []
+            fn = self._mismatch.get(slot)
+            if fn is not None:
+                scored.append((slot, value, column, fn))
+                continue
+            try:
+                code = column.code_of.get(value)
+            except TypeError:
+                raise TypeError(f"request value for slot {slot!r} must be hashable, "
+                                f"got {value!r}") from None
+            if code is None:
+                return np.empty(0, np.int64), []
+            if rows is None:
+                rows = column.rows_of[code].view()
+            else:
+                rows = rows[column.codes.view()[rows] == code]
+        n = len(self._chunks)
+        for _, _, column, _ in scored:
+            if column.present < n:
+                if rows is None:
+                    rows = np.flatnonzero(column.codes.view() != _ABSENT)
+                else:
+                    rows = rows[column.codes.view()[rows] != _ABSENT]
+        return rows, scored
+
+    def _evaluate(self, rows: np.ndarray | None, scored: _Scored, noise: np.ndarray | None,
+                  offset: float) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+        """Base levels, per-slot mismatches (not yet times MP) and total activations.
+
+        The total is ``base + noise + offset + MP·Σ mismatch``: summing before scaling
+        saves one numpy pass per slot. Records scale each slot separately, so their
+        components add up to the total up to floating-point rounding.
+        """
+        base = self._base_levels()
+        if rows is not None:
+            base = base[rows]
+        if self._base_undefined and np.isinf(base).any():
+            self._raise_current_time_reference(rows, base)
+        total = base + noise if noise is not None else base.copy()
+        if offset:
+            total += offset
+        mismatches = [self._score_slot(slot, value, column, rows, fn)
+                      for slot, value, column, fn in scored]
+        if mismatches:
+            summed = mismatches[0] * self._mismatch_penalty if len(mismatches) == 1 else None
+            if summed is None:
+                summed = mismatches[0] + mismatches[1]
+                for mismatch in mismatches[2:]:
+                    summed += mismatch
+                summed *= self._mismatch_penalty
+            total += summed
+        return base, mismatches, total
+
+    @staticmethod
+    def _score_slot(slot: str, value: SlotValue, column: _Column, rows: np.ndarray | None,
+                    fn: MismatchFunction) -> np.ndarray:
+        """Unscaled mismatch of every candidate for one slot.
+
+        Exact matching compares integer codes (fast for symbols too); other vectorized
+        functions get the column's values (float64 for numeric slots) in one call; plain
+        callables are called once per chunk with the values as stored.
+        """
+        try:
+            if type(fn) is ExactMatch:
+                codes = column.codes.view()
+                if rows is not None:
+                    codes = codes[rows]
+                return (codes != column.code_of.get(value, _UNKNOWN)) * -fn.weight
+            built_in = type(fn) in BUILT_IN_MISMATCH
+            vectorized = getattr(fn, "vectorized", None)
+            if vectorized is not None:
+                values = column.values.view()
+                if rows is not None:
+                    values = values[rows]
+                result = vectorized(value, values)
+                if built_in:  # a fresh array already (object dtype for symbol slots)
+                    return np.asarray(result, dtype=np.float64)
+                mismatch = np.array(result, dtype=np.float64)
+            else:
+                codes = column.codes.view()
+                values = column.original(codes if rows is None else codes[rows])
+                mismatch = np.fromiter((fn(value, v) for v in values), dtype=np.float64,
+                                       count=len(values))
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"mismatch function {fn!r} for slot {slot!r} failed on request "
+                              f"value {value!r}: {error}") from error
+        expected = len(column.codes) if rows is None else len(rows)
+        if mismatch.shape != (expected,) or not (np.isfinite(mismatch) & (mismatch <= 0)).all():
+            raise ValueError(f"mismatch function {fn!r} for slot {slot!r} must return one "
+                             f"finite value <= 0 per chunk; got {mismatch!r} for request "
+                             f"value {value!r}")
+        return mismatch
+
+    def _raise_current_time_reference(self, rows: np.ndarray | None, base: np.ndarray) -> None:
+        position = int(np.flatnonzero(np.isinf(base))[0])
+        chunk = self._chunks[position if rows is None else int(rows[position])]
+        raise CurrentTimeReferenceError(
+            f"{chunk!r} has a reference at the current time t={self._time:g}, so its base "
+            f"level ln Σ (t − t_j)^(−d) is infinite. Advance the clock "
+            f"(memory.advance(dt)) between storing and retrieving, give the chunk a fixed "
+            f"activation, or switch base_level_learning off.")
+
+    def activation(self, chunk: Mapping[str, SlotValue], request: Mapping[str, SlotValue], *,
+                   offset: float = 0.0) -> ActivationComponents:
+        """The components of ``chunk``'s activation for ``request``, without retrieving.
+
+        In per_time mode the noise is the chunk's draw for the current model time (drawn
+        now if no retrieval has needed it yet: the same draw the next retrieval at this
+        time will use). In per_retrieval mode every retrieval draws afresh, so there is
+        no noise to report: the noise is 0 (its mean) and no random number is consumed.
+
+        Raises:
+            ValueError: ``chunk`` lacks a requested slot or differs in an exact-match slot,
+                so it could not be a candidate for this request.
+        """
+        row = self._row(chunk)
+        offset = _number("offset", offset) if offset else 0.0
+        chunk = self._chunks[row]
+        rows, scored = self._split(request)
+        if rows is not None and row not in rows:
+            reasons = [f"lacks slot {slot!r}" if slot not in chunk
+                       else f"has {slot}={chunk[slot]!r} where the request needs {value!r} "
+                       f"exactly" for slot, value in request.items()
+                       if slot not in chunk or (slot not in self._mismatch
+                                                and chunk[slot] != value)]
+            raise ValueError(f"{chunk!r} is not a candidate for {dict(request)!r}: "
+                             f"{'; '.join(reasons)}")
+        only = np.array([row])
+        noise = None
+        if self._noise > 0 and self._noise_mode == "per_time":
+            noise = self._noise_now()[only]
+        base, mismatches, total = self._evaluate(only, scored, noise, offset)
+        return ActivationComponents(
+            chunk=chunk, base_level=float(base[0]),
+            mismatch={slot: float(m[0]) * self._mismatch_penalty + 0.0
+                      for (slot, *_), m in zip(scored, mismatches, strict=True)},
+            offset=offset, noise=0.0 if noise is None else float(noise[0]),
+            activation=float(total[0]))
+
+    # ---------------------------------------------------------------- retrieval
+    def retrieve(self, request: Mapping[str, SlotValue], *, offset: float = 0.0,
+                 threshold: float | None = None, record: bool = False) -> Retrieval:
+        """Retrieve the most active chunk matching ``request``, if above the threshold.
+
+        Args:
+            request: slot -> value. Slots with a mismatch function are scored by partial
+                matching; the others must match exactly. Chunks lacking a requested slot
+                are never candidates; slots the request does not name are ignored.
+            offset: a constant added to every candidate's activation, kept as its own
+                component in records (e.g. an extra penalty for a class of chunks).
+            threshold: τ for this retrieval only (default: ``retrieval_threshold``).
+            record: attach a ``RetrievalRecord`` listing every candidate's components.
+                Recording never changes the outcome or the random numbers drawn.
+        """
+        tau = self._retrieval_threshold if threshold is None else _number("threshold", threshold)
+        if offset:
+            offset = _number("offset", offset)
+        rows, scored = self._split(request)
+        count = len(self._chunks) if rows is None else len(rows)
+        if count == 0:
+            latency = self._latency_factor * math.exp(-tau)
+            trace = (RetrievalRecord(MappingProxyType(dict(request)), self._time, tau,
+                                     self._noise_mode, (), None, latency) if record else None)
+            return Retrieval(None, None, latency, trace)
+
+        noise = None
+        if self._noise > 0:
+            if self._noise_mode == "per_time":
+                noise = self._noise_now()
+                if rows is not None:
+                    noise = noise[rows]
+            else:
+                noise = self._draw_noise(count)
+        base, mismatches, total = self._evaluate(rows, scored, noise, offset)
+
+        best = int(total.argmax())
+        activation = float(total[best])
+        if activation > tau:
+            # Ties are broken at random. With noise on, two candidates tie only if their
+            # continuous draws coincide exactly, so the check is reserved for s = 0.
+            if noise is None:
+                ties = np.flatnonzero(total == activation)
+                if len(ties) > 1:
+                    best = int(ties[self._rng.integers(len(ties))])
+            winner = self._chunks[best if rows is None else int(rows[best])]
+            latency = self._latency_factor * math.exp(-activation)
+        else:
+            winner = None
+            latency = self._latency_factor * math.exp(-tau)
+        trace = None
+        if record:
+            trace = self._record(request, tau, rows, scored, base, mismatches, noise, offset,
+                                 total, winner, latency)
+        return Retrieval(winner, activation, latency, trace)
+
+    def _record(self, request: Mapping[str, SlotValue], tau: float, rows: np.ndarray | None,
+                scored: _Scored, base: np.ndarray, mismatches: list[np.ndarray],
+                noise: np.ndarray | None, offset: float, total: np.ndarray,
+                winner: Chunk | None, latency: float) -> RetrievalRecord:
+        chunks = self._chunks if rows is None else [self._chunks[r] for r in rows.tolist()]
+        slots = [slot for slot, *_ in scored]
+        penalty = self._mismatch_penalty
+        columns = [(m * penalty + 0.0).tolist() for m in mismatches]  # + 0.0: no -0.0
+        noises = [0.0] * len(chunks) if noise is None else noise.tolist()
+        candidates = tuple(
+            ActivationComponents(chunk=chunk, base_level=b,
+                                 mismatch=dict(zip(slots, [c[i] for c in columns], strict=True)),
+                                 offset=offset, noise=e, activation=a)
+            for i, (chunk, b, e, a) in enumerate(zip(chunks, base.tolist(), noises,
+                                                     total.tolist(), strict=True)))
+        return RetrievalRecord(request=MappingProxyType(dict(request)), time=self._time,
+                               threshold=tau, noise_mode=self._noise_mode,
+                               candidates=candidates, winner=winner, latency=latency)
+
+    # ---------------------------------------------------------------- helpers
+    def recall_probability(self, activation: float) -> float:
+        """Chance that a chunk of noise-free ``activation`` beats this memory's threshold.
+
+        Uses this memory's retrieval threshold and noise scale.
+        """
+        return recall_probability(activation, self._retrieval_threshold, self._noise)
+
+    def __repr__(self) -> str:
+        return (f"DeclarativeMemory({len(self._chunks)} chunks, t={self._time:g}, "
+                f"d={self._decay:g}, s={self._noise:g}, τ={self._retrieval_threshold:g}, "
+                f"MP={self._mismatch_penalty:g}, F={self._latency_factor:g}, "
+                f"noise_mode={self._noise_mode!r})")
+
+
+def recall_probability(activation: float | np.ndarray, threshold: float,
+                       noise: float) -> float | np.ndarray:
+    """``1 / (1 + e^(−(A − τ)/s))``: chance that A plus logistic noise of scale s exceeds τ.
+
+    With s = 0 it is a step: 1 if A > τ, else 0. Accepts arrays of activations.
+    """
+    s = _check_at_least("noise", noise, 0.0, False, "the logistic scale s")
+    tau = _number("threshold", threshold)
+    a = np.asarray(activation, dtype=np.float64)
+    if s == 0:
+        p = (a > tau).astype(np.float64)
+    else:
+        p = 0.5 * (1.0 + np.tanh((a - tau) / (2.0 * s)))  # the logistic, without overflow
+    return float(p) if p.ndim == 0 else p

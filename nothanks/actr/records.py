@@ -1,0 +1,167 @@
+"""Values the declarative memory hands out: chunks, retrievals and their records.
+
+They are immutable so a trace can keep them without copying: a chunk's slots never
+change (its references live in the memory), and a retrieval record is a snapshot of
+one retrieval at one model time.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+SlotValue = Hashable
+"""A slot holds a number or a symbol (any hashable value except NaN)."""
+
+
+class Chunk(Mapping[str, SlotValue]):
+    """A fact in declarative memory: named slots with immutable values.
+
+    Two chunks are the same fact when their slots and values are equal; that is what
+    ACT-R merges. A chunk is itself a mapping of its slots, so ``memory.add(chunk)``
+    strengthens it. Chunks are made by ``DeclarativeMemory.add``, which also keeps
+    their references.
+    """
+
+    __slots__ = ("_fixed_activation", "_hash", "_key", "_slots")
+
+    def __init__(self, slots: Mapping[str, SlotValue], fixed_activation: float | None = None):
+        if not isinstance(slots, Mapping):
+            raise TypeError(f"chunk slots must be a mapping of slot name to value, "
+                            f"got {type(slots).__name__}")
+        if not slots:
+            raise ValueError("a chunk needs at least one slot")
+        for name, value in slots.items():
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"slot names must be non-empty strings, got {name!r}")
+            if isinstance(value, float) and math.isnan(value):
+                raise ValueError(f"slot {name!r} is NaN; NaN never equals itself, "
+                                 "so the chunk could never be matched or merged")
+        self._slots = MappingProxyType(dict(slots))
+        try:
+            self._key = frozenset(self._slots.items())
+        except TypeError:
+            bad = {k: v for k, v in self._slots.items() if not isinstance(v, Hashable)}
+            raise TypeError(f"slot values must be hashable numbers or symbols; "
+                            f"unhashable: {bad!r}") from None
+        self._hash = hash(self._key)
+        self._fixed_activation = fixed_activation
+
+    @property
+    def slots(self) -> Mapping[str, SlotValue]:
+        """The slots as a read-only mapping."""
+        return self._slots
+
+    @property
+    def fixed_activation(self) -> float | None:
+        """Base-level activation that never decays, or None if it is learned."""
+        return self._fixed_activation
+
+    def __getitem__(self, slot: str) -> SlotValue:
+        return self._slots[slot]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._slots)
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Chunk):
+            return self._key == other._key
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        slots = ", ".join(f"{name}={value!r}" for name, value in self._slots.items())
+        fixed = "" if self._fixed_activation is None else f"; fixed {self._fixed_activation:g}"
+        return f"Chunk({slots}{fixed})"
+
+
+@dataclass(frozen=True, slots=True)
+class ActivationComponents:
+    """One chunk's activation for one request, term by term.
+
+    ``activation = base_level + sum(mismatch.values()) + offset + noise``. Each mismatch
+    is already multiplied by the mismatch penalty MP; only slots with a mismatch
+    function appear (exact-match slots contribute nothing to a candidate).
+    """
+
+    chunk: Chunk
+    base_level: float
+    mismatch: Mapping[str, float]
+    offset: float
+    noise: float
+    activation: float
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalRecord:
+    """Everything one retrieval saw: the request and every candidate's components."""
+
+    request: Mapping[str, SlotValue]
+    time: float
+    threshold: float
+    noise_mode: str
+    candidates: tuple[ActivationComponents, ...]
+    winner: Chunk | None
+    latency: float
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per candidate, for analysis and display.
+
+        Columns: ``time``, ``chunk``, the chunk's slot values (``chunk_<slot>``), each
+        component (``base_level``, ``mismatch_<slot>``, ``offset``, ``noise``,
+        ``activation``), ``threshold`` and a bool ``winner``.
+        """
+        import pandas as pd  # only analysis needs pandas; keep it off the import path
+
+        slot_names: dict[str, None] = {}
+        mismatch_names: dict[str, None] = {}
+        for candidate in self.candidates:
+            slot_names.update(dict.fromkeys(candidate.chunk))
+            mismatch_names.update(dict.fromkeys(candidate.mismatch))
+        rows = []
+        for candidate in self.candidates:
+            row: dict[str, object] = {"time": self.time, "chunk": candidate.chunk}
+            row.update({f"chunk_{slot}": candidate.chunk.get(slot) for slot in slot_names})
+            row["base_level"] = candidate.base_level
+            row.update({f"mismatch_{slot}": candidate.mismatch.get(slot, math.nan)
+                        for slot in mismatch_names})
+            row.update(offset=candidate.offset, noise=candidate.noise,
+                       activation=candidate.activation, threshold=self.threshold,
+                       winner=candidate.chunk is self.winner)
+            rows.append(row)
+        columns = (["time", "chunk", *(f"chunk_{s}" for s in slot_names), "base_level",
+                    *(f"mismatch_{s}" for s in mismatch_names),
+                    "offset", "noise", "activation", "threshold", "winner"])
+        frame = pd.DataFrame(rows, columns=columns)
+        return frame.astype({"winner": bool})
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieval:
+    """The outcome of one retrieval request.
+
+    ``chunk`` is the retrieved chunk, or None when the retrieval failed. ``activation``
+    is the winner's activation; on failure it is the best candidate's (at or below the
+    threshold), or None when no chunk could match the request at all. ``latency`` is
+    ``F·e^(−A)`` on success and ``F·e^(−τ)`` on failure.
+    """
+
+    chunk: Chunk | None
+    activation: float | None
+    latency: float
+    record: RetrievalRecord | None = None
+
+    @property
+    def succeeded(self) -> bool:
+        """True when a chunk was retrieved."""
+        return self.chunk is not None
