@@ -179,11 +179,6 @@ class _Column:
         self.codes.append(_ABSENT)
         self.values.append(math.nan if self.numeric else None)
 
-    def rows_with(self, value: SlotValue) -> np.ndarray | None:
-        """Chunks whose value equals ``value`` (None if no chunk holds it)."""
-        code = self.code_of.get(value)
-        return None if code is None else self.rows_of[code].view()
-
     def _to_objects(self) -> None:
         """Switch to an object array once a symbol arrives, keeping the original values."""
         self.numeric = False
