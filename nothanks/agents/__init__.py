@@ -11,3 +11,4 @@ __all__ = [
     "Agent", "AlwaysPassAgent", "HeuristicAgent", "RandomAgent", "AgentSpec", "AgentSpecError",
     "agent_parameters", "make_agent", "parse_spec", "register", "registered",
 ]
+from . import cognitive  # noqa: E402,F401 - registers tom0, tom1, tom2 and tom:k=N

@@ -1,0 +1,41 @@
+"""The thesis's cognitive models: ToM0, ToM1, ToM2 and ToM-k on ACT-R memory.
+
+Agent specs: ``tom0``, ``tom1``, ``tom2`` and ``tom:k=N`` (any order N >= 0), each with
+the parameters of :class:`ToMAgent` as spec keys, e.g. ``tom2:rt=-1.5,trace=true``.
+"""
+from __future__ import annotations
+
+import inspect
+
+from ..spec import register
+from .instances import DEFAULT_INSTANCES, Instance, InstanceFileError, InstanceSet, load_instances
+from .state import Category, sequence_category, state_chunk
+from .token_memory import TOKEN_CLASSES, Recall, TokenMemory, token_class
+from .tom import Belief, ToMAgent
+from .traces import DecisionTrace, Prediction, TraceNode
+
+
+def _factory(k: int | None):
+    """A registry factory for ToM-``k`` (``k=None``: the order is the spec key ``k``)."""
+    parameters = [p for p in inspect.signature(ToMAgent).parameters.values()
+                  if k is None or p.name != "k"]
+
+    def make(**params) -> ToMAgent:
+        return ToMAgent(**params) if k is None else ToMAgent(k, **params)
+
+    make.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in parameters])
+    make.__name__ = "tom" if k is None else f"tom{k}"
+    make.__doc__ = ToMAgent.__doc__
+    return make
+
+
+for _order in (0, 1, 2):
+    register(f"tom{_order}", _factory(_order))
+register("tom", _factory(None))
+
+__all__ = [
+    "DEFAULT_INSTANCES", "TOKEN_CLASSES", "Belief", "Category", "DecisionTrace", "Instance",
+    "InstanceFileError", "InstanceSet", "Prediction", "Recall", "ToMAgent", "TokenMemory",
+    "TraceNode", "load_instances", "sequence_category", "state_chunk", "token_class",
+]

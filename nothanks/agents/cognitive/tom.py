@@ -1,0 +1,348 @@
+"""The ToM-k model of No Thanks! (thesis §3, DESIGN.md §2-3).
+
+ToM0 matches a state chunk against its instances and does what the retrieved instance
+did. ToM-k (k >= 1) predicts each opponent in turn order by running ToM-(k-1) from that
+opponent's view, with one more token on the card per player who would have passed
+before it (its own pass included), stops at the first predicted taker, and then runs
+ToM0 on its own state: if ToM0 says take and every opponent is predicted to pass, it
+passes instead so the card comes back richer. ``tom0``, ``tom1`` and ``tom2`` are
+k = 0, 1, 2 of this one recursion.
+
+Token counts of other players come from the model's token memory (recalled once per
+decision, at the start of its turn, and used at every level of the recursion); its own
+count it knows. A player assumed to have several possible counts is projected once per
+count and predicted to pass only if every projection passes.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...actr import NOISE_MODES, DeclarativeMemory, ExactMatch, Linear, Weber
+from ...rules import Action, Event, Passed, Took, Variant, View
+from ..base import Agent
+from .instances import InstanceSet, load_instances
+from .state import sequence_category, state_chunk
+from .token_memory import TokenMemory
+from .traces import DecisionTrace, Prediction, TraceNode
+
+#: What ToM0 does when no instance is above the instance retrieval threshold: place a
+#: token ("No thanks!"), the move that keeps every option open.
+DEFAULT_ACTION = Action.PASS
+#: Weight of the category slot's exact-match mismatch (thesis Table 2: -100).
+CATEGORY_WEIGHT = 100.0
+
+
+@dataclass(frozen=True, slots=True)
+class Belief:
+    """The counts a reasoner assumes for one player, and where they came from."""
+
+    candidates: tuple[int, ...]
+    source: str
+
+    def after_pass(self) -> Belief:
+        return Belief(tuple(max(0, c - 1) for c in self.candidates), self.source)
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """Result of reasoning from one view: the action and what it cost."""
+
+    action: Action
+    latency: float
+    failures: int
+    node: TraceNode | None
+    tom0: Action | None = None
+    reason: str = ""
+    predictions: tuple[Prediction, ...] = ()
+
+
+class ToMAgent(Agent):
+    """A ToM-k cognitive model (k >= 0) on an ACT-R declarative memory.
+
+    Args:
+        k: theory-of-mind order (0, 1, 2, ...).
+        rt: retrieval threshold of the token memory (the thesis's swept RT).
+        instance_rt: retrieval threshold of the instance retrieval (ToM0).
+        d: base-level decay.
+        s: activation noise scale (logistic).
+        mp: mismatch penalty.
+        leaf_penalty: extra activation penalty of leaf token chunks.
+        time_per_turn: model seconds that pass with every turn (every pass or take).
+        lf: latency factor F.
+        noise_mode: ``per_time`` (thesis's Swift core) or ``per_retrieval``.
+        oracle_tokens: debug switch: use exact counts (a perfect tally of the public
+            token movements) instead of the token memory.
+        instances: path of an instance file ("" = the shipped set).
+        trace: record a reasoning trace of every decision (``last_trace``).
+    """
+
+    name = "tom"
+
+    def __init__(
+        self,
+        k: int = 2,
+        *,
+        rt: float = -2.0,
+        instance_rt: float = -6.0,
+        d: float = 0.5,
+        s: float = 0.1,
+        mp: float = 5.0,
+        leaf_penalty: float = 0.5,
+        time_per_turn: float = 2.0,
+        lf: float = 0.2,
+        noise_mode: str = "per_time",
+        oracle_tokens: bool = False,
+        instances: str = "",
+        trace: bool = False,
+    ) -> None:
+        super().__init__()
+        if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+            raise ValueError(f"k={k!r} is not a ToM order; valid: an integer >= 0")
+        if noise_mode not in NOISE_MODES:
+            raise ValueError(f"noise_mode={noise_mode!r} is unknown; valid: "
+                             f"{', '.join(NOISE_MODES)}")
+        if not (math.isfinite(time_per_turn) and time_per_turn > 0):
+            raise ValueError(f"time_per_turn={time_per_turn!r} is invalid; valid: > 0 seconds")
+        if not (math.isfinite(leaf_penalty) and leaf_penalty >= 0):
+            raise ValueError(f"leaf_penalty={leaf_penalty!r} is invalid; valid: >= 0")
+        self.k = k
+        self.name = f"tom{k}"
+        self.params = dict(rt=rt, instance_rt=instance_rt, d=d, s=s, mp=mp,
+                           leaf_penalty=leaf_penalty, time_per_turn=time_per_turn, lf=lf,
+                           noise_mode=noise_mode)
+        self.oracle_tokens = oracle_tokens
+        self.instance_set: InstanceSet = load_instances(instances or None)
+        self.traces = trace
+        self.last_trace: DecisionTrace | None = None
+        self._memory_args = dict(decay=d, noise=s, mismatch_penalty=mp, latency_factor=lf,
+                                 noise_mode=noise_mode)
+        # built here so invalid ACT-R parameters fail at construction, not at start
+        self._build_instance_memory(Variant())
+        self._new_memories(Variant(), 0)
+        self.token_memory = TokenMemory(self._token_dm, leaf_penalty=leaf_penalty)
+        self._tally: list[int] = []
+        self._info: dict[str, object] = {}
+        self.instance_failures = 0  # over the current game
+
+    # ------------------------------------------------------------------ game lifecycle
+    def _build_instance_memory(self, variant: Variant) -> None:
+        """The instance chunks, stored once per agent and card range (storing ~2,000
+        chunks costs more than a whole game, and they never change: fixed activation)."""
+        card_range = max(1, variant.high_card - variant.low_card)
+        self._instance_rng = np.random.default_rng(0)
+        self._instance_template = DeclarativeMemory(
+            retrieval_threshold=self.params["instance_rt"],
+            mismatch={"category": ExactMatch(CATEGORY_WEIGHT), "card": Linear(card_range),
+                      "tokens_on_card": Weber(), "tokens_owned": Weber()},
+            seed=self._instance_rng, **self._memory_args)
+        for instance in self.instance_set.instances:
+            self._instance_template.add(instance.slots(), fixed_activation=0.0)
+        self._template_range = card_range
+
+    def _new_memories(self, variant: Variant, seed: int) -> None:
+        """Fresh memories for a game, their randomness seeded from ``seed``.
+
+        The instance memory is a shallow copy of the never-used template: the chunks and
+        their columns are shared (nothing is ever added to it), while the clock, noise
+        and caches are the copy's own; the template's generator, which only the current
+        copy draws from, is reset to ``seed``. (A ``DeclarativeMemory.reseed`` would make
+        this copy unnecessary.)
+        """
+        instance_seed, token_seed = np.random.SeedSequence(seed).spawn(2)
+        if max(1, variant.high_card - variant.low_card) != self._template_range:
+            self._build_instance_memory(variant)
+        self._instance_rng.bit_generator.state = np.random.PCG64(instance_seed).state
+        self._instance_dm = copy.copy(self._instance_template)
+        self._token_dm = DeclarativeMemory(
+            retrieval_threshold=self.params["rt"], seed=np.random.default_rng(token_seed),
+            **self._memory_args)
+
+    def start(self, seat: int, variant: Variant, seed: int) -> None:
+        """New game: fresh memories seeded from ``seed``; every opponent starts with the
+        variant's (public) starting tokens, stored as the first leaf and root."""
+        super().start(seat, variant, seed)
+        self._new_memories(variant, seed)
+        truth = self.token_memory.truth
+        self.token_memory = TokenMemory(self._token_dm,
+                                        leaf_penalty=self.params["leaf_penalty"],
+                                        record=self.traces)
+        self.token_memory.truth = truth if truth is not None else self._true_tokens
+        self._tally = [variant.tokens] * variant.players
+        if self._uses_token_memory:
+            for other in self._opponents(seat):
+                self.token_memory.store(other, variant.tokens)
+        self._tick()  # dealing takes a turn: no chunk is retrieved at its creation time
+        self.instance_failures = 0
+        self.last_trace = None
+        self._info = {}
+
+    @property
+    def _uses_token_memory(self) -> bool:
+        return self.k >= 1 and not self.oracle_tokens
+
+    def _true_tokens(self, seat: int) -> int:
+        """The exact count from the public token movements (logging and oracle only)."""
+        return self._tally[seat]
+
+    def _tick(self) -> None:
+        dt = self.params["time_per_turn"]
+        self._instance_dm.advance(dt)
+        self._token_dm.advance(dt)
+
+    def _opponents(self, seat: int) -> list[int]:
+        """The other players after ``seat``, in turn order."""
+        n = self.variant.players
+        return [(seat + i) % n for i in range(1, n)]
+
+    def observe(self, event: Event) -> None:
+        """Track token movements: every pass and take updates the actor's count."""
+        if isinstance(event, Passed):
+            change = -1
+        elif isinstance(event, Took):
+            change = event.tokens
+        else:
+            return
+        if event.seat != self.seat and self._uses_token_memory:
+            self.token_memory.update(event.seat, change)  # logs the count before the move
+        self._tally[event.seat] += change
+        self._tick()
+
+    # ------------------------------------------------------------------ deciding
+    def decide(self, view: View) -> Action:
+        self._view = view
+        self.token_memory.record = self.traces
+        self._cache: dict[tuple, _Outcome] = {}
+        self._tom0_cache: dict[tuple, tuple] = {}
+        self._memoize = self.params["noise_mode"] == "per_time"
+        recalls_before = len(self.token_memory.history)
+        world, recall_latency = self._beliefs(view)
+        recalls = self.token_memory.history[recalls_before:]
+        outcome = self._reason(self.k, view.seat, view.tokens_on_card, view.own_tokens,
+                               world, root=True)
+        self.instance_failures += outcome.failures
+        latency = outcome.latency + recall_latency
+        self._info = {
+            "tom_order": self.k,
+            "model_time": self._instance_dm.time,
+            "reason": outcome.reason,
+            "own_tom0_action": "forced" if outcome.tom0 is None else str(outcome.tom0),
+            "latency": latency,
+            "instance_failures": outcome.failures,
+            "predictions": [p.as_dict() for p in outcome.predictions],
+            "recalled_tokens": {seat: list(world[seat].candidates)
+                                for seat in self._opponents(view.seat)} if self.k else {},
+        }
+        if self.traces:
+            self.last_trace = DecisionTrace(view.seat, self._instance_dm.time, view.card,
+                                            outcome.node, list(recalls))
+        return outcome.action
+
+    def decision_info(self) -> dict[str, object]:
+        return dict(self._info)
+
+    def _beliefs(self, view: View) -> tuple[tuple[Belief, ...], float]:
+        """What the model assumes about every count now: its own exactly, the others
+        recalled once (or read from the tally in oracle mode); and the recall latency."""
+        world = [Belief((view.own_tokens,), "exact-own")] * view.players
+        latency = 0.0
+        if self.k >= 1:
+            for other in self._opponents(view.seat):
+                if self.oracle_tokens:
+                    world[other] = Belief((self._tally[other],), "oracle")
+                else:
+                    recall = self.token_memory.recall(other, "decide")
+                    world[other] = Belief(recall.candidates, recall.source)
+                    latency += recall.latency
+        return tuple(world), latency
+
+    def _tom0(self, seat: int, tokens_on_card: int, tokens: int):
+        """ToM0 from ``seat``'s view: (action, state, retrieval record, latency, failed)."""
+        view = self._view
+        category = sequence_category(view.cards[seat], view.card)
+        key = (category, tokens_on_card, tokens)
+        if self._memoize and key in self._tom0_cache:
+            return self._tom0_cache[key]
+        state = state_chunk(category, view.card, tokens_on_card, tokens)
+        retrieval = self._instance_dm.retrieve(state, record=self.traces)
+        failed = retrieval.chunk is None
+        action = DEFAULT_ACTION if failed else Action(retrieval.chunk["action"])
+        result = (action, state, retrieval.record, retrieval.latency, failed)
+        self._tom0_cache[key] = result
+        return result
+
+    def _reason(self, level: int, seat: int, tokens_on_card: int, tokens: int,
+                world: tuple[Belief, ...], root: bool = False) -> _Outcome:
+        """ToM-``level`` from ``seat``'s view, assuming it holds ``tokens``."""
+        key = (level, seat, tokens_on_card, tokens, world, root)
+        if self._memoize and key in self._cache:
+            return self._cache[key]
+        source = world[seat].source
+        if tokens == 0:
+            outcome = _Outcome(Action.TAKE, 0.0, 0, self._node(
+                level, seat, tokens_on_card, tokens, source, None, None, None, (),
+                Action.TAKE, "no tokens left: must take"), None, "no tokens left: must take")
+        else:
+            outcome = self._reason_with_tokens(level, seat, tokens_on_card, tokens, world,
+                                               root)
+        if self._memoize:
+            self._cache[key] = outcome
+        return outcome
+
+    def _reason_with_tokens(self, level: int, seat: int, tokens_on_card: int, tokens: int,
+                            world: tuple[Belief, ...], root: bool) -> _Outcome:
+        tom0, state, record, latency, failed = self._tom0(seat, tokens_on_card, tokens)
+        failures = int(failed)
+        says = (f"no instance above the threshold: default {DEFAULT_ACTION}" if failed
+                else f"ToM0 says {tom0}")
+        predictions: list[Prediction] = []
+        # Inside a projection only the predicted action matters, so a projected player
+        # whose ToM0 passes is not asked to predict anyone (the outcome is the same).
+        if level >= 1 and (root or tom0 == Action.TAKE):
+            world = _replace(world, seat, Belief((tokens,), world[seat].source).after_pass())
+            on_card = tokens_on_card + 1
+            for other in self._opponents(seat):
+                belief = world[other]
+                projections = [
+                    self._reason(level - 1, other, on_card, count,
+                                 _replace(world, other, Belief((count,), belief.source)))
+                    for count in belief.candidates]
+                latency += sum(p.latency for p in projections)
+                failures += sum(p.failures for p in projections)
+                predicted = (Action.PASS if all(p.action == Action.PASS for p in projections)
+                             else Action.TAKE)
+                predictions.append(Prediction(
+                    other, on_card, belief.candidates, belief.source, predicted,
+                    tuple(p.node for p in projections) if self.traces else ()))
+                if predicted == Action.TAKE:
+                    break
+                world = _replace(world, other, belief.after_pass())
+                on_card += 1
+        action, reason = tom0, says
+        if level >= 1 and tom0 == Action.TAKE:
+            takers = [p.seat for p in predictions if p.action == Action.TAKE]
+            if takers:
+                reason = f"{says}; player {takers[0]} predicted to take -> take"
+            else:
+                action = Action.PASS
+                reason = (f"{says}; all {len(predictions)} opponents predicted to pass "
+                          "-> pass")
+        elif level >= 1:
+            reason = f"{says} -> pass"
+        node = self._node(level, seat, tokens_on_card, tokens, world[seat].source, state,
+                          record, tom0, tuple(predictions), action, reason)
+        return _Outcome(action, latency, failures, node, tom0, reason, tuple(predictions))
+
+    def _node(self, level: int, seat: int, tokens_on_card: int, tokens: int, source: str,
+              state, record, tom0, predictions, action: Action, reason: str) -> TraceNode | None:
+        if not self.traces:
+            return None
+        return TraceNode(level, seat, tokens_on_card, tokens, source, state, record, tom0,
+                         predictions, action, reason)
+
+
+def _replace(world: tuple[Belief, ...], seat: int, belief: Belief) -> tuple[Belief, ...]:
+    return world[:seat] + (belief,) + world[seat + 1:]
