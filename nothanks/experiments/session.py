@@ -1,0 +1,267 @@
+"""Participant sessions: one person plays the human-schedule design against models.
+
+The session is pure logic for a user interface to drive: it holds the current game
+(a :class:`nothanks.rules.Game` and the three model agents), says whose turn it is,
+advances model turns one at a time (so the UI can pause between them), takes the
+participant's actions with their bad-move marks, and times each human decision on a
+wall clock. Every completed game is written atomically before the next begins, so a
+session restarted with the same participant id resumes at the next unplayed game.
+
+Only the experimenter-chosen id is stored; never a name or other personal data.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ..agents import Agent
+from ..rules import Action, Event, Game, IllegalActionError, View
+from ..runner import GameResult, agent_seed, game_seed
+from .design import HUMAN, Design, DesignError, load_design
+from .log import ExperimentDir
+from .run import HumanTurn, LogContext, LogRows, build_agents, role_kinds
+
+#: Participant ids: short codes such as P07 or synthetic-12 (letters, digits, - and _).
+PARTICIPANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,23}")
+
+
+class SessionError(RuntimeError):
+    """An action that does not fit the session's state (e.g. acting out of turn)."""
+
+
+def check_participant_id(participant_id: str) -> str:
+    """Return the id if valid; otherwise say what a valid id looks like."""
+    if not isinstance(participant_id, str) or not PARTICIPANT_ID.fullmatch(participant_id):
+        raise ValueError(
+            f"participant id {participant_id!r} is invalid: use 1-24 letters, digits, '-' or "
+            "'_' starting with a letter or digit, no spaces (a code such as P07, never a name)")
+    return participant_id
+
+
+def participant_seed(root_seed: int, participant_id: str) -> int:
+    """Root seed of one participant's games: differs between participants, stable per id."""
+    digest = int(hashlib.sha256(participant_id.encode()).hexdigest()[:15], 16)
+    return game_seed(root_seed, digest)
+
+
+class ParticipantSession:
+    """The human-schedule design (or another design with a human seat) for one participant.
+
+    Args:
+        participant_id: the experimenter's code for the participant (validated).
+        out_dir: folder holding one session directory per participant.
+        design: a design with a ``human`` player at every table.
+        human: the agent spec logged for the human seat: ``"human"`` for a person, the
+            stand-in's spec for synthetic data (which also sets ``synthetic``).
+        clock: seconds, for decision times (a simulated clock for synthetic data).
+    """
+
+    def __init__(self, participant_id: str, out_dir: str | Path,
+                 design: str | Path | Design = "human-schedule", *, human: str = HUMAN,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.participant_id = check_participant_id(participant_id)
+        base = load_design(design)
+        if not all(HUMAN in t.players for t in base.tables):
+            raise DesignError(f"design {base.name!r} has tables without a {HUMAN!r} player; "
+                              "a participant session needs one at every table")
+        self.synthetic = human != HUMAN
+        self.design = base.with_options(
+            seed=participant_seed(base.seed, participant_id),
+            human=human if self.synthetic else None)
+        self.design.validate_agents()
+        self.clock = clock
+        self.directory = Path(out_dir) / participant_id
+        self._store = ExperimentDir.open(self.directory, self.design, 1,
+                                         participant=participant_id, synthetic=self.synthetic)
+        self._store.begin_run(backend="session")
+        self._context = LogContext(self.design.name, self.design.hash, participant_id,
+                                   self.synthetic)
+        self._listeners: list[Callable[[Event], None]] = []
+        self.game: Game | None = None
+        self.agents: dict[int, Agent] = {}
+        self.last_result: GameResult | None = None
+        self.next_game()
+
+    # ------------------------------------------------------------------ state
+    @property
+    def games_total(self) -> int:
+        return self.design.total_games
+
+    @property
+    def games_done(self) -> int:
+        return self.games_total - len(self._store.missing_chunks())
+
+    @property
+    def finished(self) -> bool:
+        return self.game is None
+
+    @property
+    def game_number(self) -> int:
+        """1-based number of the current game in the schedule."""
+        return self.plan.position + 1
+
+    @property
+    def block(self) -> int | None:
+        return self.plan.block
+
+    @property
+    def practice(self) -> bool:
+        return self.plan.practice
+
+    @property
+    def opponents(self) -> str:
+        """The current table's label (e.g. ``ToM1``: three ToM1 models)."""
+        return self.design.conditions[self.plan.condition].table
+
+    @property
+    def game_over(self) -> bool:
+        return self._require_game().over
+
+    @property
+    def to_move(self) -> int:
+        """Seat whose turn it is."""
+        return self._require_game().seat
+
+    @property
+    def human_to_move(self) -> bool:
+        game = self._require_game()
+        return not game.over and game.seat == self.human_seat
+
+    def view(self) -> View:
+        """What the participant may see now."""
+        return self._require_game().view(self.human_seat)
+
+    def watch(self, listener: Callable[[Event], None]) -> None:
+        """Call ``listener`` with every event of the current game (replayed so far) and of
+        every later game."""
+        self._listeners.append(listener)
+        if self.game is not None:
+            for event in self.game.history:
+                listener(event)
+
+    def restart_turn_clock(self) -> None:
+        """Start timing the human's decision now (call when the turn is shown)."""
+        self._turn_started = self.clock()
+
+    # ------------------------------------------------------------------ acting
+    def step(self) -> tuple[int, Action]:
+        """Play one model turn; returns (seat, action)."""
+        game = self._require_game()
+        if game.over:
+            raise SessionError("the game is over; call next_game()")
+        if game.seat == self.human_seat:
+            raise SessionError(f"it is the participant's turn (seat {self.human_seat}); "
+                               "call human_acts(action, marks)")
+        seat = game.seat
+        agent = self.agents[seat]
+        view = game.view(seat)
+        action = agent.decide(view)
+        self._record(view, action, agent.spec, agent.decision_info())
+        return seat, action
+
+    def run_models(self) -> list[tuple[int, Action]]:
+        """Play model turns until the participant must act or the game ends."""
+        moves = []
+        while not self.game_over and not self.human_to_move:
+            moves.append(self.step())
+        return moves
+
+    def human_acts(self, action: Action | str, marks: Iterable[int] = ()) -> None:
+        """The participant takes or passes; ``marks`` are the opponent seats whose last
+        move they mark as bad at this turn."""
+        game = self._require_game()
+        if not self.human_to_move:
+            raise SessionError(f"it is not the participant's turn (seat {game.seat} is to "
+                               f"move{', the game is over' if game.over else ''})")
+        action = Action(str(action))
+        if action not in game.legal_actions():
+            raise IllegalActionError(f"the participant cannot {action} on card {game.card}: "
+                                     "no tokens left, must take")
+        marks = tuple(sorted(set(marks)))
+        moved = {d[2] for d in self._decisions}
+        for seat in marks:
+            if not isinstance(seat, int) or seat == self.human_seat or \
+                    not 0 <= seat < game.variant.players:
+                raise ValueError(f"mark {seat!r} is not an opponent seat; valid: "
+                                 f"{[s for s in range(game.variant.players) if s != self.human_seat]}")
+            if seat not in moved:
+                raise ValueError(f"seat {seat} has not moved yet in this game; it cannot be "
+                                 "marked")
+        elapsed = self.clock() - self._turn_started
+        self._human[game.turn] = HumanTurn(elapsed, marks)
+        self._record(game.view(self.human_seat), action, self._human_spec, {})
+
+    def next_game(self) -> bool:
+        """Begin the next unplayed game; False once every game is done."""
+        if self.game is not None and not self.game.over:
+            raise SessionError(f"game {self.game_number} is still being played")
+        missing = self._store.missing_chunks()
+        if not missing:
+            self.game = None
+            self.agents = {}
+            return False
+        self.plan = self.design.game(missing[0][0])
+        variant = self.design.variant
+        players = self.design.conditions[self.plan.condition].players
+        self.human_seat = self.plan.roles.index(players.index(HUMAN))
+        pool = build_agents(self.design, self.plan.condition)
+        self._human_spec = self.design.human or HUMAN
+        self.agents = {seat: pool[role] for seat, role in enumerate(self.plan.roles)
+                       if seat != self.human_seat}
+        for seat, agent in self.agents.items():
+            agent.start(seat, variant, agent_seed(self.plan.seed, seat))
+        observers = [a.observe for a in self.agents.values() if a.observes()]
+        self.game = Game(variant, self.plan.seed, listeners=observers + self._listeners)
+        for listener in observers + self._listeners:
+            listener(self.game.history[0])
+        self._decisions: list[tuple] = []
+        self._infos: list[dict[str, object]] = []
+        self._human: dict[int, HumanTurn] = {}
+        self._turn_started = self.clock()
+        return True
+
+    @property
+    def human_seed(self) -> int:
+        """Seed a stand-in in the human seat gets (the same as in ``nothanks run``)."""
+        return agent_seed(self.plan.seed, self.human_seat)
+
+    # ------------------------------------------------------------------ internals
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise SessionError(f"the session of {self.participant_id} is finished "
+                               f"({self.games_total} games)")
+        return self.game
+
+    def _record(self, view: View, action: Action, spec: str, info: dict) -> None:
+        game = self._require_game()
+        self._decisions.append((self.plan.position, game.turn, view.seat, spec, view.card,
+                                view.tokens_on_card, view.own_tokens, view.cards[view.seat],
+                                str(action), view.own_tokens == 0))
+        self._infos.append(info)
+        game.apply(action, view.seat)
+        if game.over:
+            self._save()
+        elif game.seat == self.human_seat:
+            self._turn_started = self.clock()
+
+    def _save(self) -> None:
+        """Write the finished game durably (the session resumes after it)."""
+        game = self._require_game()
+        n = game.variant.players
+        over = game.history[-1]
+        specs = tuple(self._human_spec if s == self.human_seat else self.agents[s].spec
+                      for s in range(n))
+        result = GameResult(self.plan.position, self.plan.seed, specs,
+                            tuple(game.cards(s) for s in range(n)),
+                            tuple(game.tokens(s) for s in range(n)), over.scores,
+                            over.ranks, over.rank_points, self._decisions, self._infos)
+        rows = LogRows(self._context, self.design)
+        kinds = role_kinds(self.design, self.plan.condition)
+        rows.add_game(self.plan, result, [kinds[r] for r in self.plan.roles], self._human)
+        self._store.write_chunk(self.plan.position, self.plan.position + 1, rows.to_parquet())
+        self.last_result = result
+        if not self._store.missing_chunks():
+            self._store.finish()

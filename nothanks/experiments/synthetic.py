@@ -1,0 +1,183 @@
+"""A human stand-in agent and the synthetic participant data set it generates.
+
+Until real participants have played, the analysis needs participant-shaped data. The
+stand-in is **not** a model of human play; it is a deliberately simple, clearly
+labelled placeholder with the properties the analysis must cope with:
+
+* people differ: each synthetic participant has personal parameters (how cheap a card
+  must be before they take it, how careless, how fast, how critical of opponents);
+* people are noisy: each decision draws one of three strategies — a *value* rule (take
+  when the card's cost in points, minus the tokens on it, is at most a personal
+  threshold ``T``; more readily when low on tokens), a *greedy* rule (take when the
+  tokens on the card reach a ``greed`` share of the card's value) and a *lapse* (a coin
+  flip);
+* people are slow and variable: a decision takes a log-normal time (median ``speed``
+  seconds, longer when the value rule is close to indifferent);
+* people mark some moves as bad: at each turn the stand-in marks, with probability
+  ``critic``, each opponent whose last move was a take that cost it at least 10 points
+  net, and any other opponent's last move with probability ``critic / 50``.
+
+Decisions use the agent's seeded generator; decision times and marks use a second one,
+so a stand-in decides identically in a participant session and in ``nothanks run
+human-schedule --human ...``.
+
+Generate the committed set with ``nothanks synthetic --out data/synthetic``.
+"""
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..agents import register
+from ..agents.base import Agent
+from ..rules import Action, Event, Passed, Took, Variant, View, sequence_gain
+
+#: Participant ids of the synthetic set: ``synthetic-01`` ... (clearly not real people).
+ID_PREFIX = "synthetic-"
+
+
+class HumanStandIn(Agent):
+    """A noisy mixture of strategies standing in for a participant (see module doc).
+
+    Args:
+        T: value-rule threshold: take iff points gained − tokens on card ≤ T.
+        greed: greedy rule: take iff tokens on card ≥ greed × card.
+        w_greedy: probability of deciding by the greedy rule.
+        lapse: probability of a coin-flip decision.
+        low: own-token count below which T rises by 2 per missing token.
+        speed: median decision time in seconds.
+        critic: probability of marking a clearly bad opponent take.
+    """
+
+    name = "human-standin"
+    kind = "human"
+
+    def __init__(self, T: float = -4.0, greed: float = 0.45, w_greedy: float = 0.2,
+                 lapse: float = 0.05, low: int = 3, speed: float = 3.0,
+                 critic: float = 0.3) -> None:
+        super().__init__()
+        for key, value in (("greed", greed), ("speed", speed)):
+            if not value > 0:
+                raise ValueError(f"{key}={value} is invalid; valid: > 0")
+        for key, value in (("w_greedy", w_greedy), ("lapse", lapse), ("critic", critic)):
+            if not 0 <= value <= 1:
+                raise ValueError(f"{key}={value} is not a probability; valid: 0 to 1")
+        if w_greedy + lapse > 1:
+            raise ValueError(f"w_greedy + lapse = {w_greedy + lapse} exceeds 1")
+        self.T, self.greed, self.w_greedy, self.lapse = T, greed, w_greedy, lapse
+        self.low, self.speed, self.critic = low, speed, critic
+        self._rng = random.Random(0)
+        self._side = random.Random(0)
+        self.think_time = 0.0
+        self._cards: list[tuple[int, ...]] = []
+        self._last_move: dict[int, tuple[str, int]] = {}
+
+    def start(self, seat: int, variant: Variant, seed: int) -> None:
+        super().start(seat, variant, seed)
+        self._rng = random.Random(seed)
+        self._side = random.Random(seed + 1)
+        self._cards = [()] * variant.players
+        self._last_move = {}
+        self.think_time = 0.0
+
+    def observe(self, event: Event) -> None:
+        """Remember each player's cards and last move (to judge it when marking)."""
+        if isinstance(event, Took):
+            cost = sequence_gain(self._cards[event.seat], event.card) - event.tokens
+            self._cards[event.seat] = tuple(sorted(self._cards[event.seat] + (event.card,)))
+            self._last_move[event.seat] = ("take", cost)
+        elif isinstance(event, Passed):
+            self._last_move[event.seat] = ("pass", 0)
+
+    def decide(self, view: View) -> Action:
+        cost = sequence_gain(view.own_cards, view.card) - view.tokens_on_card
+        threshold = self.T + 2 * max(0, self.low - view.own_tokens)
+        self.think_time = self._side.lognormvariate(
+            math.log(self.speed) + (0.4 if abs(cost - threshold) <= 2 else 0.0), 0.5)
+        if view.own_tokens == 0:
+            return Action.TAKE
+        u = self._rng.random()
+        if u < self.lapse:
+            take = self._rng.random() < 0.5
+        elif u < self.lapse + self.w_greedy:
+            take = view.tokens_on_card >= self.greed * view.card
+        else:
+            take = cost <= threshold
+        return Action.TAKE if take else Action.PASS
+
+    def marks(self) -> tuple[int, ...]:
+        """Opponent seats whose last move this stand-in marks as bad now."""
+        out = []
+        for seat, (kind, cost) in sorted(self._last_move.items()):
+            if seat == self.seat:
+                continue
+            bad = kind == "take" and cost >= 10
+            if self._side.random() < (self.critic if bad else self.critic / 50):
+                out.append(seat)
+        return tuple(out)
+
+
+register(HumanStandIn.name, HumanStandIn)
+
+
+def standin_spec(rng: random.Random) -> str:
+    """One synthetic participant's stand-in spec, its parameters drawn from ``rng``:
+    T ~ U(-8, -1), greed ~ U(0.3, 0.6), w_greedy ~ U(0, 0.4), lapse ~ U(0.01, 0.10),
+    low ~ {2, 3, 4}, speed ~ U(1.5, 6) s, critic ~ U(0, 0.6)."""
+    values = {
+        "T": rng.uniform(-8, -1), "greed": rng.uniform(0.3, 0.6),
+        "w_greedy": rng.uniform(0, 0.4), "lapse": rng.uniform(0.01, 0.10),
+        "low": rng.choice((2, 3, 4)), "speed": rng.uniform(1.5, 6.0),
+        "critic": rng.uniform(0, 0.6),
+    }
+    return "human-standin:" + ",".join(
+        f"{k}={v}" if isinstance(v, int) else f"{k}={v:.2f}" for k, v in values.items())
+
+
+class SimulatedClock:
+    """A clock the stand-in advances by its think time (wall time would be ~0 s)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def play_session(participant_id: str, out_dir: str | Path, spec: str,
+                 design: str = "human-schedule"):
+    """Drive a ParticipantSession with a stand-in until every game is played."""
+    from ..agents import make_agent
+    from .session import ParticipantSession
+    clock = SimulatedClock()
+    session = ParticipantSession(participant_id, out_dir, design, human=spec, clock=clock)
+    standin = make_agent(spec)
+    session.watch(standin.observe)
+    while not session.finished:
+        standin.start(session.human_seat, session.design.variant, session.human_seed)
+        for event in session.game.history:
+            standin.observe(event)
+        while not session.game_over:
+            if session.human_to_move:
+                action = standin.decide(session.view())
+                marks = standin.marks()
+                clock.now += standin.think_time
+                session.human_acts(action, marks=marks)
+            else:
+                session.step()
+        session.next_game()
+    return session
+
+
+def generate(out_dir: str | Path, participants: int = 30, *, seed: int = 2018,
+             design: str = "human-schedule") -> Iterator:
+    """The synthetic participant set: ``synthetic-01`` ... each a session directory.
+
+    Resumable like any session: re-running skips finished participants and games.
+    """
+    rng = random.Random(seed)
+    specs = [standin_spec(rng) for _ in range(participants)]
+    for i, spec in enumerate(specs, start=1):
+        yield play_session(f"{ID_PREFIX}{i:02d}", out_dir, spec, design)

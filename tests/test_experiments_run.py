@@ -1,0 +1,195 @@
+"""The experiment runner: worker-count independence, Dask, agent reset, resume, refusal."""
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from nothanks.cli import main
+from nothanks.experiments import Design, LogError, load, load_design, run_design
+from nothanks.experiments.design import Table
+from nothanks.experiments.log import PARTS, ExperimentDir
+from nothanks.experiments.run import LogContext, play_chunk
+
+ROOT = Path(__file__).resolve().parents[1]
+#: A small cognitive design: token memory, predictions and recalls are all exercised.
+TOM = Design(name="tom-mini", seed=3, games=3, tables=(
+    Table("ToM1 vs ToM0", ("tom0", "tom0", "tom0", "tom1"), 3),
+    Table("ToM2 vs ToM1", ("tom1", "tom1", "tom1", "tom2"), 3),
+))
+
+
+def frames(directory: Path) -> dict[str, pd.DataFrame]:
+    """The log's row tables, without per-run metadata (times, code version)."""
+    data = load(directory)
+    return {name: data.tables()[name] for name in ("games", "decisions", "predictions",
+                                                   "recalls", "conditions")}
+
+
+def assert_same_log(a: Path, b: Path) -> None:
+    fa, fb = frames(a), frames(b)
+    for name in fa:
+        pd.testing.assert_frame_equal(fa[name], fb[name], obj=name)
+
+
+@pytest.fixture(scope="module")
+def smoke_serial(tmp_path_factory):
+    out = tmp_path_factory.mktemp("serial") / "smoke"
+    run_design("smoke", out, jobs=1, progress=False)
+    return out
+
+
+def test_smoke_log_has_every_game_and_the_simulate_columns(smoke_serial):
+    from nothanks.runner import DECISION_COLUMNS, GAME_COLUMNS
+    data = load(smoke_serial)
+    assert set(GAME_COLUMNS) <= set(data.games.columns)
+    assert set(DECISION_COLUMNS) <= set(data.decisions.columns)
+    assert sorted(data.games.game_id.unique()) == list(range(12))
+    assert (data.games.groupby("game_id").rank_points.sum() == 6).all()
+    assert data.experiments.status.tolist() == ["complete"]
+    # the focal (heuristic/always-pass) player sits at every seat over a condition's games
+    focal = data.games[data.games.focal]
+    assert set(focal.agent) == {"heuristic", "always-pass"} and len(focal) == 12
+    assert sorted(focal[focal.condition == 0].seat) == [1, 2, 3]
+
+
+def test_two_processes_give_the_same_log_as_one(tmp_path, smoke_serial):
+    run_design("smoke", tmp_path / "two", jobs=2, chunk_size=2, progress=False)
+    assert_same_log(smoke_serial, tmp_path / "two")
+
+
+def test_dask_local_cluster_gives_the_same_log(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    run_design(TOM, tmp_path / "local", jobs=1, chunk_size=6, progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        run_design(TOM, tmp_path / "dask", client=client, chunk_size=2, progress=False)
+    assert_same_log(tmp_path / "local", tmp_path / "dask")
+    data = load(tmp_path / "dask")
+    assert len(data.predictions) > 0 and len(data.recalls) > 0
+    assert data.predictions.correct.notna().any()
+
+
+def test_a_game_depends_only_on_its_position_agents_are_fully_reset():
+    """Games 4-5 played after games 0-3 by the same agents equal games 4-5 played fresh."""
+    context = LogContext("tom-mini", TOM.hash)
+    whole = play_chunk(TOM, 0, 6, context)  # agents reused across 6 games (2 conditions)
+    alone = play_chunk(TOM, 4, 6, context)
+    import io
+    read = lambda b: pd.read_parquet(io.BytesIO(b))
+    for table in ("games", "decisions", "predictions", "recalls"):
+        a = read(whole[table])
+        a = a[a.game_id >= 4].reset_index(drop=True)
+        pd.testing.assert_frame_equal(a, read(alone[table]), obj=table)
+
+
+def test_resume_after_deleting_parts_plays_exactly_the_missing_games(tmp_path, smoke_serial):
+    out = tmp_path / "resume"
+    design = load_design("smoke")
+    directory = ExperimentDir.open(out, design, 2)
+    directory.begin_run()
+    context = LogContext(design.name, design.hash)
+    for start, stop in directory.chunks()[:4]:  # an interrupted run: 4 of 6 chunks
+        directory.write_chunk(start, stop, play_chunk(design, start, stop, context))
+    # and a chunk interrupted before its games part (which marks completion) was written
+    partial = play_chunk(design, 8, 10, context)
+    directory.write_chunk(8, 10, {k: v for k, v in partial.items() if k != "games"} |
+                          {"games": partial["games"]})
+    (out / PARTS / "games" / "part-000000008-000000010.parquet").unlink()
+    with pytest.raises(LogError, match="4 of 12 games are missing"):
+        load(out)
+    assert len(load(out, allow_incomplete=True).games) == 8 * 4
+    summary = run_design("smoke", out, jobs=1, progress=False)
+    assert (summary.played, summary.skipped) == (4, 8)
+    assert_same_log(smoke_serial, out)
+    again = run_design("smoke", out, jobs=1, progress=False)
+    assert again.played == 0
+    assert load(out).experiments.runs.tolist() == [3]
+
+
+def test_killed_run_resumes_to_the_same_log(tmp_path):
+    """Kill a real `nothanks run` mid-run (SIGKILL: no cleanup), then re-run it."""
+    design = tmp_path / "slow.toml"
+    design.write_text('name = "slow"\nseed = 4\ngames = 12\n[[tables]]\nlabel = "ToM1"\n'
+                      'players = ["tom1", "tom1", "tom1", "tom1"]\n')
+    out = tmp_path / "killed"
+    command = [sys.executable, "-m", "nothanks", "run", str(design), "--out", str(out),
+               "--jobs", "1", "--chunk-size", "1", "--no-progress"]
+    proc = subprocess.Popen(command, cwd=ROOT)
+    parts = out / PARTS / "games"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(parts.glob("*.parquet"))) < 2:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = len(list(parts.glob("*.parquet")))
+    assert 2 <= done < 12, "the run should have been killed part-way"
+    assert main(["run", str(design), "--out", str(out), "--jobs", "2", "--no-progress"]) == 0
+    reference = tmp_path / "reference"
+    summary = run_design(design, reference, jobs=1, chunk_size=12, progress=False)
+    assert summary.played == 12
+    assert_same_log(reference, out)
+    assert not (out / PARTS).exists()  # merged into one file per table
+
+
+def test_a_different_design_is_refused_in_a_used_directory(tmp_path, smoke_serial, capsys):
+    with pytest.raises(LogError, match="holds experiment 'smoke' .* not 'tom-mini'"):
+        run_design(TOM, smoke_serial, progress=False)
+    assert main(["run", "smoke", "--out", str(smoke_serial), "--seed", "9"]) == 2
+    assert "write it to another directory" in capsys.readouterr().err
+    (tmp_path / "junk.txt").write_text("x")
+    with pytest.raises(LogError, match="is not empty and has no manifest.json"):
+        run_design("smoke", tmp_path, progress=False)
+
+
+def test_in_flight_chunks_are_bounded(monkeypatch):
+    """The pool never holds more than `in_flight` chunks: memory is flat in the design's
+    size (a fake executor records submissions; results are consumed one by one)."""
+    import concurrent.futures as cf
+
+    import nothanks.experiments.run as run_module
+    submitted: list[tuple[int, int]] = []
+
+    class Recording:
+        def __init__(self, max_workers):
+            pass
+
+        def submit(self, fn, design, start, stop, *args):
+            submitted.append((start, stop))
+            future = cf.Future()
+            future.set_result({"games": b""})
+            return future
+
+        def shutdown(self, **kwargs):
+            pass
+
+    monkeypatch.setattr(cf, "ProcessPoolExecutor", Recording)
+    design = load_design("smoke")
+    chunks = [(g, g + 1) for g in range(12)]
+    consumed = 0
+    for _ in run_module._execute(chunks, design, None, False, jobs=2, client=None,
+                                 in_flight=3):
+        consumed += 1
+        assert len(submitted) - consumed <= 3
+    assert consumed == 12 and sorted(submitted) == chunks
+
+
+def test_human_designs_need_a_stand_in_to_run(tmp_path, capsys):
+    assert main(["run", "human-schedule", "--out", str(tmp_path / "h")]) == 2
+    assert "seats a human; play it with a ParticipantSession" in capsys.readouterr().err
+
+
+def test_cli_list_and_export(tmp_path, smoke_serial, capsys):
+    assert main(["run", "--list"]) == 0
+    listing = capsys.readouterr().out
+    assert all(name in listing for name in ("table7", "figure14", "human-schedule", "smoke"))
+    assert main(["export", str(smoke_serial), "--csv", str(tmp_path / "csv")]) == 0
+    decisions = pd.read_csv(tmp_path / "csv" / "decisions.csv")
+    assert len(decisions) == len(load(smoke_serial).decisions)
+    assert decisions.cards_before.iloc[-1].startswith("[")
