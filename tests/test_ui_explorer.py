@@ -8,7 +8,7 @@ import pytest
 from nothanks.agents import make_agent
 from nothanks.runner import play_game
 from nothanks.ui import opponent_choices
-from nothanks.ui.explorer import StepExplorer, memory_figure
+from nothanks.ui.explorer import StepExplorer, memory_figure, runners_up
 
 matplotlib.use("Agg")
 
@@ -73,3 +73,21 @@ def test_memory_figure_draws_one_column_per_opponent():
     assert "A's memory of\nB" in axes[0].get_title()
     assert [tuple(line.get_ydata()) for line in axes[0].get_lines()][:2] == [
         (0.5, 0.1, -0.3), (1.0, 0.7, 0.5)]
+
+
+@pytest.mark.skipif("tom2" not in COGNITIVE, reason="cognitive models not installed")
+def test_cognitive_decision_shows_tree_runners_up_and_memory_plot():
+    explorer = StepExplorer(["tom2", "tom1", "tom0", "tom1"], seed=7)
+    explorer.go_to(30)
+    d = explorer.current
+    assert d.trace is not None and f"ToM{d.trace.root.level} as player" in explorer.decision_panel.value
+    assert "predict player" in explorer.decision_panel.value
+    # the runners-up table: at most 4 candidates per retrieval, best first
+    table = runners_up(d.trace.retrievals_frame())
+    assert table.groupby("path").size().max() <= 4
+    assert table.groupby("path")["winner"].first().all()  # the retrieved one heads each group
+    assert explorer.retrievals.value == ""  # built only when opened
+    explorer.details.selected_index = 0
+    assert "base_level" in explorer.retrievals.value and "mismatch_card" in explorer.retrievals.value
+    if d.seat != 2:  # ToM1/ToM2 recall opponents' tokens: the plot is a PNG
+        assert explorer.memory_plot.value[:4] == b"\x89PNG"

@@ -10,6 +10,7 @@ seed always shows the same decisions.
 from __future__ import annotations
 
 import html
+import io
 from collections.abc import Sequence
 
 import ipywidgets as w
@@ -67,6 +68,25 @@ def memory_figure(frame: pd.DataFrame, names: Sequence[str], owner: int) -> Figu
     return fig
 
 
+def runners_up(retrievals: pd.DataFrame, keep: int = 4) -> pd.DataFrame:
+    """Per retrieval in a trace: the retrieved instance and the best runners-up, with
+    every activation component (base level, mismatch per slot, noise, total)."""
+    if retrievals.empty:
+        return retrievals
+    frame = retrievals.drop(columns=["chunk", "time"], errors="ignore")
+    order = {path: i for i, path in enumerate(dict.fromkeys(frame["path"]))}  # tree order
+    frame = frame.assign(_order=frame["path"].map(order)).sort_values(
+        ["_order", "activation"], ascending=[True, False], kind="stable")
+    return frame.groupby("_order").head(keep).drop(columns="_order").reset_index(drop=True)
+
+
+def _frame_html(frame: pd.DataFrame) -> str:
+    if frame.empty:
+        return "<i>none</i>"
+    return frame.to_html(index=False, float_format=lambda x: f"{x:.3f}", na_rep="",
+                         classes="nt-frame", border=0)
+
+
 class StepExplorer:
     """A model-only game advanced with ``next_button`` / ``back_button`` / ``jump_button``.
 
@@ -101,11 +121,19 @@ class StepExplorer:
         self.position_label = w.HTML()
         self.table = w.HTML()
         self.decision_panel = w.HTML()
-        self.trace_table = w.Output()
-        self.memory_plot = w.Output()
+        self.trace_table = w.HTML()
+        self.retrievals = w.HTML()
+        self.memory_plot = w.Image(format="png")
+        self.memory_note = w.HTML()
         for widget, css in ((self.back_button, "nt-back"), (self.next_button, "nt-next"),
                             (self.jump_button, "nt-jump"), (self.table, "nt-table-widget")):
             widget.add_class(css)
+        #: the large tables are built only while their section is open
+        self.details = w.Accordion(
+            children=[self.retrievals, self.trace_table],
+            titles=("Retrieved instances and runners-up", "Trace as a table"),
+            selected_index=None)
+        self.details.observe(lambda _: self._fill_details(), names="selected_index")
         self.next_button.on_click(lambda _: self.next())
         self.back_button.on_click(lambda _: self.back())
         self.jump_button.on_click(lambda _: self.go_to(self.jump_input.value - 1))
@@ -114,8 +142,8 @@ class StepExplorer:
                     self.position_label]),
             self.table,
             self.decision_panel,
-            w.Accordion(children=[self.trace_table], titles=("Trace as a table",),
-                        selected_index=None),
+            self.details,
+            self.memory_note,
             self.memory_plot,
         ])
         self.match = Match(self.specs, self.variant, seed, traces=True)
@@ -178,13 +206,19 @@ class StepExplorer:
             if d is not None else f"seed <b>{self.seed}</b> · game over after "
             f"<b class='nt-position'>{self.position}</b> decisions")
         self.decision_panel.value = self._decision_html(d)
-        self.trace_table.clear_output()
-        frame = getattr(d.trace, "to_frame", None) if d is not None and d.trace else None
-        if frame is not None:
-            with self.trace_table:
-                from IPython.display import display
-                display(frame())
+        self._fill_details()
         self._plot_memory(d)
+
+    def _fill_details(self) -> None:
+        d = self.match.pending
+        trace = d.trace if d is not None else None
+        open_section = self.details.selected_index
+        self.retrievals.value = (
+            _frame_html(runners_up(trace.retrievals_frame()))
+            if open_section == 0 and hasattr(trace, "retrievals_frame") else "")
+        self.trace_table.value = (
+            _frame_html(trace.to_frame())
+            if open_section == 1 and hasattr(trace, "to_frame") else "")
 
     def _decision_html(self, d: Decision | None) -> str:
         if d is None:
@@ -203,17 +237,22 @@ class StepExplorer:
     def _plot_memory(self, d: Decision | None) -> None:
         if not self.plots:
             return
-        self.memory_plot.clear_output(wait=True)
         owner = d.seat if d is not None else None
         frame = memory_frame(self.match.agents[owner]) if owner is not None else None
-        with self.memory_plot:
-            if frame is None:
-                print("No token memory to plot (a baseline agent, or the game is over).")
-                return
-            fig = memory_figure(frame, self.names, owner)
-            from IPython.display import display
-            display(fig)
-            plt.close(fig)
+        if frame is None:
+            self.memory_note.value = (
+                "<i>No token memory to plot (a baseline or ToM0 agent, or the game is over)."
+                "</i>")
+            self.memory_plot.layout.display = "none"
+            return
+        fig = memory_figure(frame, self.names, owner)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=80)
+        plt.close(fig)
+        self.memory_note.value = (
+            f"<b>{html.escape(self.names[owner])}'s token memory</b>: every recall so far")
+        self.memory_plot.value = buffer.getvalue()
+        self.memory_plot.layout.display = None
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
