@@ -1,0 +1,152 @@
+"""End to end: `make play`'s page (Voilà serving notebooks/01_play.ipynb) in headless Chromium.
+
+The test starts Voilà on a free localhost port, plays a whole game by clicking the page's
+Take / Pass buttons, and checks that the final scores on the page equal the rules
+engine's replay of the same seed with the same human moves. Set
+``NOTHANKS_UPDATE_SCREENSHOTS=1`` to refresh ``docs/screenshots/play_app.png``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from nothanks.agents import Agent, make_agent
+from nothanks.rules import Action
+from nothanks.runner import play_game
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("NOTHANKS_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+VOILA = Path(sys.executable).with_name("voila")
+SEED = 2024
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                       reason=f"no Chromium at {CHROMIUM} (install it: apt-get install chromium)"),
+    pytest.mark.skipif(not VOILA.exists(), reason=f"voila is not installed next to {sys.executable}"),
+]
+
+
+class Replayed(Agent):
+    """Plays back the human's logged moves."""
+
+    name = "replayed"
+
+    def __init__(self, actions: list[str]) -> None:
+        super().__init__()
+        self.actions = list(actions)
+        self.spec = "human"
+
+    def decide(self, view):
+        return Action(self.actions.pop(0))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def voila_page(tmp_path):
+    """URL of the play page, served with tiny thinking pauses and a result file."""
+    from nothanks.ui import opponent_choices
+    offered = {s for _, s in opponent_choices()}
+    opponents = [s if s in offered else "heuristic" for s in ("tom1", "tom2", "tom0")]
+    port = free_port()
+    result = tmp_path / "result.json"
+    env = {**os.environ, "NOTHANKS_SEED": str(SEED), "NOTHANKS_OPPONENTS": ",".join(opponents),
+           # pauses of 10 ms: the asyncio path Voilà uses, without slowing the test
+           "NOTHANKS_THINKING": "1", "NOTHANKS_THINKING_MAX": "0.01",
+           "NOTHANKS_PLAY_RESULT": str(result), "MPLBACKEND": "Agg"}
+    log = open(tmp_path / "voila.log", "w")
+    server = subprocess.Popen(
+        [str(VOILA), str(ROOT / "notebooks" / "01_play.ipynb"), "--no-browser",
+         f"--port={port}", "--Voila.ip=127.0.0.1", "--strip_sources=True"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(url, timeout=5)  # noqa: S310 - localhost only
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(
+                        f"voila did not start: {(tmp_path / 'voila.log').read_text()[-3000:]}")
+                time.sleep(0.3)
+        yield url, result, opponents
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+def test_play_a_full_game_in_the_browser(voila_page, tmp_path):
+    url, result_file, opponents = voila_page
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        page = browser.new_page(viewport={"width": 1100, "height": 900})
+        page.goto(url, timeout=120_000)
+        take, passing = page.locator("button.nt-take"), page.locator("button.nt-pass")
+        take.wait_for(state="visible", timeout=120_000)
+        assert page.locator(".nt-seed-value").inner_text() == str(SEED)
+        # no code is shown on the page
+        assert page.locator(".jp-InputArea-editor").count() == 0
+        count = page.locator(".nt-turn-count")
+        game_over = page.locator(".nt-status", has_text="Game over:")
+        last_click = 0.0
+        screenshot_taken = False
+        for _ in range(200):
+            page.wait_for_function(
+                "() => !document.querySelector('button.nt-take').disabled"
+                " || document.body.innerText.includes('Game over:')", timeout=60_000)
+            if game_over.count():
+                break
+            on_card = int(page.locator(".nt-on-card").inner_text())
+            before = count.inner_text()
+            button = take if passing.is_disabled() or on_card >= 3 else passing
+            time.sleep(max(0.0, last_click + 0.4 - time.monotonic()))  # the app's debounce
+            button.click()
+            last_click = time.monotonic()
+            page.wait_for_function(
+                "(b) => document.querySelector('.nt-turn-count').innerText !== b", arg=before,
+                timeout=60_000)
+            if not screenshot_taken and int(count.inner_text()) >= 40:
+                page.screenshot(path=str(tmp_path / "play_app_midgame.png"), full_page=True)
+                screenshot_taken = True
+        game_over.wait_for(timeout=60_000)
+        shown: dict[int, int] = {}
+        for score in page.locator(".nt-score").all():
+            shown[int(score.get_attribute("data-seat"))] = int(
+                score.locator(".nt-final-score").inner_text())
+        page.screenshot(path=str(tmp_path / "play_app_end.png"), full_page=True)
+        browser.close()
+
+    record = json.loads(result_file.read_text())
+    assert record["seed"] == SEED and record["human_seat"] == 0
+    engine = play_game([Replayed(record["human_actions"]), *map(make_agent, opponents)],
+                       seed=SEED)
+    assert shown == dict(enumerate(engine.scores))
+    assert record["scores"] == list(engine.scores)
+    if os.environ.get("NOTHANKS_UPDATE_SCREENSHOTS") == "1":
+        target = ROOT / "docs" / "screenshots"
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy(tmp_path / "play_app_midgame.png", target / "play_app.png")
+        shutil.copy(tmp_path / "play_app_end.png", target / "play_app_end.png")
