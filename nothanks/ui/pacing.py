@@ -13,9 +13,16 @@ import asyncio
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from .match import Decision
+
+class Move(Protocol):
+    """What pacing needs of a model move: who moves and how long it retrieved."""
+
+    seat: int
+
+    @property
+    def latency(self) -> float | None: ...
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,7 @@ class ThinkingTime:
     def is_off(self) -> bool:
         return self.maximum == 0 and self.default == 0
 
-    def __call__(self, decision: Decision) -> float:
+    def __call__(self, decision: Move) -> float:
         latency = decision.latency
         if latency is None:
             return min(self.default, self.maximum)
@@ -63,8 +70,9 @@ class ThinkingTime:
 class Pacer:
     """Runs model moves for an app: synchronously when thinking is off, else in a task.
 
-    ``step()`` proposes one model decision and returns it (or ``None`` when the models are
-    done); ``show(decision, thinking)`` redraws; ``done()`` runs at the end. A new
+    ``propose()`` decides one model move and returns it (or ``None`` when the models are
+    done); ``show(move)`` draws the move being thought about (``None``: the table as it
+    is); ``commit(move)`` makes it visible; ``done()`` runs at the end. A new
     :meth:`run` cancels the previous one, so starting a new game mid-move is safe.
     """
 
@@ -81,9 +89,9 @@ class Pacer:
 
     def run(
         self,
-        propose: Callable[[], Decision | None],
-        commit: Callable[[Decision], Any],
-        show: Callable[[Decision | None], None],
+        propose: Callable[[], Move | None],
+        commit: Callable[[Move], Any],
+        show: Callable[[Move | None], None],
         done: Callable[[], None],
     ) -> None:
         self.cancel()
