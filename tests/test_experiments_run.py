@@ -77,16 +77,22 @@ def test_dask_local_cluster_gives_the_same_log(tmp_path):
 
 
 def test_a_game_depends_only_on_its_position_agents_are_fully_reset():
-    """Games 4-5 played after games 0-3 by the same agents equal games 4-5 played fresh."""
-    context = LogContext("tom-mini", TOM.hash)
-    whole = play_chunk(TOM, 0, 6, context)  # agents reused across 6 games (2 conditions)
-    alone = play_chunk(TOM, 4, 6, context)
+    """Games 4-5 played by agents that just played games 0-5 (reused, as workers do)
+    equal games 4-5 played by freshly built agents."""
     import io
-    read = lambda b: pd.read_parquet(io.BytesIO(b))
+
+    import nothanks.experiments.run as run_module
+    context = LogContext("tom-mini", TOM.hash)
+    run_module._worker.__dict__.clear()
+    fresh = play_chunk(TOM, 4, 6, context)
+    whole = play_chunk(TOM, 0, 6, context)
+    reused = play_chunk(TOM, 4, 6, context)  # the cached agents have played games 0-5
+    read = lambda b: pd.read_parquet(io.BytesIO(b))  # noqa: E731
     for table in ("games", "decisions", "predictions", "recalls"):
         a = read(whole[table])
         a = a[a.game_id >= 4].reset_index(drop=True)
-        pd.testing.assert_frame_equal(a, read(alone[table]), obj=table)
+        pd.testing.assert_frame_equal(a, read(fresh[table]), obj=table)
+        pd.testing.assert_frame_equal(read(reused[table]), read(fresh[table]), obj=table)
 
 
 def test_resume_after_deleting_parts_plays_exactly_the_missing_games(tmp_path, smoke_serial):

@@ -302,10 +302,16 @@ def schema_markdown() -> str:
                   "| --- | --- | --- | --- | --- |"]
         for c in columns:
             doc = c.doc + (f" ({', '.join(c.choices)})" if c.choices else "")
-            lines.append(f"| `{c.name}` | {c.type} | {c.unit} | {'yes' if c.nullable else ''}"
-                         f" | {doc} |")
+            lines.append(f"| `{c.name}` | {_type_name(c.type)} | {c.unit} | "
+                         f"{'yes' if c.nullable else ''} | {doc.replace('|', '&#124;')} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _type_name(arrow_type: pa.DataType) -> str:
+    if pa.types.is_list(arrow_type):
+        return f"list<{arrow_type.value_type}>"
+    return str(arrow_type)
 
 
 def json_text(value: object) -> str:

@@ -1,8 +1,8 @@
 """Run a design: chunks of games in local processes or on a Dask cluster, resumably.
 
-Each chunk (a contiguous range of game positions) is played by one worker with agents
-built for that chunk; agents are reset by ``start()`` before every game, so a game's
-result depends only on its position. A worker returns its chunk's log tables as
+Each chunk (a contiguous range of game positions) is played by one worker; agents are
+reset by ``start()`` before every game, so a game's result depends only on its
+position, whichever games the worker played before. A worker returns its chunk's log tables as
 Parquet bytes; the parent writes them atomically as part files as chunks finish, keeps
 only a bounded number of chunks in flight (memory stays flat however many games), and
 on a re-run skips the chunks already on disk.
@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -303,15 +305,32 @@ def role_kinds(design: Design, condition: int) -> list[str]:
     return ["human" if s == HUMAN else "model" for s in design.conditions[condition].players]
 
 
+#: Agents of recent conditions, per worker thread. Building a cognitive agent costs more
+#: than a game (it stores its ~2,000 instance chunks), so a worker reuses its agents
+#: across chunks; this is safe because ``start()`` resets an agent completely (a game's
+#: result depends only on its position: tests/test_experiments_run.py checks it).
+_worker = threading.local()
+_CACHED_CONDITIONS = 8
+
+
+def _agents_for(design: Design, condition: int, traces: bool) -> list[Agent]:
+    cache: OrderedDict = _worker.__dict__.setdefault("agents", OrderedDict())
+    key = (design.conditions[condition].players, design.human, traces)
+    if key in cache:
+        cache.move_to_end(key)
+    else:
+        cache[key] = build_agents(design, condition, traces)
+        if len(cache) > _CACHED_CONDITIONS:
+            cache.popitem(last=False)
+    return cache[key]
+
+
 def play_chunk(design: Design, start: int, stop: int, context: LogContext,
                traces: bool = False) -> dict[str, bytes]:
     """Play games ``start .. stop-1`` and return their log tables as Parquet bytes."""
     rows = LogRows(context, design, traces)
-    pools: dict[int, list[Agent]] = {}
     for plan in design.plan(start, stop):
-        if plan.condition not in pools:
-            pools[plan.condition] = build_agents(design, plan.condition, traces)
-        pool = pools[plan.condition]
+        pool = _agents_for(design, plan.condition, traces)
         kinds = role_kinds(design, plan.condition)
         result = play_game([pool[r] for r in plan.roles], design.variant, plan.seed,
                            plan.position)

@@ -17,12 +17,12 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..agents import Agent
+from ..agents import Agent, make_agent
 from ..rules import Action, Event, Game, IllegalActionError, View
 from ..runner import GameResult, agent_seed, game_seed
 from .design import HUMAN, Design, DesignError, load_design
 from .log import ExperimentDir
-from .run import HumanTurn, LogContext, LogRows, build_agents, role_kinds
+from .run import HumanTurn, LogContext, LogRows, role_kinds
 
 #: Participant ids: short codes such as P07 or synthetic-12 (letters, digits, - and _).
 PARTICIPANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,23}")
@@ -83,6 +83,7 @@ class ParticipantSession:
         self.game: Game | None = None
         self.agents: dict[int, Agent] = {}
         self.last_result: GameResult | None = None
+        self._pools: dict[int, list[Agent | None]] = {}
         self.next_game()
 
     # ------------------------------------------------------------------ state
@@ -207,8 +208,11 @@ class ParticipantSession:
         variant = self.design.variant
         players = self.design.conditions[self.plan.condition].players
         self.human_seat = self.plan.roles.index(players.index(HUMAN))
-        pool = build_agents(self.design, self.plan.condition)
         self._human_spec = self.design.human or HUMAN
+        if self.plan.condition not in self._pools:  # reused: start() resets an agent
+            self._pools[self.plan.condition] = [None if spec == HUMAN else make_agent(spec)
+                                                for spec in players]
+        pool = self._pools[self.plan.condition]
         self.agents = {seat: pool[role] for seat, role in enumerate(self.plan.roles)
                        if seat != self.human_seat}
         for seat, agent in self.agents.items():

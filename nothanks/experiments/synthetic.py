@@ -15,7 +15,7 @@ labelled placeholder with the properties the analysis must cope with:
   seconds, longer when the value rule is close to indifferent);
 * people mark some moves as bad: at each turn the stand-in marks, with probability
   ``critic``, each opponent whose last move was a take that cost it at least 10 points
-  net, and any other opponent's last move with probability ``critic / 50``.
+  net, and any other opponent's last move with probability ``critic / 20``.
 
 Decisions use the agent's seeded generator; decision times and marks use a second one,
 so a stand-in decides identically in a participant session and in ``nothanks run
@@ -33,6 +33,7 @@ from pathlib import Path
 from ..agents import register
 from ..agents.base import Agent
 from ..rules import Action, Event, Passed, Took, Variant, View, sequence_gain
+from .design import Design
 
 #: Participant ids of the synthetic set: ``synthetic-01`` ... (clearly not real people).
 ID_PREFIX = "synthetic-"
@@ -114,7 +115,7 @@ class HumanStandIn(Agent):
             if seat == self.seat:
                 continue
             bad = kind == "take" and cost >= 10
-            if self._side.random() < (self.critic if bad else self.critic / 50):
+            if self._side.random() < (self.critic if bad else self.critic / 20):
                 out.append(seat)
         return tuple(out)
 
@@ -147,7 +148,7 @@ class SimulatedClock:
 
 
 def play_session(participant_id: str, out_dir: str | Path, spec: str,
-                 design: str = "human-schedule"):
+                 design: str | Path | Design = "human-schedule"):
     """Drive a ParticipantSession with a stand-in until every game is played."""
     from ..agents import make_agent
     from .session import ParticipantSession
@@ -172,7 +173,7 @@ def play_session(participant_id: str, out_dir: str | Path, spec: str,
 
 
 def generate(out_dir: str | Path, participants: int = 30, *, seed: int = 2018,
-             design: str = "human-schedule") -> Iterator:
+             design: str | Path | Design = "human-schedule") -> Iterator:
     """The synthetic participant set: ``synthetic-01`` ... each a session directory.
 
     Resumable like any session: re-running skips finished participants and games.

@@ -1,0 +1,112 @@
+"""Experiment runner: logging overhead and parallel speed-up on the table7 design.
+
+Run: python benchmarks/bench_experiments.py [--games N] [--traced-games N]
+Targets (issue 5): logging overhead <= 10% of simulation time, with the compact log and
+with the full log (--traces); 2 local processes >= 1.7x the throughput of one.
+
+* overhead, compact log: ``play_chunk`` (decision rows, predictions, recalls, Parquet
+  encoding) against ``play_game(record=False)`` on the same games;
+* overhead, full log: the same with models recording traces in both (the models' own
+  trace recording is simulation; serialising and logging the traces is the overhead);
+* speed-up: ``run_design`` with ``--jobs 1`` and ``--jobs 2`` on the first N games of
+  each table7 condition, written to disk, merged at the end.
+
+The machine is shared; the load average before and after is printed. Every timing is the
+best of ``--repeats`` runs.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from nothanks.experiments import load_design, run_design
+from nothanks.experiments.run import LogContext, build_agents, play_chunk
+from nothanks.runner import play_game
+
+
+def subset(games: int):
+    """table7 with ``games`` games per condition (same tables, seeds by position)."""
+    return load_design("table7").with_options(games=games)
+
+
+def simulate_only(design, traces: bool) -> None:
+    pools = {}
+    for plan in design.plan():
+        if plan.condition not in pools:
+            pools[plan.condition] = build_agents(design, plan.condition, traces)
+        pool = pools[plan.condition]
+        play_game([pool[r] for r in plan.roles], design.variant, plan.seed, plan.position,
+                  record=False)
+
+
+def best(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def overhead(design, traces: bool, repeats: int) -> tuple[float, float]:
+    context = LogContext(design.name, design.hash)
+    sim = best(lambda: simulate_only(design, traces), repeats)
+    logged = best(lambda: play_chunk(design, 0, design.total_games, context, traces), repeats)
+    return sim, logged
+
+
+def throughput(design, jobs: int, root: Path) -> float:
+    out = root / f"jobs{jobs}"
+    shutil.rmtree(out, ignore_errors=True)
+    start = time.perf_counter()
+    run_design(design, out, jobs=jobs, chunk_size=5, progress=False)
+    return design.total_games / (time.perf_counter() - start)
+
+
+def main(argv: list[str] | None = None) -> list[tuple[str, float, str]]:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=40,
+                        help="games per table7 condition (default 40: 120 games)")
+    parser.add_argument("--traced-games", type=int, default=2,
+                        help="games per condition for the full-log overhead (traces are slow)")
+    parser.add_argument("--repeats", type=int, default=2)
+    args = parser.parse_args(argv)
+    print(f"load average before: {os.getloadavg()}  cores: {os.cpu_count()}")
+    rows: list[tuple[str, float, str]] = []
+
+    design = subset(args.games)
+    sim, logged = overhead(design, False, args.repeats)
+    share = (logged - sim) / sim
+    rows.append((f"compact log overhead ({design.total_games} games)", share,
+                 "PASS" if share <= 0.10 else "FAIL"))
+    print(f"simulation only {sim:.2f} s, with compact log {logged:.2f} s: overhead "
+          f"{share:+.1%}  target <= 10%  {rows[-1][2]}")
+
+    traced = subset(args.traced_games)
+    sim_t, logged_t = overhead(traced, True, 1)
+    share_t = (logged_t - sim_t) / sim_t
+    rows.append((f"full log (traces) overhead ({traced.total_games} games)", share_t,
+                 "PASS" if share_t <= 0.10 else "FAIL"))
+    print(f"simulation with model traces {sim_t:.2f} s, with full log {logged_t:.2f} s: "
+          f"overhead {share_t:+.1%}  target <= 10%  {rows[-1][2]}")
+    print(f"(model-side trace recording makes simulation "
+          f"{(sim_t / traced.total_games) / (sim / design.total_games):.0f}x slower per game)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        one = throughput(design, 1, Path(tmp))
+        two = throughput(design, 2, Path(tmp))
+    speedup = two / one
+    rows.append((f"2 processes vs 1 ({design.total_games} games)", speedup,
+                 "PASS" if speedup >= 1.7 else "FAIL"))
+    print(f"throughput 1 process {one:.1f} games/s, 2 processes {two:.1f} games/s: "
+          f"speed-up {speedup:.2f}x  target >= 1.7x  {rows[-1][2]}")
+    print(f"load average after: {os.getloadavg()}")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
