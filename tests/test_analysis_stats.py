@@ -293,7 +293,7 @@ def test_recall_summary_shares_and_errors():
     assert table.loc[("ToM1", "leaf"), "mean_abs_error"] == pytest.approx(1.0)
     assert table.loc[("ToM1", "root"), "mean_abs_error"] == pytest.approx(2.0)
     assert table.loc[("ToM1", "root"), "best_abs_error"] == pytest.approx(0.0)
-    assert table.loc[("ToM1", "default"), "mean_abs_error"] == pytest.approx((8 + 3 + 0) / 3)
+    assert table.loc[("ToM1", "none"), "mean_abs_error"] == pytest.approx((8 + 3 + 0) / 3)
     assert table.loc[("ToM1", "all"), "mean_abs_error"] == pytest.approx((0 + 2 + 2 + 11 / 3) / 4)
     assert table.loc[("ToM2", "root"), "mean_abs_error"] == pytest.approx(2.5)
     assert table.loc[("ToM1", "all"), "share"] == 1.0
@@ -313,3 +313,14 @@ def test_focal_column_of_the_log_and_practice_flag_are_used():
     means = participant_means(focal_rows(sessions))
     assert means["opponent_label"].unique().tolist() == ["ToM2"]
     assert means["games"].unique().tolist() == [1]
+
+
+def test_null_participant_in_simulation_logs_keeps_every_game():
+    games = pd.concat([focal_design("tom1:rt=-2", "tom0", [1, 2, 1]),
+                       focal_design("tom2:rt=-2", "tom1:rt=-2", [3, 1, 2], start=3)])
+    games["participant"] = pd.Series([None] * len(games), dtype="string")
+    games["experiment"] = "figure14"
+    sweep = rt_sweep(games)
+    assert sweep["games"].tolist() == [3, 3]
+    assert len(focal_rows(games)) == 6
+    assert welch_rank_points(games)["n_a"].tolist() == [9, 9]

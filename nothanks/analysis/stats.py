@@ -27,6 +27,7 @@ from .frames import (
     AnalysisInputError,
     agent_label,
     focal_rows,
+    game_index,
     game_key,
     is_tom,
     opponent_rows,
@@ -45,8 +46,11 @@ PRACTICE_BLOCKS = (1,)
 #: opponents' mean per game (1 per game). See :func:`welch_rank_points`.
 WELCH_SAMPLES = ("rows", "game_mean")
 ACTIONS = ("take", "pass")
-#: Token-recall sources in the log: exact count, class values, nothing (defaults 3/8/11).
-RECALL_SOURCES = ("leaf", "root", "default")
+#: Token-recall sources: exact count, class values, nothing recalled (defaults 3/8/11;
+#: logged as "none", or "default" by older logs).
+RECALL_SOURCES = ("leaf", "root", "none")
+#: Sources that are not memory recalls: a debug oracle, a model's own (known) count.
+NOT_RECALLED = ("oracle", "exact-own")
 
 
 # --- helpers -------------------------------------------------------------------------
@@ -309,26 +313,35 @@ def parity_test(focal: pd.DataFrame, by: Sequence[str] = ("agent", "opponent"),
 
 def retrieval_thresholds(games: pd.DataFrame,
                          default: Callable[[str], float | None] | None = None) -> pd.Series:
-    """Retrieval threshold of each row: an ``rt`` column, else the spec's ``rt=`` value.
+    """Retrieval threshold of each game's token memory, per row.
 
-    Specs without ``rt`` get ``default(spec)`` (e.g. the model's default threshold);
-    rows with no threshold at all are an error.
+    From an ``rt`` column when present, else from the ``rt=`` of the specs of the game's
+    token-memory models (order >= 1; ToM0 has no token memory), else ``default(spec)``
+    (e.g. the model's default). A game without a threshold, or with two, is an error.
     """
+    require_columns(games, ["agent"], "games")
     if "rt" in games.columns:
-        values = pd.to_numeric(games["rt"], errors="coerce")
+        values = pd.to_numeric(games["rt"], errors="coerce").astype(float)
     else:
-        require_columns(games, ["agent"], "games")
-        values = games["agent"].astype(str).map(
-            lambda s: float(v) if (v := spec_parameter(s, "rt")) is not None
-            else (default(s) if default else None)).astype(float)
-    missing = games.loc[values.isna(), "agent"].astype(str).unique().tolist() \
-        if "agent" in games.columns else []
-    if values.isna().any():
+        def threshold(spec: str) -> float | None:
+            if not is_tom(spec) or tom_order(spec) == 0:
+                return None
+            given = spec_parameter(spec, "rt")
+            return float(given) if given is not None else (default(spec) if default else None)
+        values = games["agent"].astype(str).map(threshold).astype(float)
+    per_game = values.groupby(game_index(games).to_numpy())
+    if (per_game.transform("nunique") > 1).any():
         raise AnalysisInputError(
-            f"games: no retrieval threshold for agents {missing[:5]}; give an 'rt' column, "
-            "specs with rt=..., or a default"
+            "games: some games mix retrieval thresholds; Figure 14 compares one threshold "
+            "per game")
+    values = per_game.transform("max")
+    if values.isna().any():
+        missing = games.loc[values.isna().to_numpy(), "agent"].astype(str).unique().tolist()
+        raise AnalysisInputError(
+            f"games: no retrieval threshold in the games of agents {missing[:5]}; give an "
+            "'rt' column, specs with rt=..., or a default"
         )
-    return values
+    return pd.Series(values.to_numpy(), index=games.index, name="rt")
 
 
 def rt_sweep(games: pd.DataFrame, default: Callable[[str], float | None] | None = None
@@ -342,17 +355,10 @@ def rt_sweep(games: pd.DataFrame, default: Callable[[str], float | None] | None 
     require_columns(games, ["game_id", "seat", "agent", "rank_points"], "games")
     require_rows(games, "games")
     frame = games.copy()
-    frame["rt"] = retrieval_thresholds(frame, default).to_numpy()
+    frame["rt"] = retrieval_thresholds(frame, default)
     frame["order"] = frame["agent"].astype(str).map(tom_order)
-    key = game_key(frame)
-    per_game = frame.groupby(key, sort=False)
-    frame["_rt_kinds"] = per_game["rt"].transform("nunique")
-    mixed = frame.loc[frame["_rt_kinds"] > 1, key].drop_duplicates()
-    if len(mixed):
-        raise AnalysisInputError(
-            f"games: {len(mixed)} game(s) mix retrieval thresholds, e.g. "
-            f"{mixed.head(2).to_dict(orient='records')}; Figure 14 compares one threshold per game"
-        )
+    frame["_game"] = game_index(frame)
+    per_game = frame.groupby("_game", sort=False)
     frame["higher"] = per_game["order"].transform("max")
     frame["lower"] = per_game["order"].transform("min")
     same = frame["higher"] == frame["lower"]
@@ -369,7 +375,7 @@ def rt_sweep(games: pd.DataFrame, default: Callable[[str], float | None] | None 
         ci_low, ci_high = mean_interval(high)
         welch = stats.ttest_ind(low, high, equal_var=False)
         rows.append({"higher": f"ToM{higher}", "lower": f"ToM{lower}", "rt": float(rt),
-                     "games": int(group[key].drop_duplicates().shape[0]), "n": len(high),
+                     "games": int(group["_game"].nunique()), "n": len(high),
                      "mean": float(high.mean()), "ci_low": ci_low, "ci_high": ci_high,
                      "lower_mean": float(low.mean()), "t": float(welch.statistic),
                      "df": float(welch.df), "p": float(welch.pvalue)})
@@ -528,25 +534,28 @@ def recall_summary(recalls: pd.DataFrame, by: Sequence[str] = ("model", "rt")) -
     """Shares of recall outcomes and absolute error of the recalled counts (§5.3).
 
     ``recalls`` has one row per recall of an opponent's tokens: ``source`` (leaf = exact
-    count, root = class prediction values, default = nothing recalled, the thesis's
-    "none"), ``recalled`` (the candidate counts, a list or a number) and ``true_tokens``.
-    ``oracle`` rows (models reading true counts) are left out. Per group in ``by`` and
-    source (plus ``all``): n, share of the group's recalls, the mean absolute error over
-    candidates (what the model reasons with on average) and of the best candidate.
+    count, root = class prediction values, none = nothing recalled, the defaults 3/8/11;
+    ``default`` is read as none), ``recalled`` (the candidate counts, a list or a number)
+    and ``true_tokens``. Rows that are no recall (oracle, exact-own) are left out. Per
+    group in ``by`` and source (plus ``all``): n, share of the group's recalls, the mean
+    absolute error over candidates (what the model reasons with on average) and of the
+    best candidate.
     """
     require_columns(recalls, [*by, "source", "recalled", "true_tokens"], "recalls")
-    frame = recalls[recalls["source"].astype(str) != "oracle"]
-    require_rows(frame, "recalls (oracle rows excluded)")
-    unknown = sorted(set(frame["source"].astype(str)) - set(RECALL_SOURCES))
+    source = recalls["source"].astype(str).replace({"default": "none"})
+    frame = recalls[~source.isin(NOT_RECALLED)].assign(source=source)
+    require_rows(frame, f"recalls ({', '.join(NOT_RECALLED)} rows excluded)")
+    unknown = sorted(set(frame["source"]) - set(RECALL_SOURCES))
     if unknown:
         raise AnalysisInputError(
-            f"recalls: sources {unknown} unknown; valid: {', '.join(RECALL_SOURCES)}, oracle"
+            f"recalls: sources {unknown} unknown; valid: {', '.join(RECALL_SOURCES)} "
+            f"(and {', '.join(NOT_RECALLED)}, left out)"
         )
     truth = pd.to_numeric(frame["true_tokens"]).to_numpy(float)
     errors = [np.abs(np.atleast_1d(np.asarray(r, float)) - t)
               for r, t in zip(frame["recalled"], truth, strict=True)]
-    frame = frame.assign(source=frame["source"].astype(str),
-                         error=[e.mean() for e in errors], best_error=[e.min() for e in errors])
+    frame = frame.assign(error=[e.mean() for e in errors],
+                         best_error=[e.min() for e in errors])
     by = list(by)
     aggregations = {"n": ("error", "size"), "mean_abs_error": ("error", "mean"),
                     "best_abs_error": ("best_error", "mean")}

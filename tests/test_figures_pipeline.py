@@ -1,0 +1,61 @@
+"""``nothanks figures --quick`` writes every file its README lists (into a tmp dir)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from nothanks.cli import main
+
+pytest.importorskip("nothanks.agents.cognitive")
+pytest.importorskip("nothanks.experiments.synthetic")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("figures")
+    code = main(["figures", "--quick", "--out", str(root / "out"), "--cache",
+                 str(root / "cache"), "--jobs", "1", "--no-progress"])
+    assert code == 0
+    return root
+
+
+def test_every_file_the_readme_lists_exists(built):
+    out = built / "out"
+    readme = (out / "README.md").read_text()
+    linked = re.findall(r"\]\(([^)]+)\)", readme)
+    assert len(linked) >= 2 * 9 + 5  # 9 figures x (png, pdf) + the tables
+    for name in linked:
+        assert (out / name).is_file(), name
+        assert (out / name).stat().st_size > 0, name
+    for figure in range(8, 15):
+        assert f"| Figure {figure} |" in readme
+    assert "synthetic stand-ins, not real people" in readme
+
+
+def test_results_table_puts_thesis_values_beside_ours(built):
+    results = (built / "out" / "results.md").read_text()
+    row = next(line for line in results.splitlines() if line.startswith("| Welch t ToM0 vs ToM1 |"))
+    thesis, where, ours = [c.strip() for c in row.strip("|").split("|")][1:]
+    assert thesis == "t(909.8) = -15.8, p < 0.005" and where == "§5.2.2, Fig. 11"
+    assert re.match(r"t\(\d+(\.\d)?\) = -?\d+\.\d\d, p = ", ours)
+    assert "not computed" not in results.split("rt sweep ToM2 vs ToM1")[0]
+
+
+def test_warm_cache_reuses_the_simulations(built):
+    cache = built / "cache"
+    before = {p: p.stat().st_mtime_ns for p in cache.rglob("*.parquet")}
+    assert main(["figures", "--quick", "--out", str(built / "again"), "--cache", str(cache),
+                 "--jobs", "1", "--no-progress"]) == 0
+    after = {p: p.stat().st_mtime_ns for p in cache.rglob("*.parquet")}
+    assert before == after  # nothing re-simulated or rewritten
+    assert (built / "again" / "fig14_rt_sweep.pdf").is_file()
+
+
+def test_missing_participant_folder_is_a_clear_error(tmp_path, capsys):
+    code = main(["figures", "--quick", "--participants", str(tmp_path / "nobody"),
+                 "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"),
+                 "--no-progress"])
+    assert code == 2
+    assert "participant folder" in capsys.readouterr().err
