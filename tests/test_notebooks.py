@@ -1,0 +1,53 @@
+"""Every notebook is committed without outputs and runs top to bottom with small parameters."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+#: What CI sets: small runs, no thinking pauses, a non-interactive plot backend.
+SMALL_ENV = {"NOTHANKS_SMALL": "1", "NOTHANKS_THINKING": "0", "MPLBACKEND": "Agg"}
+
+
+def test_the_suite_is_complete():
+    numbers = [nb.name[:2] for nb in NOTEBOOKS]
+    assert numbers == [f"{i:02d}" for i in range(1, 8)], numbers
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_stripped_and_introduced(notebook):
+    nb = json.loads(notebook.read_text())
+    cells = nb["cells"]
+    assert cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).startswith("# ")
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert all(c["outputs"] == [] and c["execution_count"] is None for c in code), (
+        f"{notebook.name} has outputs: clear them before committing")
+    tagged = [c for c in code if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1, f"{notebook.name} needs exactly one cell tagged 'parameters'"
+    assert "NOTHANKS_" in "".join(tagged[0]["source"])
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+
+
+@pytest.fixture(scope="module")
+def shared_out(tmp_path_factory):
+    """One output folder for the whole suite: notebooks 04/05 fill the simulation cache
+    that 07 then reuses, as they would on a researcher's machine."""
+    return tmp_path_factory.mktemp("notebook-out")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_top_to_bottom(notebook, shared_out, tmp_path):
+    env = {**os.environ, **SMALL_ENV, "NOTHANKS_OUT": str(shared_out)}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbmake",
+         "--nbmake-timeout=300", str(notebook)],
+        env=env, capture_output=True, text=True, cwd=tmp_path, timeout=590,
+    )
+    assert run.returncode == 0, f"{notebook.name} failed:\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
