@@ -288,13 +288,13 @@ def token_memory_history() -> pd.DataFrame:
 # ------------------------------------------------------------- results table
 def _t(row: pd.Series) -> str:
     df = f"{row['df']:.0f}" if float(row["df"]).is_integer() else f"{row['df']:.1f}"
-    return (f"t({df}) = {row['t']:.2f}, p = {_p(row['p'])}; {row['effect']} = "
+    return (f"t({df}) = {row['t']:.2f}, {_p(row['p'])}; {row['effect']} = "
             f"{row['effect_size']:.2f}, 95% CI of difference [{row['ci_low']:.2f}, "
             f"{row['ci_high']:.2f}]")
 
 
 def _p(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 def _pct(value: float) -> str:
@@ -318,7 +318,7 @@ def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str]]:
                 rows.append(("mixed model: participant variance", f"{r['coef']:.3f}"))
             else:
                 rows.append((f"mixed model: {r['term']}",
-                             (f"{r['coef']:.3f} (SE {r['se']:.3f}, z = {r['z']:.2f}, p = "
+                             (f"{r['coef']:.3f} (SE {r['se']:.3f}, z = {r['z']:.2f}, "
                              f"{_p(r['p'])}, 95% CI [{r['ci_low']:.2f}, {r['ci_high']:.2f}])")))
         for r in stats["prediction_accuracy"].itertuples():
             rows.append((f"accuracy {r.model} {r.actual}",
@@ -369,7 +369,7 @@ def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str]]:
 def results_table(stats: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """Ours beside the thesis's value (with its section) for every statistic."""
     ours = dict(results_rows(stats))
-    keys = list(THESIS) + [k for k in ours if k not in THESIS]
+    keys = list(ours) + [k for k in THESIS if k not in ours]  # ours in section order
     return pd.DataFrame([{
         "statistic": key, "thesis": THESIS.get(key, ("—", ""))[0],
         "where": THESIS.get(key, ("", "—"))[1], "ours": ours.get(key, "not computed"),

@@ -43,11 +43,14 @@ def _color(label: str) -> tuple:
     return COLORS.get(label, _PALETTE[5])
 
 
-def _parity_line(ax, value: float, text: str) -> None:
-    ax.axhline(value, color="0.25", linestyle="--", linewidth=1.2, zorder=3)
-    ax.annotate(text, xy=(1.0, value), xycoords=("axes fraction", "data"),
-                xytext=(-4, 4), textcoords="offset points", ha="right", va="bottom",
-                fontsize="small", color="0.25")
+def _parity_line(ax, value: float, text: str, in_legend: bool = False) -> None:
+    """The equal-skill reference: in the legend, or labelled at the axes' right end."""
+    ax.axhline(value, color="0.25", linestyle="--", linewidth=1.2, zorder=3,
+               label=text if in_legend else None)
+    if not in_legend:
+        ax.annotate(text, xy=(1.0, value), xycoords=("axes fraction", "data"),
+                    xytext=(-4, 4), textcoords="offset points", ha="right", va="bottom",
+                    fontsize="small", color="0.25")
 
 
 @styled
@@ -72,7 +75,8 @@ def proportional_ranking(shares: pd.DataFrame, title: str, focal: str = "partici
         bars = ax.bar(x, 100 * part["share"], width * 0.92, color=_color(group),
                       label=f"vs {group} ({games} games)", zorder=2)
         ax.bar_label(bars, fmt="%.1f", fontsize="x-small", padding=1)
-    _parity_line(ax, 100 * float(shares["parity"].iloc[0]), "parity")
+    parity = 100 * float(shares["parity"].iloc[0])
+    _parity_line(ax, parity, f"parity ({parity:g}%)", in_legend=True)
     ax.set_xticks(range(len(places)), [PLACE_NAMES.get(p, str(p)) for p in places])
     ax.set_xlabel("final place")
     ax.set_ylabel(f"games of {focal} (%)")
@@ -160,11 +164,14 @@ def rt_sweep_lines(sweep: pd.DataFrame) -> Figure:
                     yerr=[part["mean"] - part["ci_low"], part["ci_high"] - part["mean"]],
                     marker=next(markers), color=color, capsize=3, linewidth=1.5,
                     label=f"{higher} vs {lower}")
-    _parity_line(ax, 1.5, "parity (1.5)")
+    _parity_line(ax, 1.5, "parity (1.5)", in_legend=True)
+    low, high = sweep["ci_low"].min(), sweep["ci_high"].max()
+    ax.set_ylim(max(-0.05, low - 0.1), min(3.05, high + 0.1))  # rank points lie in 0..3
     ax.set_xlabel("retrieval threshold RT of the token memory")
     ax.set_ylabel("mean rank points of the higher order")
     ax.set_title("Higher-order model against lower order, over RT")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=len(pairs))
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center",
+               ncols=len(pairs) + 1)
     return fig
 
 
