@@ -6,7 +6,11 @@ from pathlib import Path
 import pytest
 
 from nothanks.agents.cognitive import (
-    DEFAULT_INSTANCES, Category, InstanceFileError, load_instances, sequence_category,
+    DEFAULT_INSTANCES,
+    Category,
+    InstanceFileError,
+    load_instances,
+    sequence_category,
 )
 from nothanks.agents.cognitive.generate_instances import generate, main, render, tokens_needed
 from nothanks.rules import Action

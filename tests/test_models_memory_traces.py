@@ -91,11 +91,11 @@ def test_history_frame_logs_recalls_with_truth():
 
 def test_truth_callback_is_for_logging_only():
     specs = ["tom2", "tom1", "tom0", "tom1"]
-    plain = list(play_games(specs, 1, seed=4))[0]
+    plain = next(play_games(specs, 1, seed=4))
     agents = [make_agent(s) for s in specs]
     for agent in agents:
         agent.token_memory.truth = lambda seat: -99
-    logged = play_game(agents, seed=list(play_games(specs, 1, seed=4))[0].seed)
+    logged = play_game(agents, seed=plain.seed)
     assert logged.decisions == plain.decisions
     assert set(agents[0].token_memory.history_frame()["true_tokens"]) == {-99}
 

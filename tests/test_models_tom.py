@@ -104,7 +104,7 @@ def test_oracle_mode_sees_true_counts():
         action = agents[seat].decide(game.view(seat))
         if seat == 0 and game.tokens(0) > 0:
             recalled = agents[0].decision_info()["recalled_tokens"]
-            assert recalled == {s: [game.tokens(s)] for s in (1, 2, 3)}
+            assert recalled == {str(s): [game.tokens(s)] for s in (1, 2, 3)}
             assert {p["source"] for p in agents[0].decision_info()["predictions"]} <= {"oracle"}
             checked += 1
         game.apply(action, seat)
@@ -117,7 +117,7 @@ def test_token_counts_come_from_memory_not_the_state():
     view = View(0, VARIANT, 0, 21, 0, 11, ((20,), (5,), (10,), (30,)), 10, (), 0,
                 (11, 1, 1, 1))  # the (open) true counts say 1; the model never looks
     agent.decide(view)
-    assert agent.decision_info()["recalled_tokens"] == {1: [11], 2: [11], 3: [11]}
+    assert agent.decision_info()["recalled_tokens"] == {"1": [11], "2": [11], "3": [11]}
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
@@ -153,8 +153,17 @@ def test_decision_info_keys_and_types():
         for prediction in info["predictions"]:
             assert set(prediction) == {"seat", "action", "tokens_assumed", "source"}
             assert prediction["source"] in {"leaf", "root", "default"}
-        assert set(info["recalled_tokens"]) == {1, 2, 3}
+        assert set(info["recalled_tokens"]) == {"1", "2", "3"}
     assert agent.instance_failures == 0
+
+
+def test_decision_log_writes_to_parquet(tmp_path):
+    from nothanks.io import write_frame
+    from nothanks.runner import results_to_frames
+    for specs in (["tom0"] * 4, ["tom2", "tom1", "tom0", "heuristic"]):
+        _, decisions = results_to_frames(list(play_games(specs, 2, seed=1)))
+        write_frame(decisions, tmp_path / "decisions.parquet")
+        assert (tmp_path / "decisions.parquet").exists()
 
 
 def test_instance_failures_fall_back_and_are_counted():

@@ -111,15 +111,16 @@ class ToMAgent(Agent):
             raise ValueError(f"leaf_penalty={leaf_penalty!r} is invalid; valid: >= 0")
         self.k = k
         self.name = f"tom{k}"
-        self.params = dict(rt=rt, instance_rt=instance_rt, d=d, s=s, mp=mp,
-                           leaf_penalty=leaf_penalty, time_per_turn=time_per_turn, lf=lf,
-                           noise_mode=noise_mode)
+        self.params: dict[str, float | str] = {
+            "rt": rt, "instance_rt": instance_rt, "d": d, "s": s, "mp": mp,
+            "leaf_penalty": leaf_penalty, "time_per_turn": time_per_turn, "lf": lf,
+            "noise_mode": noise_mode}
         self.oracle_tokens = oracle_tokens
         self.instance_set: InstanceSet = load_instances(instances or None)
         self.traces = trace
         self.last_trace: DecisionTrace | None = None
-        self._memory_args = dict(decay=d, noise=s, mismatch_penalty=mp, latency_factor=lf,
-                                 noise_mode=noise_mode)
+        self._memory_args = {"decay": d, "noise": s, "mismatch_penalty": mp,
+                             "latency_factor": lf, "noise_mode": noise_mode}
         # built here so invalid ACT-R parameters fail at construction, not at start
         self._build_instance_memory(Variant())
         self._new_memories(Variant(), 0)
@@ -233,8 +234,9 @@ class ToMAgent(Agent):
             "latency": latency,
             "instance_failures": outcome.failures,
             "predictions": [p.as_dict() for p in outcome.predictions],
-            "recalled_tokens": {seat: list(world[seat].candidates)
-                                for seat in self._opponents(view.seat)} if self.k else {},
+            # seat keys as strings and None for ToM0, so the log can go to Parquet
+            "recalled_tokens": {str(seat): list(world[seat].candidates)
+                                for seat in self._opponents(view.seat)} if self.k else None,
         }
         if self.traces:
             self.last_trace = DecisionTrace(view.seat, self._instance_dm.time, view.card,

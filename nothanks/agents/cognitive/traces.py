@@ -83,8 +83,8 @@ class DecisionTrace:
 
     def render(self) -> str:
         """The tree as indented text, one line per node and per prediction."""
-        lines = [f"player {self.seat} at t={self.model_time:g}s, card {self.card}: "
-                 f"{self.root.action} ({self.root.reason})"]
+        lines = [(f"player {self.seat} at t={self.model_time:g}s, card {self.card}: "
+                  f"{self.root.action} ({self.root.reason})")]
         for recall in self.recalls:
             lines.append(f"  recalled player {recall.seat}: {recall.source} -> "
                          f"{list(recall.candidates)}")
