@@ -93,12 +93,16 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         from table7_calibration import THESIS_DESIGNS, run
         print(load())
         began = time.perf_counter()
-        run([(f, o, args.table7_games) for f, o in THESIS_DESIGNS], workers=2, seed=0)
+        summaries = run([(f, o, args.table7_games) for f, o in THESIS_DESIGNS], workers=2,
+                        seed=0)
         elapsed = time.perf_counter() - began
-        results["table7_seconds"] = elapsed
+        cpu = sum(s["cpu_seconds"] for s in summaries)
+        results["table7_seconds"], results["table7_cpu_seconds"] = elapsed, cpu
         print(f"Table 7 ({len(THESIS_DESIGNS)} x {args.table7_games} games, 2 processes): "
-              f"{elapsed:.1f} s   target <= {TARGET_TABLE7_S:.0f} s  "
-              f"{'PASS' if elapsed <= TARGET_TABLE7_S else 'FAIL'}")
+              f"{elapsed:.1f} s wall, {cpu:.1f} CPU s in the workers (= {cpu / 2:.1f} s on "
+              f"2 idle cores)   target <= {TARGET_TABLE7_S:.0f} s  "
+              f"{'PASS' if elapsed <= TARGET_TABLE7_S else 'FAIL'} (wall), "
+              f"{'PASS' if cpu / 2 <= TARGET_TABLE7_S else 'FAIL'} (CPU / 2)")
         print(load())
     return results
 

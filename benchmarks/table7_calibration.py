@@ -13,6 +13,7 @@ points exceed 3 x ToM1's over 2,000 games; mean tokens at the end between 8 and 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -38,6 +39,7 @@ def play_chunk(focal: str, opponent: str, start: int, games: int, seed: int) -> 
     out = {key: [] for key in ("focal_rank", "focal_points", "focal_tokens",
                                "opponent_points", "opponent_tokens")}
     passes = {"focal": [0, 0], "opponent": [0, 0]}  # passes, decisions
+    began = time.process_time()
     for result in play_games(specs, games, seed, start=start):
         focal_seat = result.agents.index(focal)
         for seat in range(4):
@@ -53,6 +55,7 @@ def play_chunk(focal: str, opponent: str, start: int, games: int, seed: int) -> 
             passes[who][0] += decision[8] == "pass"
             passes[who][1] += 1
     out["passes"] = passes
+    out["cpu_seconds"] = time.process_time() - began
     return out
 
 
@@ -66,7 +69,7 @@ def welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
 
 def summarize(focal: str, opponent: str, chunks: list[dict]) -> dict:
     merged = {k: np.concatenate([np.asarray(c[k], float) for c in chunks])
-              for k in chunks[0] if k != "passes"}
+              for k in chunks[0] if k not in ("passes", "cpu_seconds")}
     passes = {who: np.sum([c["passes"][who] for c in chunks], axis=0) for who in
               ("focal", "opponent")}
     ranks = merged["focal_rank"]
@@ -82,6 +85,7 @@ def summarize(focal: str, opponent: str, chunks: list[dict]) -> dict:
         "opponent_tokens": float(merged["opponent_tokens"].mean()),
         "focal_pass_share": passes["focal"][0] / passes["focal"][1],
         "opponent_pass_share": passes["opponent"][0] / passes["opponent"][1],
+        "cpu_seconds": float(sum(c["cpu_seconds"] for c in chunks)),
     }
 
 
@@ -162,8 +166,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
         print(report(summary))
     for line in verdicts(summaries):
         print(line)
+    cpu = sum(s["cpu_seconds"] for s in summaries)
     print(f"{sum(g for *_, g in designs)} games in {elapsed:.1f} s on {args.workers} "
-          "processes")
+          f"processes ({cpu:.1f} CPU seconds in the workers; load average "
+          f"{os.getloadavg()[0]:.2f})")
     return summaries
 
 
