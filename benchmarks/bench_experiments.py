@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str]]:
     parser.add_argument("--traced-games", type=int, default=2,
                         help="games per condition for the full-log overhead (traces are slow)")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--memory-games", type=int, nargs="*", default=[],
+                        help="also run baseline designs of these sizes (e.g. 10000 100000) "
+                             "in a fresh process each and print the parent's peak memory")
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()}  cores: {os.cpu_count()}")
     rows: list[tuple[str, float, str]] = []
@@ -104,8 +107,31 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str]]:
                  "PASS" if speedup >= 1.7 else "FAIL"))
     print(f"throughput 1 process {one:.1f} games/s, 2 processes {two:.1f} games/s: "
           f"speed-up {speedup:.2f}x  target >= 1.7x  {rows[-1][2]}")
+    for games in args.memory_games:
+        peak, seconds = peak_memory(games)
+        rows.append((f"parent peak RSS, {games} baseline games (MB)", peak, ""))
+        print(f"{games} games of 4 random agents in {seconds:.0f} s: parent process peak "
+              f"RSS {peak:.0f} MB")
     print(f"load average after: {os.getloadavg()}")
     return rows
+
+
+def peak_memory(games: int) -> tuple[float, float]:
+    """Run a ``games``-game baseline design in a fresh process; its peak RSS in MB."""
+    import subprocess
+    import sys
+    code = (
+        "import resource, sys, tempfile, time\n"
+        "from nothanks.experiments import Design, Table, run_design\n"
+        f"d = Design(name='memory', games={games}, tables=(Table('r', ('random',) * 4),))\n"
+        "t = time.perf_counter()\n"
+        "with tempfile.TemporaryDirectory() as tmp:\n"
+        "    run_design(d, tmp + '/m', jobs=2, progress=False)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "
+        "time.perf_counter() - t)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    return float(out[0]), float(out[1])
 
 
 if __name__ == "__main__":

@@ -63,6 +63,15 @@ def test_two_processes_give_the_same_log_as_one(tmp_path, smoke_serial):
     assert_same_log(smoke_serial, tmp_path / "two")
 
 
+def test_dask_run_from_the_command_line_matches_local(tmp_path, smoke_serial):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        assert main(["run", "smoke", "--out", str(tmp_path / "cli"), "--no-progress",
+                     "--dask", cluster.scheduler_address]) == 0
+    assert_same_log(smoke_serial, tmp_path / "cli")
+
+
 def test_dask_local_cluster_gives_the_same_log(tmp_path):
     distributed = pytest.importorskip("distributed")
     run_design(TOM, tmp_path / "local", jobs=1, chunk_size=6, progress=False)

@@ -53,7 +53,7 @@ _F, _B, _TS = pa.float64(), pa.bool_(), pa.timestamp("us", tz="UTC")
 _L16, _L8 = pa.list_(pa.int16()), pa.list_(pa.int8())
 ACTIONS = ("take", "pass")
 KINDS = ("model", "human")
-SOURCES = ("leaf", "root", "none", "default", "exact-own", "oracle")
+SOURCES = ("leaf", "root", "default", "exact-own", "oracle")
 
 #: Columns every row table starts with: which experiment and participant a row is from.
 _KEYS = (
@@ -145,7 +145,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("predictions", _I16, "predictions made (rows in the predictions table)",
                nullable=True),
         Column("recall_failures", _I16, "opponents whose exact count (leaf) was not "
-                                        "recalled (recalls rows with source != leaf)",
+                                        "recalled (recalls rows with source root/default)",
                nullable=True),
         Column("decision_time", _F, "human: wall-clock time from the turn's start to the "
                                     "action", "s", nullable=True),
@@ -180,7 +180,9 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("agent", _S, "agent spec of the recalling model"),
         Column("target_seat", _I8, "opponent whose tokens were recalled"),
         Column("recalled", _L16, "candidate token counts recalled", "tokens"),
-        Column("source", _S, "leaf, root, none (nothing recalled: Table 5 defaults) or oracle",
+        Column("source", _S, "leaf, root, default (nothing recalled: 3, 8, 11) or oracle; "
+                            "from the model's prediction about the opponent, else from the "
+                            "number of candidates (1 leaf, 2 root, 3 default)",
                nullable=True, choices=SOURCES),
         Column("true_tokens", _I16, "the opponent's true token count", "tokens"),
         Column("exact", _B, "the recall is exactly the true count"),
@@ -329,6 +331,8 @@ def concat_parts(tables: Iterable[pa.Table]) -> pa.Table:
 # ------------------------------------------------------------- experiment directories
 MANIFEST = "manifest.json"
 PARTS = "parts"
+#: Rows per row group when merging parts (bounds the memory a merge needs).
+MERGE_ROWS = 250_000
 
 
 def code_version() -> str:
@@ -500,7 +504,8 @@ class ExperimentDir:
         return complete
 
     def _merge(self, table: str) -> None:
-        """Stream the parts of ``table`` into one file (one part in memory at a time)."""
+        """Stream the parts of ``table`` into one file, holding at most about
+        ``MERGE_ROWS`` rows in memory (one row group each)."""
         import os
         import tempfile
         target = self.path / f"{table}.parquet"
@@ -508,9 +513,15 @@ class ExperimentDir:
         os.close(fd)
         try:
             with pq.ParquetWriter(tmp, arrow_schema(table), compression="zstd") as writer:
+                buffered: list[pa.Table] = []
                 for start, stop in self.chunks():
                     part = self.path / PARTS / table / _part_name(start, stop)
-                    writer.write_table(read_table(part, table))
+                    buffered.append(read_table(part, table))
+                    if sum(t.num_rows for t in buffered) >= MERGE_ROWS:
+                        writer.write_table(pa.concat_tables(buffered))
+                        buffered = []
+                if buffered:
+                    writer.write_table(pa.concat_tables(buffered))
             with open(tmp, "rb") as handle:
                 os.fsync(handle.fileno())
             os.replace(tmp, target)

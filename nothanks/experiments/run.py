@@ -194,11 +194,13 @@ class LogRows:
                 p["actual_action"].append(actual)
                 p["correct"].append(None if actual is None else actual == str(pred["action"]))
             failures = 0
-            for target, values in sorted(recalled.items()):
+            oracle = "oracle" in sources.values()  # an oracle model reads every count
+            for target, values in sorted(recalled.items(), key=lambda kv: int(kv[0])):
                 target = int(target)
                 values = [int(v) for v in values]
-                source = sources.get(target, _source_by_count(values))
-                failures += source != "leaf"
+                source = sources.get(target) or ("oracle" if oracle else
+                                                 _source_by_count(values))
+                failures += source in ("root", "default")
                 truth = true_before[i][target]
                 self._keys("recalls", 1)
                 r["game_id"].append(plan.position)
@@ -227,8 +229,8 @@ class LogRows:
 
 
 def _source_by_count(values: Sequence[int]) -> str:
-    """Recall source from the number of candidates (Table 5: 1 leaf, 2 root, 3 none)."""
-    return {1: "leaf", 2: "root"}.get(len(values), "none")
+    """Recall source from the number of candidates (Table 5: 1 leaf, 2 root, 3 default)."""
+    return {1: "leaf", 2: "root"}.get(len(values), "default")
 
 
 class _Tracing(Agent):
@@ -453,8 +455,10 @@ def _execute(chunks: Sequence[Chunk], design: Design, context: LogContext, trace
 
 def _execute_dask(chunks, design, context, traces, client, in_flight):
     from distributed import Client, as_completed
-    if isinstance(client, str):
-        client = Client(client)
+    if isinstance(client, str):  # an address: connect for this run only
+        with Client(client) as own:
+            yield from _execute_dask(chunks, design, context, traces, own, in_flight)
+        return
     workers = sum(client.nthreads().values()) or 1
     limit = in_flight or 2 * workers
     queue = iter(chunks)
