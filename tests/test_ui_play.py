@@ -149,6 +149,9 @@ def test_new_game_any_time_uses_the_picked_opponents_and_seed():
 def test_reasoning_panel_after_the_game_and_live():
     app = PlayApp(["heuristic"] * 3, seed=3, thinking=ThinkingTime.off(), min_click_interval=0)
     app.pass_button.click()
+    recent = app.recent_moves()
+    assert recent and recent[0].startswith("Player 2 · heuristic ")
+    assert recent[-1] in app.table.value
     assert "shown when the game ends" in app.reasoning_panel.value
     app.live_reasoning.value = True
     assert "Move 2" in app.reasoning_panel.value

@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -59,50 +61,70 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextmanager
+def voila(notebook: str, env: dict[str, str], log_path: Path) -> Iterator[str]:
+    """Serve ``notebooks/<notebook>`` with Voilà on a free localhost port; yields its URL."""
+    port = free_port()
+    with open(log_path, "w") as log:
+        server = subprocess.Popen(
+            [str(VOILA), str(ROOT / "notebooks" / notebook), "--no-browser",
+             f"--port={port}", "--Voila.ip=127.0.0.1", "--strip_sources=True"],
+            cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}/"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    urllib.request.urlopen(url, timeout=5)  # noqa: S310 - localhost only
+                    break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(f"voila did not start: {log_path.read_text()[-3000:]}")
+                    time.sleep(0.3)
+            yield url
+        finally:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+@contextmanager
+def browser_page(height: int = 900) -> Iterator:
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser.new_page(viewport={"width": 1100, "height": height})
+        finally:
+            browser.close()
+
+
 @pytest.fixture
 def voila_page(tmp_path):
     """URL of the play page, served with tiny thinking pauses and a result file."""
     from nothanks.ui import opponent_choices
     offered = {s for _, s in opponent_choices()}
     opponents = [s if s in offered else "heuristic" for s in ("tom1", "tom2", "tom0")]
-    port = free_port()
     result = tmp_path / "result.json"
-    env = {**os.environ, "NOTHANKS_SEED": str(SEED), "NOTHANKS_OPPONENTS": ",".join(opponents),
+    env = {"NOTHANKS_SEED": str(SEED), "NOTHANKS_OPPONENTS": ",".join(opponents),
            # pauses of 10 ms: the asyncio path Voilà uses, without slowing the test
            "NOTHANKS_THINKING": "1", "NOTHANKS_THINKING_MAX": "0.01",
-           "NOTHANKS_PLAY_RESULT": str(result), "MPLBACKEND": "Agg"}
-    log = open(tmp_path / "voila.log", "w")
-    server = subprocess.Popen(
-        [str(VOILA), str(ROOT / "notebooks" / "01_play.ipynb"), "--no-browser",
-         f"--port={port}", "--Voila.ip=127.0.0.1", "--strip_sources=True"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(url, timeout=5)  # noqa: S310 - localhost only
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"voila did not start: {(tmp_path / 'voila.log').read_text()[-3000:]}")
-                time.sleep(0.3)
+           "NOTHANKS_PLAY_RESULT": str(result)}
+    with voila("01_play.ipynb", env, tmp_path / "voila.log") as url:
         yield url, result, opponents
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        log.close()
+
+
+def update_screenshot(source: Path, name: str) -> None:
+    if os.environ.get("NOTHANKS_UPDATE_SCREENSHOTS") == "1":
+        target = ROOT / "docs" / "screenshots"
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target / name)
 
 
 def test_play_a_full_game_in_the_browser(voila_page, tmp_path):
     url, result_file, opponents = voila_page
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        page = browser.new_page(viewport={"width": 1100, "height": 900})
+    with browser_page() as page:
         page.goto(url, timeout=120_000)
         take, passing = page.locator("button.nt-take"), page.locator("button.nt-pass")
         take.wait_for(state="visible", timeout=120_000)
@@ -137,7 +159,6 @@ def test_play_a_full_game_in_the_browser(voila_page, tmp_path):
             shown[int(score.get_attribute("data-seat"))] = int(
                 score.locator(".nt-final-score").inner_text())
         page.screenshot(path=str(tmp_path / "play_app_end.png"), full_page=True)
-        browser.close()
 
     record = json.loads(result_file.read_text())
     assert record["seed"] == SEED and record["human_seat"] == 0
@@ -145,8 +166,30 @@ def test_play_a_full_game_in_the_browser(voila_page, tmp_path):
                        seed=SEED)
     assert shown == dict(enumerate(engine.scores))
     assert record["scores"] == list(engine.scores)
-    if os.environ.get("NOTHANKS_UPDATE_SCREENSHOTS") == "1":
-        target = ROOT / "docs" / "screenshots"
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copy(tmp_path / "play_app_midgame.png", target / "play_app.png")
-        shutil.copy(tmp_path / "play_app_end.png", target / "play_app_end.png")
+    update_screenshot(tmp_path / "play_app_midgame.png", "play_app.png")
+    update_screenshot(tmp_path / "play_app_end.png", "play_app_end.png")
+
+
+def test_step_through_page(tmp_path):
+    """Notebook 03 as a page: next/back move one decision; the reasoning tree is shown."""
+    env = {"NOTHANKS_SEED": "7", "NOTHANKS_START_TURN": "35"}
+    with voila("03_step_through.ipynb", env, tmp_path / "voila.log") as url, \
+            browser_page(height=1900) as page:
+        page.goto(url, timeout=120_000)
+        position = page.locator(".nt-position")
+        position.wait_for(timeout=120_000)
+        start = int(position.inner_text())
+        page.locator("button.nt-next").click()
+        page.wait_for_function("(n) => document.querySelector('.nt-position').innerText == n",
+                               arg=str(start + 1), timeout=60_000)
+        page.locator("button.nt-back").click()
+        page.wait_for_function("(n) => document.querySelector('.nt-position').innerText == n",
+                               arg=str(start), timeout=60_000)
+        assert page.get_by_text("as player", exact=False).count() >= 1
+        page.get_by_text("Retrieved instances and runners-up").click()
+        page.get_by_text("base_level").first.wait_for(timeout=30_000)
+        page.get_by_text("Retrieved instances and runners-up").click()  # fold it again
+        page.wait_for_timeout(500)
+        page.locator("h1").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / "step_explorer.png"), full_page=True)
+    update_screenshot(tmp_path / "step_explorer.png", "step_explorer.png")

@@ -22,7 +22,6 @@ from ..agents import Agent
 from ..rules import Variant
 from .match import Decision, Match, replay
 from .pacing import load_cognitive_models, spec_label
-from .play import move_text
 from .render import TableState, table_html
 
 
@@ -112,7 +111,8 @@ class StepExplorer:
             )
         self.seed = seed
         self.plots = plots
-        self.names = [f"Player {s + 1} · {spec_label(spec)}" for s, spec in enumerate(self.specs)]
+        # seats from 0, as in the logs and the models' traces
+        self.names = [f"Seat {s} · {spec_label(spec)}" for s, spec in enumerate(self.specs)]
         self.back_button = w.Button(description="◀ back")
         self.next_button = w.Button(description="next ▶")
         self.jump_input = w.BoundedIntText(value=1, min=1, max=10_000, description="turn",
@@ -200,6 +200,7 @@ class StepExplorer:
         state = TableState.from_game(m.game, self.names, status)
         self.table.value = table_html(state)
         self.back_button.disabled = self.position == 0
+        self.jump_input.value = self.position + 1
         self.next_button.disabled = d is None
         self.position_label.value = (
             f"seed <b>{self.seed}</b> · turn <b class='nt-position'>{self.position + 1}</b>"
@@ -224,10 +225,13 @@ class StepExplorer:
         if d is None:
             over = self.match.game.history[-1]
             return f"<b>Game over.</b> Scores: {list(over.scores)}, places: {list(over.ranks)}"
-        text = html.escape(move_text(self.names, d).replace(" passed ", " will pass ")
-                           .replace(" took ", " will take "))
+        text = html.escape(
+            f"{self.names[d.seat]} sees card {d.card} with {d.tokens_on_card} tokens on it, "
+            f"holds {d.tokens_before} tokens, and will {d.action}"
+            + (" (forced: no tokens)" if d.forced else ""))
         if d.trace is not None and hasattr(d.trace, "render"):
-            body = f"<pre style='font-size:12px;white-space:pre'>{html.escape(d.trace.render())}</pre>"
+            body = (f"<pre style='font-size:12px;line-height:1.35;margin:4px 0;white-space:pre'>"
+                    f"{html.escape(d.trace.render())}</pre>")
         elif d.info:
             body = "<pre>" + html.escape("\n".join(f"{k}: {v}" for k, v in d.info.items())) + "</pre>"
         else:
@@ -239,15 +243,17 @@ class StepExplorer:
             return
         owner = d.seat if d is not None else None
         frame = memory_frame(self.match.agents[owner]) if owner is not None else None
-        if frame is None:
+        if frame is None or frame.empty:
             self.memory_note.value = (
-                "<i>No token memory to plot (a baseline or ToM0 agent, or the game is over)."
-                "</i>")
+                "<i>No token-memory recalls to plot: a baseline or ToM0 agent (ToM0 does not "
+                "model the opponents' tokens), or the game is over.</i>")
             self.memory_plot.layout.display = "none"
             return
         fig = memory_figure(frame, self.names, owner)
         buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=80)
+        dpi = 80
+        fig.savefig(buffer, format="png", dpi=dpi)
+        self.memory_plot.width = str(int(fig.get_figwidth() * dpi))  # no stretching
         plt.close(fig)
         self.memory_note.value = (
             f"<b>{html.escape(self.names[owner])}'s token memory</b>: every recall so far")

@@ -33,9 +33,11 @@ class ThinkingTime:
     reports no latency. ``ThinkingTime.off()`` (all zero) makes every app synchronous.
     """
 
-    scale: float = 1.0
+    #: ToM1/ToM2 decisions retrieve for about 2-4 s of ACT-R time, ToM0 for 0.2-0.6 s:
+    #: halved and clamped, the pause is 0.5-2.5 s and grows with the order of ToM.
+    scale: float = 0.5
     minimum: float = 0.5
-    maximum: float = 3.0
+    maximum: float = 2.5
     default: float = 0.8
 
     def __post_init__(self) -> None:

@@ -50,13 +50,18 @@ def reasoning_html(names: Sequence[str], decisions: Sequence[Decision]) -> str:
             continue
         head = f"<b>Move {d.index + 1}</b> — {html.escape(move_text(names, d))}"
         if d.trace is not None and hasattr(d.trace, "render"):
-            body = f"<pre style='font-size:12px;white-space:pre-wrap'>{html.escape(d.trace.render())}</pre>"
+            body = (f"<pre style='font-size:12px;line-height:1.35;margin:4px 0;"
+                    f"white-space:pre-wrap'>{html.escape(d.trace.render())}</pre>")
         elif d.info.get("reason"):
             body = f"<div>{html.escape(str(d.info['reason']))}</div>"
         else:
             body = "<div style='color:#777'>baseline agent: no reasoning trace</div>"
         items.append(f"<div style='margin-bottom:8px'>{head}{body}</div>")
-    return "".join(reversed(items)) or "<i>No model moves yet.</i>"
+    if not items:
+        return "<i>No model moves yet.</i>"
+    legend = ("<div style='color:#555'>Latest first. The models' traces number players by "
+              "seat from 0: player 0 is Player 1, player 1 is Player 2, and so on.</div>")
+    return legend + "".join(reversed(items))
 
 
 class PlayApp:
@@ -241,10 +246,20 @@ class PlayApp:
             return "Your turn: take the card or pass."
         return f"{self.names[m.to_move]} to move."
 
+    def recent_moves(self) -> list[str]:
+        """The models' moves since the person last acted (at most the last six)."""
+        recent: list[str] = []
+        for d in reversed(self.match.decisions):
+            if d.seat == self.human_seat:
+                break
+            recent.append(move_text(self.names, d))
+        return list(reversed(recent[:6]))
+
     def _render(self) -> None:
         m = self.match
         view = m.game.view(self.human_seat)
         state = TableState.from_view(view, self.names, self.status())
+        state = replace(state, notes=tuple(self.recent_moves()))
         if self.thinking_seat is not None:
             state = replace(state, to_move=self.thinking_seat)
         self.table.value = table_html(state)

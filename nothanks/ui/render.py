@@ -34,6 +34,7 @@ CSS = """
 .nt-chips{font-size:16px}
 .nt-status{text-align:center;margin:4px 0;font-weight:600}
 .nt-score{font-size:13px;margin-top:4px}
+.nt-notes{text-align:center;color:#555;font-size:13px}
 </style>
 """
 
@@ -65,6 +66,8 @@ class TableState:
     ranks: tuple[int, ...] | None = None
     marked: frozenset[int] = field(default_factory=frozenset)
     status: str = ""
+    #: short lines under the status, e.g. the opponents' moves since the person's last
+    notes: tuple[str, ...] = ()
 
     @classmethod
     def from_view(cls, view: View, names: Sequence[str], status: str = "",
@@ -152,6 +155,9 @@ def table_html(state: TableState) -> str:
         parts.append(f'<div class="nt-row">{_player_html(state, state.you)}</div>')
     if state.status:
         parts.append(f'<div class="nt-status">{html.escape(state.status)}</div>')
+    if state.notes:
+        parts.append('<div class="nt-notes">' + "<br>".join(
+            html.escape(n) for n in state.notes) + "</div>")
     parts.append("</div>")
     return "".join(parts)
 
