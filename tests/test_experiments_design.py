@@ -96,8 +96,8 @@ def test_hash_ignores_description_but_not_parameters():
     ("colour = 1" + BASE, r"unknown key\(s\) \['colour'\]; valid keys"),
     (BASE.replace("games = 4", 'games = "4"'), "'games' must be a int"),
     (BASE.replace("games = 4", "games = 0"), "'games' must be at least 1"),
-    (BASE.replace('"heuristic"]', '"heuristic", "random"]'), "seats 5 players but the "
-                                                             "variant has 4"),
+    (BASE.replace('"heuristic"]', '"heuristic", "random"]'), ("seats 5 players but the "
+                                                             "variant has 4")),
     (BASE.replace("focal = 3", "focal = 7"), "focal=7 is not a role index; valid: 0 to 3"),
     (BASE + '[[sweeps]]\nparameter = "p"\nvalues = []\nagents = ["random"]',
      "'values' is empty"),
@@ -110,8 +110,8 @@ def test_hash_ignores_description_but_not_parameters():
     (BASE + '[[sweeps]]\nparameter = "p"\nvalues = [0.1]\nagents = "nobody"',
      "agents='nobody' is not valid; valid: focal, opponents, all"),
     (BASE + '[variant]\nplayers = 9', r"\[variant\]: players=9 is not supported"),
-    (BASE + '[schedule]\ntables = ["B"]\nblocks = [1]', r"schedule names unknown table\(s\) "
-                                                          r"\['B'\]"),
+    (BASE + '[schedule]\ntables = ["B"]\nblocks = [1]', (r"schedule names unknown table\(s\) "
+                                                          r"\['B'\]")),
     (BASE + '[[tables]]\nplayers = ["random"]', "seats 1 players"),
 ])
 def test_malformed_designs_fail_with_clear_messages(text, message):

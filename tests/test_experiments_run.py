@@ -96,7 +96,7 @@ def test_a_game_depends_only_on_its_position_agents_are_fully_reset():
     fresh = play_chunk(TOM, 4, 6, context)
     whole = play_chunk(TOM, 0, 6, context)
     reused = play_chunk(TOM, 4, 6, context)  # the cached agents have played games 0-5
-    read = lambda b: pd.read_parquet(io.BytesIO(b))  # noqa: E731
+    read = lambda b: pd.read_parquet(io.BytesIO(b))
     for table in ("games", "decisions", "predictions", "recalls"):
         a = read(whole[table])
         a = a[a.game_id >= 4].reset_index(drop=True)
@@ -208,3 +208,22 @@ def test_cli_list_and_export(tmp_path, smoke_serial, capsys):
     decisions = pd.read_csv(tmp_path / "csv" / "decisions.csv")
     assert len(decisions) == len(load(smoke_serial).decisions)
     assert decisions.cards_before.iloc[-1].startswith("[")
+
+
+def test_shipped_cognitive_designs_run_for_real(tmp_path):
+    """table7 and figure14, cut to a game or two per condition, through the CLI."""
+    assert main(["run", "table7", "--games", "2", "--out", str(tmp_path / "t7"), "--jobs",
+                 "2", "--no-progress"]) == 0
+    t7 = load(tmp_path / "t7")
+    focal = t7.games[t7.games.focal]
+    assert focal.agent.tolist() == ["tom1", "tom1", "tom2", "tom2", "tom2", "tom2"]
+    assert t7.predictions.source.isin(["leaf", "root", "default"]).all()
+    models = t7.decisions[t7.decisions.agent != "tom0"]
+    assert models.tom_order.isin([1, 2]).all() and models.reason.notna().all()
+    assert main(["run", "figure14", "--games", "1", "--out", str(tmp_path / "f14"),
+                 "--jobs", "2", "--no-progress"]) == 0
+    f14 = load(tmp_path / "f14")
+    games = f14.games.merge(f14.sweep()[["condition", "rt"]], on="condition")
+    for row in games.itertuples():
+        assert row.agent == "tom0" or row.agent.endswith(f":rt={row.rt}"), row
+    assert games.rt.nunique() == 10 and len(games) == 30 * 4

@@ -8,7 +8,12 @@ import pandas as pd
 import pytest
 
 from nothanks.experiments import (
-    Design, LogError, ParticipantSession, SessionError, load, load_design, run_design,
+    Design,
+    LogError,
+    ParticipantSession,
+    SessionError,
+    load,
+    run_design,
 )
 from nothanks.experiments.design import Schedule, Table
 from nothanks.experiments.session import participant_seed

@@ -6,7 +6,15 @@ participant sessions and the synthetic participant set.
     >>> log = load("runs/smoke")                    # doctest: +SKIP
 """
 from .design import (
-    HUMAN, Condition, Design, DesignError, PlannedGame, Schedule, Sweep, Table, load_design,
+    HUMAN,
+    Condition,
+    Design,
+    DesignError,
+    PlannedGame,
+    Schedule,
+    Sweep,
+    Table,
+    load_design,
     shipped_designs,
 )
 from .log import SCHEMA_VERSION, TABLES, Log, LogError, export_csv, load, schema_markdown
@@ -15,8 +23,28 @@ from .session import ParticipantSession, SessionError, check_participant_id
 from .synthetic import HumanStandIn  # registers the ``human-standin`` agent spec
 
 __all__ = [
-    "HUMAN", "Condition", "Design", "DesignError", "PlannedGame", "Schedule", "Sweep",
-    "Table", "load_design", "shipped_designs", "SCHEMA_VERSION", "TABLES", "Log", "LogError",
-    "export_csv", "load", "schema_markdown", "RunSummary", "play_chunk", "run_design",
-    "ParticipantSession", "SessionError", "check_participant_id", "HumanStandIn",
+    "HUMAN",
+    "SCHEMA_VERSION",
+    "TABLES",
+    "Condition",
+    "Design",
+    "DesignError",
+    "HumanStandIn",
+    "Log",
+    "LogError",
+    "ParticipantSession",
+    "PlannedGame",
+    "RunSummary",
+    "Schedule",
+    "SessionError",
+    "Sweep",
+    "Table",
+    "check_participant_id",
+    "export_csv",
+    "load",
+    "load_design",
+    "play_chunk",
+    "run_design",
+    "schema_markdown",
+    "shipped_designs",
 ]
