@@ -5,6 +5,7 @@ be replayed alone and results do not depend on how games are split across worker
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -153,6 +154,11 @@ def results_to_frames(results: Sequence[GameResult]) -> tuple[pd.DataFrame, pd.D
     infos = [info for r in results for info in r.decision_info]
     if any(infos):
         extra = pd.DataFrame(infos, index=decisions.index)
+        for column in extra.columns:  # nested values (predictions, recalls) as JSON text,
+            if extra[column].map(lambda v: isinstance(v, (list, dict))).any():  # Parquet-safe
+                extra[column] = extra[column].map(
+                    lambda v: json.dumps(v) if isinstance(v, (list, dict)) else None
+                )
         decisions = pd.concat([decisions, extra], axis=1)
     return games, decisions
 

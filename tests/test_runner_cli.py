@@ -126,3 +126,17 @@ def test_every_registered_subcommand_has_help():
         proc = subprocess.run([sys.executable, "-m", "nothanks", name, "--help"],
                               capture_output=True, text=True)
         assert proc.returncode == 0, (name, proc.stderr)
+
+
+def test_simulate_with_models_and_baselines_writes_model_columns(tmp_path):
+    out = tmp_path / "mixed"
+    assert main(["simulate", "--players", "tom1,tom0,random,heuristic", "--games", "4",
+                 "--seed", "2", "--out", str(out)]) == 0
+    decisions = pd.read_parquet(out / "decisions.parquet")
+    models = decisions[decisions.agent.str.startswith("tom")]
+    baselines = decisions[~decisions.agent.str.startswith("tom")]
+    assert models.reason.notna().all() and baselines.reason.isna().all()
+    tom1 = decisions[decisions.agent == "tom1"]
+    predictions = tom1.predictions.dropna().map(json.loads)
+    assert any(len(p) > 0 for p in predictions)
+    assert all({"seat", "action"} <= set(p[0]) for p in predictions if p)
