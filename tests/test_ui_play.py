@@ -199,3 +199,15 @@ def test_cognitive_opponents_play_the_engine_game(spec):
     engine = play_game([Scripted(clicked), *(as_agent(spec) for _ in range(3))], seed=21)
     assert app.match.result().scores == engine.scores
     assert [d[1:] for d in app.match.result().decisions] == [d[1:] for d in engine.decisions]
+
+
+def test_moves_since_lists_the_others_moves_after_mine():
+    from nothanks.rules import CardRevealed, Passed, Took
+    from nothanks.ui.render import moves_since
+    names = ["You", "P2", "P3", "P4"]
+    history = [CardRevealed(0, 20, 23), Passed(0, 0, 20, 1), Passed(1, 1, 20, 2),
+               Took(2, 2, 20, 2), CardRevealed(3, 9, 22), Passed(3, 2, 9, 1)]
+    assert moves_since(history, names, 0) == [
+        "P2 passed on 20 (2 tokens on it)", "P3 took 20 with 2 tokens",
+        "P3 passed on 9 (1 tokens on it)"]
+    assert moves_since(history, names, 2) == []

@@ -1,8 +1,6 @@
 """The experiment session app: schedule, practice flag, bad-move marks, logs, resume."""
 from __future__ import annotations
 
-import pytest
-
 from nothanks.experiments import Design, load
 from nothanks.rules import Action
 from nothanks.ui import ThinkingTime
@@ -84,6 +82,7 @@ def test_marks_only_for_opponents_who_moved(tmp_path):
     app.mark_buttons[1].value = True  # refused: player 2 has not moved yet
     assert app.marks == set() and app.mark_buttons[1].value is False
     app.pass_button.click()  # now every model moves (or someone took and moved on)
+    assert "Player 2 passed on" in app.table.value or "Player 2 took" in app.table.value
     if s.human_to_move:
         movers = app.moved()
         assert movers and all(app.mark_buttons[m].disabled is False for m in movers)

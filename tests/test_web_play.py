@@ -75,7 +75,7 @@ def voila(notebook: str, env: dict[str, str], log_path: Path) -> Iterator[str]:
             deadline = time.monotonic() + 60
             while True:
                 try:
-                    urllib.request.urlopen(url, timeout=5)  # noqa: S310 - localhost only
+                    urllib.request.urlopen(url, timeout=5)
                     break
                 except OSError:
                     if server.poll() is not None or time.monotonic() > deadline:
@@ -141,6 +141,9 @@ def test_play_a_full_game_in_the_browser(voila_page, tmp_path):
                 " || document.body.innerText.includes('Game over:')", timeout=60_000)
             if game_over.count():
                 break
+            if not screenshot_taken and int(count.inner_text()) >= 40:  # the person's turn
+                page.screenshot(path=str(tmp_path / "play_app_midgame.png"), full_page=True)
+                screenshot_taken = True
             on_card = int(page.locator(".nt-on-card").inner_text())
             before = count.inner_text()
             button = take if passing.is_disabled() or on_card >= 3 else passing
@@ -150,9 +153,6 @@ def test_play_a_full_game_in_the_browser(voila_page, tmp_path):
             page.wait_for_function(
                 "(b) => document.querySelector('.nt-turn-count').innerText !== b", arg=before,
                 timeout=60_000)
-            if not screenshot_taken and int(count.inner_text()) >= 40:
-                page.screenshot(path=str(tmp_path / "play_app_midgame.png"), full_page=True)
-                screenshot_taken = True
         game_over.wait_for(timeout=60_000)
         shown: dict[int, int] = {}
         for score in page.locator(".nt-score").all():
@@ -193,3 +193,27 @@ def test_step_through_page(tmp_path):
         page.locator("h1").first.scroll_into_view_if_needed()
         page.screenshot(path=str(tmp_path / "step_explorer.png"), full_page=True)
     update_screenshot(tmp_path / "step_explorer.png", "step_explorer.png")
+
+
+def test_experiment_session_page(tmp_path):
+    """Notebook 02 as a page: models move after a thinking pause, an opponent can be
+    marked (red, as in thesis Figure 7), and the participant's log folder exists."""
+    env = {"NOTHANKS_OUT": str(tmp_path / "logs"), "NOTHANKS_PARTICIPANT": "P01",
+           "NOTHANKS_THINKING": "0.1"}
+    with voila("02_experiment_session.ipynb", env, tmp_path / "voila.log") as url, \
+            browser_page(height=1000) as page:
+        page.goto(url, timeout=120_000)
+        passing = page.locator("button.nt-pass")
+        passing.wait_for(timeout=120_000)
+        assert page.get_by_text("practice game: not analysed").count() == 1
+        passing.click()
+        page.locator(".nt-status", has_text="is thinking").wait_for(timeout=30_000)
+        page.wait_for_function("() => !document.querySelector('button.nt-take').disabled",
+                               timeout=60_000)
+        movers = [s for s in (1, 2, 3) if page.locator(f"button.nt-mark-{s}").is_enabled()]
+        assert movers, "after the models moved, at least one can be marked"
+        page.locator(f"button.nt-mark-{movers[0]}").click()
+        page.locator(f'.nt-player.nt-marked[data-seat="{movers[0]}"]').wait_for(timeout=30_000)
+        page.screenshot(path=str(tmp_path / "experiment_session.png"), full_page=True)
+    assert (tmp_path / "logs" / "P01" / "manifest.json").exists()
+    update_screenshot(tmp_path / "experiment_session.png", "experiment_session.png")

@@ -4,10 +4,23 @@ from .explorer import StepExplorer, memory_figure, memory_frame
 from .match import Decision, HumanSeat, Match, replay
 from .pacing import ThinkingTime, opponent_choices
 from .play import PlayApp
-from .session import ExperimentSessionApp
 from .render import TableState, rules_html, runs, table_html
+from .session import ExperimentSessionApp
 
 __all__ = [
-    "StepExplorer", "memory_figure", "memory_frame", "Decision", "HumanSeat", "Match", "replay", "ThinkingTime", "opponent_choices", "PlayApp", "ExperimentSessionApp",
-    "TableState", "rules_html", "runs", "table_html",
+    "Decision",
+    "ExperimentSessionApp",
+    "HumanSeat",
+    "Match",
+    "PlayApp",
+    "StepExplorer",
+    "TableState",
+    "ThinkingTime",
+    "memory_figure",
+    "memory_frame",
+    "opponent_choices",
+    "replay",
+    "rules_html",
+    "runs",
+    "table_html",
 ]

@@ -55,7 +55,7 @@ class HumanSeat(Agent):
     name = "human"
     kind = "human"
 
-    def decide(self, view):  # noqa: D102 - the person decides through the interface
+    def decide(self, view):
         raise RuntimeError("the human seat is played through Match.human_acts, not decide()")
 
 

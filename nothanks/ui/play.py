@@ -22,7 +22,7 @@ from ..io import atomic_write_bytes
 from ..rules import Action, IllegalActionError, Variant
 from .match import Decision, Match
 from .pacing import Pacer, ThinkingTime, opponent_choices, spec_label
-from .render import TableState, rules_html, table_html
+from .render import TableState, move_line, moves_since, rules_html, table_html
 
 
 def player_names(specs: Sequence[str], human_seat: int | None) -> list[str]:
@@ -34,12 +34,9 @@ def player_names(specs: Sequence[str], human_seat: int | None) -> list[str]:
 
 
 def move_text(names: Sequence[str], decision: Decision) -> str:
-    """One line for the move list, e.g. ``Player 3 · ToM1 passed on 22 (now 3 tokens on it)``."""
-    who = names[decision.seat]
-    if decision.action == Action.PASS:
-        return f"{who} passed on {decision.card} ({decision.tokens_on_card + 1} tokens on it)"
-    forced = " (no tokens left: forced)" if decision.forced else ""
-    return f"{who} took {decision.card} with {decision.tokens_on_card} tokens{forced}"
+    """One decision in words, e.g. ``Player 3 · ToM1 passed on 22 (3 tokens on it)``."""
+    return move_line(names[decision.seat], decision.action, decision.card,
+                     decision.tokens_on_card, decision.forced)
 
 
 def reasoning_html(names: Sequence[str], decisions: Sequence[Decision]) -> str:
@@ -248,12 +245,7 @@ class PlayApp:
 
     def recent_moves(self) -> list[str]:
         """The models' moves since the person last acted (at most the last six)."""
-        recent: list[str] = []
-        for d in reversed(self.match.decisions):
-            if d.seat == self.human_seat:
-                break
-            recent.append(move_text(self.names, d))
-        return list(reversed(recent[:6]))
+        return moves_since(self.match.game.history, self.names, self.human_seat)
 
     def _render(self) -> None:
         m = self.match

@@ -11,7 +11,7 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..rules import Game, GameOver, Variant, View, card_points
+from ..rules import Action, Event, Game, GameOver, Passed, Took, Variant, View, card_points
 
 CSS = """
 <style>
@@ -48,6 +48,37 @@ def runs(cards: Iterable[int]) -> list[list[int]]:
         else:
             grouped.append([card])
     return grouped
+
+
+def move_line(name: str, action: Action | str, card: int, tokens_before: int,
+              forced: bool = False) -> str:
+    """One move in words; ``tokens_before`` were on the card when the player decided."""
+    if Action(action) == Action.PASS:
+        return f"{name} passed on {card} ({tokens_before + 1} tokens on it)"
+    return f"{name} took {card} with {tokens_before} tokens" + (
+        " (no tokens left: forced)" if forced else "")
+
+
+def event_line(names: Sequence[str], event: Event) -> str | None:
+    """A public move event in words (``None`` for reveals and the end)."""
+    if isinstance(event, Passed):
+        return move_line(names[event.seat], Action.PASS, event.card, event.tokens_on_card - 1)
+    if isinstance(event, Took):
+        return move_line(names[event.seat], Action.TAKE, event.card, event.tokens)
+    return None
+
+
+def moves_since(history: Sequence[Event], names: Sequence[str], seat: int,
+                limit: int = 6) -> list[str]:
+    """The other players' moves since ``seat`` last moved, oldest first (public events)."""
+    lines: list[str] = []
+    for event in reversed(history):
+        if isinstance(event, (Passed, Took)) and event.seat == seat:
+            break
+        line = event_line(names, event)
+        if line is not None:
+            lines.append(line)
+    return list(reversed(lines[:limit]))
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import ipywidgets as w
 
 from ..rules import Action, IllegalActionError, Passed, Took, View
 from .pacing import Pacer, ThinkingTime
-from .render import TableState, rules_html, table_html
+from .render import TableState, moves_since, rules_html, table_html
 
 
 @dataclass(frozen=True)
@@ -252,6 +252,8 @@ class ExperimentSessionApp:
         else:
             status = f"Player {s.to_move + 1} to move."
         state = TableState.from_view(view, self.names(), status, self.marks)
+        state = replace(state, notes=tuple(moves_since(view.history, self.names(),
+                                                       s.human_seat)))
         if self.thinking_seat is not None:
             state = replace(state, to_move=self.thinking_seat)
         self.table.value = table_html(state)
