@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from nothanks.experiments import load_design, run_design
-from nothanks.experiments.run import LogContext, build_agents, play_chunk
+from nothanks.experiments.run import LogContext, _agents_for, play_chunk
 from nothanks.runner import play_game
 
 
@@ -34,11 +34,9 @@ def subset(games: int):
 
 
 def simulate_only(design, traces: bool) -> None:
-    pools = {}
+    """The same games with the same (cached) agents as play_chunk, nothing recorded."""
     for plan in design.plan():
-        if plan.condition not in pools:
-            pools[plan.condition] = build_agents(design, plan.condition, traces)
-        pool = pools[plan.condition]
+        pool = _agents_for(design, plan.condition, traces)
         play_game([pool[r] for r in plan.roles], design.variant, plan.seed, plan.position,
                   record=False)
 
@@ -54,6 +52,8 @@ def best(fn, repeats: int) -> float:
 
 def overhead(design, traces: bool, repeats: int) -> tuple[float, float]:
     context = LogContext(design.name, design.hash)
+    for condition in range(len(design.conditions)):  # agents are built once per worker
+        _agents_for(design, condition, traces)
     sim = best(lambda: simulate_only(design, traces), repeats)
     logged = best(lambda: play_chunk(design, 0, design.total_games, context, traces), repeats)
     return sim, logged

@@ -227,3 +227,18 @@ def test_shipped_cognitive_designs_run_for_real(tmp_path):
     for row in games.itertuples():
         assert row.agent == "tom0" or row.agent.endswith(f":rt={row.rt}"), row
     assert games.rt.nunique() == 10 and len(games) == 30 * 4
+
+
+def test_traces_are_logged_only_when_asked(tmp_path, smoke_serial):
+    import json
+    design = Design(name="traced", seed=1, games=1,
+                    tables=(Table("t", ("tom0", "tom0", "tom0", "tom1"), 3),))
+    run_design(design, tmp_path / "t", traces=True, jobs=1, progress=False)
+    data = load(tmp_path / "t")
+    assert len(data.traces) == len(data.decisions) > 0
+    trace = json.loads(data.traces.trace.iloc[-1])
+    assert {"nodes", "recalls", "model_time"} <= set(trace) and trace["nodes"]
+    assert set(data.decisions.agent) == {"tom0", "tom1"}  # the spec is the design's
+    assert len(load(smoke_serial).traces) == 0
+    with pytest.raises(LogError, match="was started with --traces; resume it the same way"):
+        run_design(design, tmp_path / "t", jobs=1, progress=False)

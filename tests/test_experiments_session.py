@@ -62,6 +62,8 @@ def test_a_session_steps_models_times_the_human_and_logs_marks(tmp_path):
     assert [seat for seat, _ in moves][:1] == [1] and session.human_to_move or session.game_over
     with pytest.raises(ValueError, match="mark 0 is not an opponent seat"):
         session.human_acts("pass", marks={0})
+    with pytest.raises(ValueError, match="mark 'Player 2' is not a seat number"):
+        session.human_acts("pass", marks={"Player 2"})
     clock.now += 1.25
     session.human_acts(Action.TAKE, marks={1, 3})
     while not session.game_over:

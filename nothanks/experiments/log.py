@@ -192,7 +192,12 @@ TABLES: dict[str, tuple[Column, ...]] = {
         *_KEYS, _GAME[0],
         Column("turn", _I16, "turn of the decision"),
         Column("seat", _I8, "seat of the model"),
-        Column("trace", _S, "the decision's full trace as JSON"),
+        Column("trace", _S, "JSON object: seat, model_time, card; nodes = the reasoning "
+                            "tree (per level and projection: path, level, seat, tokens "
+                            "assumed and their source, state chunk, retrieved instance, "
+                            "best activation, ToM0 action, action, reason); recalls = the "
+                            "token-memory retrievals (source, candidates, leaf and root "
+                            "activations, threshold, latency, true count)"),
     ),
 }
 #: Row tables written per game (in the order parts are written; games last marks a chunk

@@ -264,17 +264,30 @@ def trace_json(agent: Agent) -> str | None:
         trace = trace()
     if trace is None:
         return None
-    payload = {
-        "render": trace.render(),
-        "nodes": trace.to_frame().to_dict(orient="records"),
-        "recalls": [
-            {k: getattr(rc, k) for k in ("time", "seat", "purpose", "source", "candidates",
-                                         "value", "leaf_activation", "root_activation",
-                                         "threshold", "latency", "true_tokens")}
-            for rc in trace.recalls
-        ],
-    }
-    return json.dumps(payload, default=str)
+    recalls = [
+        {k: getattr(rc, k) for k in ("time", "seat", "purpose", "source", "candidates",
+                                     "value", "leaf_activation", "root_activation",
+                                     "threshold", "latency", "true_tokens")}
+        for rc in trace.recalls
+    ]
+    nodes = []
+    for path, depth, node in trace.root.walk():
+        retrieval = node.retrieval
+        nodes.append({
+            "path": path, "depth": depth, "level": node.level, "seat": node.seat,
+            "tokens_on_card": node.tokens_on_card, "tokens": node.tokens,
+            "source": node.source, "state": node.state, "instance": node.winner(),
+            "activation": None if retrieval is None or not retrieval.candidates else
+            max(c.activation for c in retrieval.candidates),
+            "tom0_action": node.tom0_action, "action": node.action, "reason": node.reason,
+        })
+    return json.dumps({"seat": trace.seat, "model_time": trace.model_time, "card": trace.card,
+                       "nodes": nodes, "recalls": recalls}, default=_plain)
+
+
+def _plain(value: object) -> object:
+    """JSON for numpy scalars and enums inside traces."""
+    return value.item() if hasattr(value, "item") else str(value)
 
 
 def build_agents(design: Design, condition: int, traces: bool = False) -> list[Agent]:

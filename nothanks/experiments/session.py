@@ -12,6 +12,7 @@ Only the experimenter-chosen id is stored; never a name or other personal data.
 from __future__ import annotations
 
 import hashlib
+import operator
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -39,6 +40,13 @@ def check_participant_id(participant_id: str) -> str:
             f"participant id {participant_id!r} is invalid: use 1-24 letters, digits, '-' or "
             "'_' starting with a letter or digit, no spaces (a code such as P07, never a name)")
     return participant_id
+
+
+def _seat_number(mark: object) -> int:
+    try:
+        return operator.index(mark)  # ints, numpy ints; not floats or strings
+    except TypeError:
+        raise ValueError(f"mark {mark!r} is not a seat number") from None
 
 
 def participant_seed(root_seed: int, participant_id: str) -> int:
@@ -181,11 +189,10 @@ class ParticipantSession:
         if action not in game.legal_actions():
             raise IllegalActionError(f"the participant cannot {action} on card {game.card}: "
                                      "no tokens left, must take")
-        marks = tuple(sorted(set(marks)))
+        marks = tuple(sorted({_seat_number(m) for m in marks}))
         moved = {d[2] for d in self._decisions}
         for seat in marks:
-            if not isinstance(seat, int) or seat == self.human_seat or \
-                    not 0 <= seat < game.variant.players:
+            if seat == self.human_seat or not 0 <= seat < game.variant.players:
                 raise ValueError(f"mark {seat!r} is not an opponent seat; valid: "
                                  f"{[s for s in range(game.variant.players) if s != self.human_seat]}")
             if seat not in moved:
