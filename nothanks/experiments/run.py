@@ -59,19 +59,15 @@ def sequence_category(cards: Sequence[int], card: int) -> str:
 class LogRows:
     """Columnar rows of the log tables for a batch of games (a chunk or one game)."""
 
+    #: Columns with one value for every row of an experiment, filled in by to_parquet.
+    CONSTANT = ("experiment", "design_hash", "participant", "synthetic")
+
     def __init__(self, context: LogContext, design: Design, traces: bool = False) -> None:
         self.context = context
         self.design = design
         self.traces = traces
-        self.columns = {t: log.empty_columns(t) for t in log.ROW_TABLES}
-
-    def _keys(self, table: str, n: int) -> None:
-        c = self.columns[table]
-        ctx = self.context
-        c["experiment"] += [ctx.experiment] * n
-        c["design_hash"] += [ctx.design_hash] * n
-        c["participant"] += [ctx.participant] * n
-        c["synthetic"] += [ctx.synthetic] * n
+        self.columns = {t: {k: v for k, v in log.empty_columns(t).items()
+                            if k not in self.CONSTANT} for t in log.ROW_TABLES}
 
     def add_game(self, plan, result: GameResult, kinds: Sequence[str],
                  human: dict[int, HumanTurn] | None = None,
@@ -87,7 +83,6 @@ class LogRows:
 
         # games: one row per player
         g = self.columns["games"]
-        self._keys("games", players)
         for seat, row in enumerate(result.game_rows()):
             _, seed, _, spec, cards, points, tokens, score, rank, rank_points = row
             g["game_id"].append(plan.position)
@@ -133,17 +128,16 @@ class LogRows:
                 last_move[d[2]] = i
 
         d = self.columns["decisions"]
-        self._keys("decisions", n)
+        d["game_id"] += [plan.position] * n
+        d["condition"] += [plan.condition] * n
+        d["block"] += [plan.block] * n
+        d["practice"] += [plan.practice] * n
+        d["seed"] += [result.seed] * n
         p = self.columns["predictions"]
         r = self.columns["recalls"]
         for i, row in enumerate(decisions):
             _, turn, seat, spec, card, on_card, own, cards_before, action, forced = row
             info = infos[i] if infos else {}
-            d["game_id"].append(plan.position)
-            d["condition"].append(plan.condition)
-            d["block"].append(plan.block)
-            d["practice"].append(plan.practice)
-            d["seed"].append(result.seed)
             d["turn"].append(turn)
             d["seat"].append(seat)
             d["role"].append(roles[seat])
@@ -180,7 +174,6 @@ class LogRows:
                 sources.setdefault(target, str(pred["source"]))
                 later = [a for j, a in next_action.get((card, target), ()) if j > i]
                 actual = later[0] if later else None
-                self._keys("predictions", 1)
                 p["game_id"].append(plan.position)
                 p["turn"].append(turn)
                 p["seat"].append(seat)
@@ -202,7 +195,6 @@ class LogRows:
                                                  _source_by_count(values))
                 failures += source in ("root", "default")
                 truth = true_before[i][target]
-                self._keys("recalls", 1)
                 r["game_id"].append(plan.position)
                 r["turn"].append(turn)
                 r["seat"].append(seat)
@@ -216,7 +208,6 @@ class LogRows:
                                         (0 if is_model else None))
             if self.traces and traces is not None and traces[i] is not None:
                 t = self.columns["traces"]
-                self._keys("traces", 1)
                 t["game_id"].append(plan.position)
                 t["turn"].append(turn)
                 t["seat"].append(seat)
@@ -224,8 +215,18 @@ class LogRows:
 
     def to_parquet(self) -> dict[str, bytes]:
         """The batch's tables as Parquet bytes (validated by the Arrow schema on the way)."""
-        tables = [t for t in log.ROW_TABLES if t != "traces" or self.traces]
-        return {t: log.parquet_bytes(log.to_arrow(t, self.columns[t])) for t in tables}
+        ctx = self.context
+        constant = dict(zip(self.CONSTANT, (ctx.experiment, ctx.design_hash, ctx.participant,
+                                            ctx.synthetic)))
+        out = {}
+        for table in log.ROW_TABLES:
+            if table == "traces" and not self.traces:
+                continue
+            columns = self.columns[table]
+            rows = len(columns["game_id"])
+            columns = {k: [v] * rows for k, v in constant.items()} | columns
+            out[table] = log.parquet_bytes(log.to_arrow(table, columns))
+        return out
 
 
 def _source_by_count(values: Sequence[int]) -> str:
