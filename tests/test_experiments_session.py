@@ -170,3 +170,15 @@ def test_the_synthetic_participant_set_validates_and_follows_table6():
     assert "".join(a[-1] for a in opponents) == "012000111222000111222012"
     assert human.practice.sum() == 30 * 3 and set(human.block) == set(range(1, 9))
     assert data.decisions.loc[data.decisions.player_kind == "human", "decision_time"].gt(0).all()
+
+
+def test_a_session_that_died_while_merging_is_merged_on_restart(tmp_path, monkeypatch):
+    from nothanks.experiments.log import ExperimentDir
+    session = ParticipantSession("P06", tmp_path, MINI)
+    monkeypatch.setattr(ExperimentDir, "finish", lambda self: None)  # dies before merging
+    play_until(session, 4)
+    assert (tmp_path / "P06" / "parts").exists()
+    monkeypatch.undo()
+    again = ParticipantSession("P06", tmp_path, MINI)
+    assert again.finished and not (tmp_path / "P06" / "parts").exists()
+    assert load(tmp_path / "P06").experiments.status.tolist() == ["complete"]

@@ -208,6 +208,8 @@ class ParticipantSession:
             raise SessionError(f"game {self.game_number} is still being played")
         missing = self._store.missing_chunks()
         if not missing:
+            if not self._store.manifest["compacted"]:  # the machine died while merging
+                self._store.finish()
             self.game = None
             self.agents = {}
             return False
@@ -274,5 +276,5 @@ class ParticipantSession:
         rows.add_game(self.plan, result, [kinds[r] for r in self.plan.roles], self._human)
         self._store.write_chunk(self.plan.position, self.plan.position + 1, rows.to_parquet())
         self.last_result = result
-        if not self._store.missing_chunks():
+        if not self._store.missing_chunks():  # the last game: merge the parts now
             self._store.finish()
