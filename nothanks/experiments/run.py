@@ -95,7 +95,7 @@ class LogRows:
             g["focal"].append(focal[seat])
             g["player_kind"].append(kinds[seat])
             g["agent"].append(spec)
-            g["cards"].append(cards)
+            g["cards"].append(tuple(cards))
             g["card_points"].append(points)
             g["tokens"].append(tokens)
             g["score"].append(score)
@@ -165,7 +165,7 @@ class LogRows:
             d["predictions"].append(len(predictions) if is_model else None)
             turn_extra = human.get(turn) if human else None
             d["decision_time"].append(turn_extra.decision_time if turn_extra else None)
-            d["marks"].append(list(turn_extra.marks) if turn_extra else None)
+            d["marks"].append(tuple(turn_extra.marks) if turn_extra else None)
             d["marked_bad"].append((i in marked) if human and kinds[seat] == "model" else None)
 
             sources: dict[int, str] = {}
@@ -181,7 +181,7 @@ class LogRows:
                 p["index"].append(k)
                 p["target_seat"].append(target)
                 p["predicted_action"].append(str(pred["action"]))
-                p["tokens_assumed"].append([int(t) for t in pred["tokens_assumed"]])
+                p["tokens_assumed"].append(tuple(map(int, pred["tokens_assumed"])))
                 p["source"].append(str(pred["source"]))
                 p["true_tokens"].append(true_before[i][target])
                 p["actual_action"].append(actual)
@@ -190,7 +190,7 @@ class LogRows:
             oracle = "oracle" in sources.values()  # an oracle model reads every count
             for target, values in sorted(recalled.items(), key=lambda kv: int(kv[0])):
                 target = int(target)
-                values = [int(v) for v in values]
+                values = tuple(map(int, values))
                 source = sources.get(target) or ("oracle" if oracle else
                                                  _source_by_count(values))
                 failures += source in ("root", "default")
@@ -203,7 +203,7 @@ class LogRows:
                 r["recalled"].append(values)
                 r["source"].append(source)
                 r["true_tokens"].append(truth)
-                r["exact"].append(values == [truth])
+                r["exact"].append(values == (truth,))
             d["recall_failures"].append(failures if is_model and recalled else
                                         (0 if is_model else None))
             if self.traces and traces is not None and traces[i] is not None:
@@ -451,7 +451,7 @@ def _execute(chunks: Sequence[Chunk], design: Design, context: LogContext, trace
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     limit = in_flight or 2 * jobs
     queue = iter(chunks)
-    executor = ProcessPoolExecutor(max_workers=jobs)
+    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_tune_worker)
     try:
         running = {}
         for chunk in _take(queue, limit):
@@ -465,6 +465,14 @@ def _execute(chunks: Sequence[Chunk], design: Design, context: LogContext, trace
                     running[executor.submit(play_chunk, design, *nxt, context, traces)] = nxt
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _tune_worker() -> None:
+    """Worker processes collect cyclic garbage less often: the models allocate many
+    small objects, and the default thresholds rescan them so often that simulation runs
+    about 7% slower (measured on table7)."""
+    import gc
+    gc.set_threshold(10_000, 10, 10)
 
 
 def _execute_dask(chunks, design, context, traces, client, in_flight):
