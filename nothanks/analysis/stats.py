@@ -17,6 +17,7 @@ lower-order (or opponent) side, so a better higher-order model gives a negative 
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -551,11 +552,18 @@ def recall_summary(recalls: pd.DataFrame, by: Sequence[str] = ("model", "rt")) -
             f"recalls: sources {unknown} unknown; valid: {', '.join(RECALL_SOURCES)} "
             f"(and {', '.join(NOT_RECALLED)}, left out)"
         )
+    candidates = [r if isinstance(r, (list, tuple, np.ndarray)) else [r]
+                  for r in frame["recalled"]]
+    counts = np.fromiter(map(len, candidates), dtype=np.int64, count=len(candidates))
+    if (counts == 0).any():
+        raise AnalysisInputError("recalls: some rows recalled no candidate count")
+    flat = np.fromiter(itertools.chain.from_iterable(candidates), dtype=float,
+                       count=int(counts.sum()))
     truth = pd.to_numeric(frame["true_tokens"]).to_numpy(float)
-    errors = [np.abs(np.atleast_1d(np.asarray(r, float)) - t)
-              for r, t in zip(frame["recalled"], truth, strict=True)]
-    frame = frame.assign(error=[e.mean() for e in errors],
-                         best_error=[e.min() for e in errors])
+    errors = np.abs(flat - np.repeat(truth, counts))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    frame = frame.assign(error=np.add.reduceat(errors, starts) / counts,
+                         best_error=np.minimum.reduceat(errors, starts))
     by = list(by)
     aggregations = {"n": ("error", "size"), "mean_abs_error": ("error", "mean"),
                     "best_abs_error": ("best_error", "mean")}

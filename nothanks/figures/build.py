@@ -135,18 +135,32 @@ def _spread(values: tuple, count: int) -> tuple:
 
 
 def ensure_participants(path: Path | None, cache: Path, quick: bool) -> Path | None:
-    """The folder of participant sessions: ``path``, the shipped set, or a generated one."""
+    """The folder of participant sessions to analyse.
+
+    ``path`` if given; else the shipped set ``data/synthetic`` (in ``--quick`` mode a
+    folder in the cache linking its first few sessions); else a synthetic set generated
+    into the cache (resumable); ``None`` when the experiments layer cannot make one.
+    """
     if path is not None:
         if not path.exists():
             raise FileNotFoundError(f"participant folder {path} does not exist")
         return path
-    if not quick and PARTICIPANTS.exists():
-        return PARTICIPANTS
+    count = QUICK_PARTICIPANTS if quick else 30
+    if PARTICIPANTS.exists() and _complete(PARTICIPANTS):
+        if not quick:
+            return PARTICIPANTS
+        sessions = sorted(p for p in PARTICIPANTS.iterdir() if (p / "manifest.json").exists())
+        target = cache / f"participants-first-{count}"
+        target.mkdir(parents=True, exist_ok=True)
+        for session in sessions[:count]:
+            link = target / session.name
+            if not link.exists():
+                link.symlink_to(session.resolve(), target_is_directory=True)
+        return target
     try:
         from ..experiments.synthetic import generate
     except ModuleNotFoundError:
         return None
-    count = QUICK_PARTICIPANTS if quick else 30
     target = cache / f"synthetic-{count}"
     if not _complete(target, count):
         list(generate(target, count))  # resumes: finished sessions are skipped
@@ -156,7 +170,6 @@ def ensure_participants(path: Path | None, cache: Path, quick: bool) -> Path | N
 def load_data(cache: Path, *, participants: Path | None = None, games: int | None = None,
               quick: bool = False, jobs: int | None = None, progress: bool = True) -> Data:
     """Run what is missing and load the three logs."""
-    from ..experiments import load
     games = QUICK_GAMES if quick and games is None else games
     if participants is not None and not participants.exists():  # fail before simulating
         raise FileNotFoundError(f"participant folder {participants} does not exist")
@@ -167,7 +180,17 @@ def load_data(cache: Path, *, participants: Path | None = None, games: int | Non
     sources = {"table7": str(table7), "figure14": str(figure14)}
     if people is not None:
         sources["participants"] = str(people)
-    return Data(load(table7), load(figure14), load(people) if people else None, sources)
+    return Data(_load(table7), _load(figure14), _load(people) if people else None, sources)
+
+
+def _load(directory: Path):
+    """Load a log; a cached one the current schema rejects needs re-simulating."""
+    from ..experiments import LogError, load
+    try:
+        return load(directory)
+    except LogError as exc:
+        raise LogError(f"{exc}\n(if this is an old cached run, delete {directory} and run "
+                       "nothanks figures again to re-simulate it)") from exc
 
 
 # ------------------------------------------------------------------ statistics
