@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from nothanks.experiments import load_design, run_design
-from nothanks.experiments.run import LogContext, _agents_for, play_chunk
+from nothanks.experiments.run import LogContext, _agents_for, play_chunk, worker_gc
 from nothanks.runner import play_game
 
 
@@ -48,13 +48,14 @@ def overhead(design, traces: bool, repeats: int) -> tuple[float, float]:
     for condition in range(len(design.conditions)):  # agents are built once per worker
         _agents_for(design, condition, traces)
     sim, logged = [], []
-    for _ in range(repeats):
-        start = time.process_time()
-        simulate_only(design, traces)
-        sim.append(time.process_time() - start)
-        start = time.process_time()
-        play_chunk(design, 0, design.total_games, context, traces)
-        logged.append(time.process_time() - start)
+    with worker_gc():  # as the runner plays (workers and --jobs 1 alike)
+        for _ in range(repeats):
+            start = time.process_time()
+            simulate_only(design, traces)
+            sim.append(time.process_time() - start)
+            start = time.process_time()
+            play_chunk(design, 0, design.total_games, context, traces)
+            logged.append(time.process_time() - start)
     return min(sim), min(logged)
 
 
@@ -63,9 +64,19 @@ def throughput(design, jobs: int, root: Path) -> float:
     out = root / f"jobs{jobs}"
     shutil.rmtree(out, ignore_errors=True)
     run_module._worker.__dict__.clear()  # every run builds its agents, as a fresh one does
+    import resource
+    before = [resource.getrusage(who) for who in (resource.RUSAGE_SELF,
+                                                  resource.RUSAGE_CHILDREN)]
     start = time.perf_counter()
     run_design(design, out, jobs=jobs, chunk_size=5, progress=False)
-    return design.total_games / (time.perf_counter() - start)
+    wall = time.perf_counter() - start
+    after = [resource.getrusage(who) for who in (resource.RUSAGE_SELF,
+                                                 resource.RUSAGE_CHILDREN)]
+    cpu = sum(a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime
+              for a, b in zip(after, before))
+    print(f"  {jobs} process(es): {wall:.1f} s wall, {cpu:.1f} CPU s "
+          f"(= {cpu / wall:.2f} cores obtained)")
+    return design.total_games / wall
 
 
 def main(argv: list[str] | None = None) -> list[tuple[str, float, str]]:
