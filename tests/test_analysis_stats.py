@@ -1,6 +1,8 @@
 """Each statistic against a small hand-made frame with a known answer."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -250,6 +252,8 @@ def test_predictions_resolved_against_the_next_action_on_the_same_card():
         {"game_id": 0, "turn": 6, "seat": 0, "agent": "tom1", "card": 31, "action": "pass", "predictions": []},
     ])
     resolved = predictions_from_decisions(decisions)
+    as_json = decisions.assign(predictions=decisions["predictions"].map(json.dumps))
+    assert predictions_from_decisions(as_json).equals(resolved)  # `nothanks simulate` form
     assert resolved[["turn", "target_seat", "predicted_action", "actual_action"]
                     ].values.tolist() == [
         [0, 1, "pass", "pass"], [0, 2, "pass", "take"], [5, 0, "take", "pass"]]

@@ -1,6 +1,8 @@
 """Figure functions run on simulated and hand-made tables and return the expected axes."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -119,3 +121,33 @@ def test_participant_figure_from_a_synthetic_session_frame():
     focal = focal_rows(pd.DataFrame(games))
     fig = participant_boxplots(participant_means(focal))
     assert "3 participants" in fig.axes[0].get_title()
+
+
+SYNTHETIC = Path(__file__).resolve().parents[1] / "data" / "synthetic"
+
+
+@pytest.mark.skipif(not (SYNTHETIC / "synthetic-01").exists(), reason="no synthetic set")
+def test_participant_figures_on_the_synthetic_participant_set():
+    from nothanks.analysis import participant_games, predictions_about
+    from nothanks.experiments import load
+    logs = [load(SYNTHETIC / f"synthetic-0{i}") for i in (1, 2)]
+    games = pd.concat([log.games for log in logs], ignore_index=True)
+    predictions = pd.concat([log.predictions for log in logs], ignore_index=True)
+    focal = focal_rows(games)
+    fig8 = proportional_ranking(rank_shares(participant_games(focal)), "Participants")
+    assert len(fig8.axes[0].patches) == 3 * 4  # three opponent orders x four places
+    fig9 = participant_boxplots(participant_means(focal))
+    assert "2 participants" in fig9.axes[0].get_title()
+    fig10 = prediction_accuracy_bars(prediction_accuracy(predictions_about(predictions, games)))
+    assert len(fig10.axes[0].patches) == 2 * 3
+
+
+def test_proportional_ranking_on_a_smoke_simulation(tmp_path):
+    from nothanks.experiments import load, run_design
+    run_design("smoke", tmp_path / "smoke", jobs=1, progress=False)
+    games = load(tmp_path / "smoke").games
+    focal = focal_rows(games)
+    assert set(focal["focal_label"]) == {"heuristic", "always-pass"}
+    fig = proportional_ranking(rank_shares(focal, by="focal_label"), "Smoke", focal="focal",
+                               by="focal_label")
+    assert len(fig.axes[0].patches) == 2 * 4

@@ -18,6 +18,7 @@ lower-order (or opponent) side, so a better higher-order model gives a negative 
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -450,8 +451,8 @@ def predictions_about(predictions: pd.DataFrame, games: pd.DataFrame, kind: str 
 def predictions_from_decisions(decisions: pd.DataFrame) -> pd.DataFrame:
     """One row per prediction, resolved against what the predicted player actually did.
 
-    For decision tables that carry the models' raw ``predictions`` lists (``nothanks
-    simulate``; the experiment log has a predictions table already). A prediction
+    For decision tables that carry the models' raw ``predictions`` (lists, or the JSON
+    text ``nothanks simulate`` writes; the experiment log has a predictions table already). A prediction
     ``(seat, action, ...)`` concerns that seat's next decision on the same face-up card;
     if another player takes the card before, it stays unresolved and is left out.
     Columns follow the log's predictions table: agent, seat, turn, target_seat,
@@ -461,8 +462,9 @@ def predictions_from_decisions(decisions: pd.DataFrame) -> pd.DataFrame:
                                 "predictions"], "decisions")
     key = game_key(decisions)
     require_unique(decisions, [*key, "turn"], "decisions")
-    made = decisions.loc[decisions["predictions"].map(_has_items),
-                         [*key, "turn", "seat", "agent", "card", "predictions"]]
+    lists = decisions["predictions"].map(_prediction_list)
+    made = decisions.loc[lists.map(len) > 0, [*key, "turn", "seat", "agent", "card"]].assign(
+        predictions=lists[lists.map(len) > 0])
     if len(made) == 0:
         raise AnalysisInputError("decisions: no decision carries predictions")
     made = made.explode("predictions", ignore_index=True)
@@ -479,8 +481,11 @@ def predictions_from_decisions(decisions: pd.DataFrame) -> pd.DataFrame:
     return joined.sort_values([*key, "turn", "target_seat"]).reset_index(drop=True)
 
 
-def _has_items(value: object) -> bool:
-    return isinstance(value, (list, tuple, np.ndarray)) and len(value) > 0
+def _prediction_list(value: object) -> list:
+    """A decision's predictions: a list, or the JSON text ``nothanks simulate`` stores."""
+    if isinstance(value, str):
+        value = json.loads(value)
+    return list(value) if isinstance(value, (list, tuple, np.ndarray)) else []
 
 
 def _field(prediction: object, name: str, index: int) -> object:
