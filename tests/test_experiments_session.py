@@ -182,3 +182,13 @@ def test_a_session_that_died_while_merging_is_merged_on_restart(tmp_path, monkey
     again = ParticipantSession("P06", tmp_path, MINI)
     assert again.finished and not (tmp_path / "P06" / "parts").exists()
     assert load(tmp_path / "P06").experiments.status.tolist() == ["complete"]
+
+
+def test_watch_sees_past_and_later_events_of_the_current_game_and_later_games(tmp_path):
+    session = ParticipantSession("P09", tmp_path, MINI)
+    session.human_acts("pass")
+    seen = []
+    session.watch(seen.append)
+    assert seen == list(session.game.history), "past events replayed"
+    session.run_models()
+    assert seen == list(session.game.history), "later events of this game delivered once each"

@@ -150,6 +150,7 @@ class ParticipantSession:
         if self.game is not None:
             for event in self.game.history:
                 listener(event)
+            self.game.subscribe(listener)
 
     def restart_turn_clock(self) -> None:
         """Start timing the human's decision now (call when the turn is shown)."""
