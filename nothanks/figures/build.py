@@ -91,6 +91,35 @@ class Data:
     sources: dict[str, str] = field(default_factory=dict)
 
 
+#: Choices behind the numbers, stated in the generated README.
+NOTES = """\
+- **Rank points** 3/2/1/0; tied players share the mean of the points of the places they
+  span. **Places** in the proportional rankings count a tied player at its tied place
+  (rank = 1 + players strictly better), so two players tied for first both count as first.
+- **Participants**: the practice block (games 1-3) is excluded from every statistic
+  (bad-move feedback too). Paired t-tests use each participant's mean rank points per
+  opponent order (thesis t(29)); the mixed model uses every game (`rank_points ~ opponent
+  order + (1 | participant)`, statsmodels `mixedlm`, REML).
+- **Simulations**: Welch's t-test compares the opponents' rows (3 per game: 1,500) with
+  the focal model's (500). This reproduces the size of the thesis's df (909.8, 854.3,
+  865.0; with equal variances 500 vs 1,500 rows give df = 855.5); comparing with the
+  opponents' per-game mean instead gives df = 608.5 whatever the data, since rank points
+  sum to 6 per game. Both readings ignore that one game's points are dependent; the
+  one-sample test of the focal model against parity (1.5) does not.
+- **Tests are oriented as in the thesis**: lower order (or parity) minus higher order, so
+  t < 0 when the higher order scores more. Effect sizes: Cohen's d (pooled SD) for Welch
+  and one-sample tests, d_z for paired tests; 95% CIs are of the mean difference.
+- **Predictions** (Figure 10): a model's prediction of the participant's action on the
+  current card is scored against the participant's next action on that card; predictions
+  whose card was taken before the participant acted are left out.
+- **Token recalls**: leaf (exact count), root (class values), none (defaults 3/8/11); the
+  error is the mean |candidate - true count| over the candidates the model used.
+- **Figure 14**: our retrieval thresholds differ from the thesis's (RT -15 ... -11):
+  activations in our memory have another scale (see the figure14 design and
+  data/README.md for the range where recall changes).
+"""
+
+
 # ------------------------------------------------------------------------ data
 def ensure_design(name: str, cache: Path, games: int | None, jobs: int | None,
                   progress: bool, quick: bool = False) -> Path:
@@ -505,6 +534,7 @@ def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
     missing = [s.stem for s in FIGURES if s.stem not in figures]
     if missing:
         lines += ["", "Not drawn (no data): " + ", ".join(f"`{m}`" for m in missing)]
+    lines += ["", "## How the statistics are read", "", NOTES.rstrip()]
     lines += ["", "## Tables", ""]
     lines += [f"- [`tables/{name}.csv`](tables/{name}.csv)" for name in stats]
     lines += ["", "## Results beside the thesis", "", markdown_table(results), ""]

@@ -140,7 +140,7 @@ def prediction_accuracy_bars(accuracy: pd.DataFrame) -> Figure:
     ax.set_ylim(0, 100)
     ax.set_ylabel("correct predictions (%)")
     ax.set_title("Prediction accuracy of the participant's actions")
-    ax.legend(title="predicting model", loc="lower right")
+    ax.legend(title="predicting model", loc="upper left", ncols=2)
     return fig
 
 
@@ -170,8 +170,7 @@ def rt_sweep_lines(sweep: pd.DataFrame) -> Figure:
     ax.set_xlabel("retrieval threshold RT of the token memory")
     ax.set_ylabel("mean rank points of the higher order")
     ax.set_title("Higher-order model against lower order, over RT")
-    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center",
-               ncols=len(pairs) + 1)
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
 
