@@ -214,8 +214,8 @@ def token_memory_trace(history: pd.DataFrame, title: str = "Token memory during 
 
     ``history`` is ``TokenMemory.history_frame()``: the line is the leaf's activation at
     each recall, squares the root's (tried only when the leaf failed), the dashed line the
-    retrieval threshold; a recall made for a decision is circled red when the count it
-    used was wrong, and a cross marks recalls where nothing was retrieved (defaults used).
+    retrieval threshold; a recall is circled red when the count it used was wrong, and a
+    cross marks recalls where nothing was retrieved (defaults used).
     """
     require_columns(history, ["time", "seat", "source", "leaf_activation", "root_activation",
                               "threshold", "value", "true_tokens"], "token-memory history")
@@ -229,8 +229,6 @@ def token_memory_trace(history: pd.DataFrame, title: str = "Token memory during 
         leaf = part["leaf_activation"].astype(float)
         root = part["root_activation"].astype(float)
         wrong = part["value"].to_numpy() != part["true_tokens"].to_numpy()
-        if "purpose" in part.columns:  # an update's true count is logged after the change
-            wrong &= (part["purpose"] == "decide").to_numpy()
         ax.plot(part["time"], leaf, color=_PALETTE[0], linewidth=1.1, label="leaf activation")
         ax.scatter(part["time"], leaf, c=np.where(wrong, "none", "0.15"), s=10, zorder=3)
         ax.scatter(part["time"], root, marker="s", color=_PALETTE[1], s=18, zorder=3,
