@@ -52,9 +52,9 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str]]:
     finally:
         if args.cache is None and args.out is None:
             shutil.rmtree(root, ignore_errors=True)
-    print(f"{'build':42s} {'seconds':>8s}  steps (s)")
+    print(f"{'build':46s} {'seconds':>8s}  steps (s)")
     for name, seconds, steps in rows:
-        print(f"{name:42s} {seconds:8.1f}  {steps}")
+        print(f"{name:46s} {seconds:8.1f}  {steps}")
     print(f"load average after: {os.getloadavg()}")
     return rows
 

@@ -328,3 +328,12 @@ def test_null_participant_in_simulation_logs_keeps_every_game():
     assert sweep["games"].tolist() == [3, 3]
     assert len(focal_rows(games)) == 6
     assert welch_rank_points(games)["n_a"].tolist() == [9, 9]
+
+
+def test_feedback_refuses_duplicated_decisions():
+    decisions = feedback_decisions()
+    decisions["game_id"] = 0
+    decisions["turn"] = range(len(decisions))
+    assert bad_move_shares(decisions)["marked"].sum() == 20
+    with pytest.raises(AnalysisInputError, match="one row per participant, game_id, turn"):
+        bad_move_shares(pd.concat([decisions, decisions.head(1)]))

@@ -496,9 +496,16 @@ def _field(prediction: object, name: str, index: int) -> object:
 
 # --- bad-move feedback (§5.1.2) --------------------------------------------------------
 
+def _one_row_per_decision(decisions: pd.DataFrame) -> None:
+    """Duplicated decisions would count marks twice; check when the log's keys are there."""
+    if {"game_id", "turn"} <= set(decisions.columns):
+        require_unique(decisions, [*game_key(decisions), "turn"], "decisions")
+
+
 def bad_move_shares(decisions: pd.DataFrame) -> pd.DataFrame:
     """Share of the models' actions that participants marked as bad, per model order."""
     require_columns(decisions, ["agent", "marked_bad"], "decisions")
+    _one_row_per_decision(decisions)
     models = decisions[decisions["agent"].astype(str).map(is_tom)]
     require_rows(models, "model decisions in participant sessions")
     frame = models.assign(label=models["agent"].astype(str).map(agent_label),
@@ -518,6 +525,7 @@ def feedback_concentration(decisions: pd.DataFrame, top: float = 0.10, few: int 
     participants who gave fewer than ``few`` marks. Participants with no marks count.
     """
     require_columns(decisions, ["participant", "agent", "marked_bad"], "decisions")
+    _one_row_per_decision(decisions)
     sessions = decisions[decisions["participant"].notna()]
     require_rows(sessions, "decisions of participant sessions")
     models = sessions[sessions["agent"].astype(str).map(is_tom)]
