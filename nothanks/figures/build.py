@@ -10,8 +10,6 @@ each statistics table as CSV, ``results.md`` (ours beside the thesis's numbers) 
 """
 from __future__ import annotations
 
-import shlex
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -451,8 +449,9 @@ class BuildReport:
 
 def build(out: Path, cache: Path, *, participants: Path | None = None,
           games: int | None = None, quick: bool = False, jobs: int | None = None,
-          progress: bool = True, command: str | None = None) -> BuildReport:
-    """Run the whole pipeline; see the module docstring."""
+          progress: bool = True, command: str = "nothanks figures") -> BuildReport:
+    """Run the whole pipeline; see the module docstring. ``command`` is quoted in the
+    README as the command that made the files."""
     timer = _Timer()
     with timer("data"):
         data = load_data(cache, participants=participants, games=games, quick=quick,
@@ -479,8 +478,6 @@ def build(out: Path, cache: Path, *, participants: Path | None = None,
         results_md.write_text(_results_markdown(results))
         written.append(results_md)
         readme = out / "README.md"
-        command = command or "nothanks figures " + " ".join(
-            shlex.quote(a) for a in sys.argv[2:])
         readme.write_text(_readme(figures, stats, results, data, command))
         written.append(readme)
     return BuildReport(out, written, timer.seconds)

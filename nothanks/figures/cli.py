@@ -35,10 +35,15 @@ def _figures(parser: argparse.ArgumentParser):
             print(f"nothanks figures: error: --games must be at least 1 (got {args.games})",
                   file=sys.stderr)
             return 2
+        options = [f"--out {args.out}", f"--cache {args.cache}"]
+        options += [f"--participants {args.participants}"] if args.participants else []
+        options += [f"--games {args.games}"] if args.games else []
+        options += ["--quick"] if args.quick else []
         try:
             report = build(args.out, args.cache, participants=args.participants,
                            games=args.games, quick=args.quick, jobs=args.jobs,
-                           progress=not args.no_progress)
+                           progress=not args.no_progress,
+                           command="nothanks figures " + " ".join(options))
         except (AnalysisInputError, DesignError, LogError, FileNotFoundError) as exc:
             print(f"nothanks figures: error: {exc}", file=sys.stderr)
             return 2

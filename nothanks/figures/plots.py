@@ -101,8 +101,11 @@ def participant_boxplots(means: pd.DataFrame) -> Figure:
     sns.boxplot(data=means, x="opponent_label", y="rank_points", order=order, hue="opponent_label",
                 palette={o: _color(o) for o in order}, width=0.55, fliersize=0, ax=ax,
                 legend=False)
-    sns.stripplot(data=means, x="opponent_label", y="rank_points", order=order, color="0.2",
-                  size=3.5, jitter=0.12, alpha=0.7, ax=ax)
+    jitter = np.random.default_rng(0)  # seeded: the same file on every build
+    for i, label in enumerate(order):
+        points = means.loc[means["opponent_label"] == label, "rank_points"].to_numpy(float)
+        ax.scatter(i + jitter.uniform(-0.12, 0.12, len(points)), points, s=12, color="0.2",
+                   alpha=0.7, zorder=3, linewidths=0)
     _parity_line(ax, 1.5, "parity (1.5)")
     ax.set_ylim(-0.1, 3.1)
     ax.set_xlabel("opponents (three models of one order)")
