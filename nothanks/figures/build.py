@@ -378,8 +378,8 @@ def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str]]:
                      f"{_pct(actions['pass_share'])} of {int(actions['decisions'])}"))
         if "bad_moves" in stats:
             for r in stats["bad_moves"].itertuples():
-                rows.append((f"marked bad {r.model}",
-                             f"{_pct(r.share)} ({r.marked} of {r.actions} actions)"))
+                rows.append((f"marked bad {r.model}",  # two decimals, as the thesis
+                             f"{100 * r.share:.2f}% ({r.marked} of {r.actions} actions)"))
             c = stats["feedback_concentration"].iloc[0]
             rows.append(("marks from the top 10% of participants",
                          (f"{_pct(c['top_share'])} ({int(c['top_participants'])} of "
