@@ -1,14 +1,34 @@
 """Agents: baselines and the cognitive models, all behind one protocol and spec strings."""
 from .base import Agent
 from .baselines import AlwaysPassAgent, HeuristicAgent, RandomAgent
-from .spec import AgentSpec, AgentSpecError, agent_parameters, make_agent, parse_spec, register, registered
+from .spec import (
+    AgentSpec,
+    AgentSpecError,
+    agent_parameters,
+    make_agent,
+    parse_spec,
+    register,
+    registered,
+)
+from .standin import HumanStandIn
 
 register("random", RandomAgent)
 register("heuristic", HeuristicAgent)
 register("always-pass", AlwaysPassAgent)
+register(HumanStandIn.name, HumanStandIn)
 
 __all__ = [
-    "Agent", "AlwaysPassAgent", "HeuristicAgent", "RandomAgent", "AgentSpec", "AgentSpecError",
-    "agent_parameters", "make_agent", "parse_spec", "register", "registered",
+    "Agent",
+    "AgentSpec",
+    "AgentSpecError",
+    "AlwaysPassAgent",
+    "HeuristicAgent",
+    "HumanStandIn",
+    "RandomAgent",
+    "agent_parameters",
+    "make_agent",
+    "parse_spec",
+    "register",
+    "registered",
 ]
-from . import cognitive  # noqa: E402,F401 - registers tom0, tom1, tom2 and tom:k=N
+from . import cognitive  # noqa: F401 - registers tom0, tom1, tom2 and tom:k=N
