@@ -4,18 +4,16 @@
 pipeline that runs the designs it needs, computes the statistics and writes figures,
 ``figures/README.md`` and the results table.
 """
-from .plots import (
-    COLORS,
-    STYLE,
-    instance_map,
-    participant_boxplots,
-    prediction_accuracy_bars,
-    proportional_ranking,
-    rt_sweep_lines,
-    token_memory_trace,
-)
-
 __all__ = [
     "COLORS", "STYLE", "instance_map", "participant_boxplots", "prediction_accuracy_bars",
     "proportional_ranking", "rt_sweep_lines", "token_memory_trace",
 ]
+
+
+def __getattr__(name: str):
+    """Import the plotting stack (seaborn, matplotlib) only when a figure is asked for,
+    so that ``nothanks --help`` and the other subcommands start quickly."""
+    if name in __all__:
+        from . import plots
+        return getattr(plots, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
