@@ -668,7 +668,7 @@ def _check_games(path: Path, out: dict[str, pa.Table], manifest: dict,
     if present != wanted:
         raise LogError(f"{path}: games table holds games {sorted(present ^ wanted)[:5]}... "
                        "that do not match its part files")
-    decisions = out["decisions"].select(["game_id", "turn"]).to_pandas()
+    decisions = out["decisions"].select(["game_id", "turn", "predictions"]).to_pandas()
     dup = decisions.duplicated(keep=False)
     if dup.any():
         row = int(dup.to_numpy().nonzero()[0][0])
@@ -678,6 +678,32 @@ def _check_games(path: Path, out: dict[str, pa.Table], manifest: dict,
     if stray:
         raise LogError(f"{path}: decisions of games {sorted(stray)[:5]} that are not in the "
                        "games table")
+    # nothing silently dropped: every seat of every game, every turn of every game
+    players = manifest["design"]["variant"]["players"]
+    rows = out["games"].select(["game_id", "seat", "turns"]).to_pandas()
+    seats = rows.groupby("game_id").seat.nunique()
+    short = seats[seats != players]
+    if len(short):
+        game = int(short.index[0])
+        raise LogError(f"{path}: games table has {int(short.iloc[0])} of {players} seat rows "
+                       f"for game {game}; each game needs one row per player")
+    turns = rows.groupby("game_id").turns.first()
+    logged = decisions.groupby("game_id").size().reindex(turns.index, fill_value=0)
+    lost = turns[logged != turns]
+    if len(lost):
+        game = int(lost.index[0])
+        raise LogError(f"{path}: decisions table has {int(logged[game])} rows for game {game}, "
+                       f"whose games row says turns={int(lost.iloc[0])}; decision rows are "
+                       "missing or extra")
+    made = out["predictions"].select(["game_id", "turn"]).to_pandas().value_counts()
+    said = decisions.set_index(["game_id", "turn"]).predictions.fillna(0).astype("int64")
+    keys = said.index.union(made.index)
+    diff = made.reindex(keys, fill_value=0) - said.reindex(keys, fill_value=0)
+    if (diff != 0).any():
+        game, turn = diff[diff != 0].index[0]
+        raise LogError(f"{path}: predictions table has {int(made.get((game, turn), 0))} rows "
+                       f"for game {game} turn {turn}, whose decision says predictions="
+                       f"{int(said.get((game, turn), 0))}; prediction rows are missing or extra")
     total = manifest["games"]
     if not allow_incomplete and len(present) != total:
         missing = sorted(set(range(total)) - present)
