@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -65,3 +66,42 @@ def test_a_dropped_or_duplicated_prediction_row_is_rejected(copy, change):
     with pytest.raises(LogError, match=r"predictions table has \d+ rows for game \d+ turn "
                                        r"\d+, whose decision says predictions=\d+"):
         load(copy)
+
+
+def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path,
+                                                                         monkeypatch):
+    import os
+
+    from nothanks.io import atomic_write_bytes
+    target = tmp_path / "games.parquet"
+    atomic_write_bytes(b"old", target)
+
+    def crash(*args):
+        raise KeyboardInterrupt  # Ctrl-C between writing and renaming
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_bytes(b"new and longer", target)
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["games.parquet"]
+
+
+def test_a_half_written_part_left_by_a_kill_is_not_counted_and_resume_completes(tmp_path,
+                                                                               logged):
+    from nothanks.experiments.log import PARTS, ExperimentDir
+    from nothanks.experiments.run import LogContext, play_chunk
+    out = tmp_path / "killed"
+    directory = ExperimentDir.open(out, MINI, 1)
+    directory.begin_run()
+    context = LogContext(MINI.name, MINI.hash)
+    directory.write_chunk(0, 1, play_chunk(MINI, 0, 1, context))
+    # a kill during the atomic write of chunk 1's games part leaves only its temporary
+    stray = out / PARTS / "games" / ".part-000000001-000000002.parquet.abc.tmp"
+    stray.write_bytes(b"PAR1 half")
+    assert directory.missing_chunks() == [(1, 2)]
+    with pytest.raises(LogError, match="1 of 2 games are missing"):
+        load(out)
+    summary = run_design(MINI, out, jobs=1, progress=False)
+    assert (summary.played, summary.skipped) == (1, 1)
+    for name in ("games", "decisions", "predictions", "recalls"):
+        pd.testing.assert_frame_equal(getattr(load(out), name), getattr(load(logged), name),
+                                      obj=name)
