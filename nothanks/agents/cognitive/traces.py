@@ -2,7 +2,7 @@
 
 A decision's trace is a tree. Its root is the model's own view; each node holds the
 ToM level reasoned at, whose view it is, the tokens assumed for that player and where
-they came from (``leaf``, ``root``, ``none`` = Table 5 defaults, ``exact-own``,
+they came from (``leaf``, ``root``, ``default`` = Table 5 defaults, ``exact-own``,
 ``oracle``), the ToM0 state chunk with its retrieval record (every candidate instance
 with base level, per-slot mismatch, noise and total), the predictions made about the
 other players (each with one projection node per candidate count), and the result
