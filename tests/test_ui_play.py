@@ -7,24 +7,13 @@ import json
 import pytest
 
 from nothanks.agents import Agent, make_agent
+from nothanks.agents.baselines import ScriptedAgent
 from nothanks.rules import Action, IllegalActionError, Variant
 from nothanks.runner import play_game
 from nothanks.ui import Match, PlayApp, ThinkingTime, opponent_choices
 from nothanks.ui.render import TableState, runs, table_html
 
-
-class Scripted(Agent):
-    """Replays a fixed list of actions (the human's moves as logged by the app)."""
-
-    name = "scripted"
-
-    def __init__(self, actions: list[str]) -> None:
-        super().__init__()
-        self.actions = list(actions)
-        self.spec = "human"
-
-    def decide(self, view):
-        return Action(self.actions.pop(0))
+Scripted = ScriptedAgent  # replays the human's logged moves
 
 
 def as_agent(spec: str | Agent) -> Agent:

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from nothanks.agents import Agent, make_agent
-from nothanks.rules import Action
+from nothanks.agents import make_agent
+from nothanks.agents.baselines import ScriptedAgent
 from nothanks.runner import play_game
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,18 +41,7 @@ pytestmark = [
 ]
 
 
-class Replayed(Agent):
-    """Plays back the human's logged moves."""
-
-    name = "replayed"
-
-    def __init__(self, actions: list[str]) -> None:
-        super().__init__()
-        self.actions = list(actions)
-        self.spec = "human"
-
-    def decide(self, view):
-        return Action(self.actions.pop(0))
+Replayed = ScriptedAgent  # replays the human's logged moves
 
 
 def free_port() -> int:

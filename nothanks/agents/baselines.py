@@ -34,7 +34,7 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
 
-    def __init__(self, T: float = 0.0) -> None:  # noqa: N803 - T is the threshold's name
+    def __init__(self, T: float = 0.0) -> None:
         super().__init__()
         self.T = T
 
@@ -52,3 +52,20 @@ class AlwaysPassAgent(Agent):
 
     def decide(self, view: View) -> Action:
         return Action.TAKE if view.own_tokens == 0 else Action.PASS
+
+
+class ScriptedAgent(Agent):
+    """Plays a given list of actions in order: replays a logged player (e.g. a human)
+    against the engine, so a recorded game can be checked or re-run."""
+
+    name = "scripted"
+
+    def __init__(self, actions: list[str], spec: str = "human") -> None:
+        super().__init__()
+        self.actions = list(actions)
+        self.spec = spec
+
+    def decide(self, view: View) -> Action:
+        if not self.actions:
+            raise IndexError(f"scripted player at seat {self.seat} has no actions left")
+        return Action(self.actions.pop(0))
