@@ -24,8 +24,11 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 
 setup: $(VENV)/.installed-dev
 
+# Jupyter refuses to run as root unless told (containers, CI machines).
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(VENV)/.installed-notebooks
-	$(VENV)/bin/jupyter lab notebooks/
+	$(VENV)/bin/jupyter lab notebooks/ $(ROOT_FLAG)
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest
