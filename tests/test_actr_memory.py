@@ -471,3 +471,32 @@ def test_user_vectorized_mismatch_and_symbol_exact_match():
     assert parts.mismatch == pytest.approx({"colour": -10.0, "size": -0.5})
     assert memory.retrieve({"colour": "green", "size": 40}, threshold=-100).chunk is blue
     assert Ratio.calls == 2
+
+
+def test_restart_keeps_fixed_chunks_and_replays_the_same_noise():
+    from nothanks.actr import DeclarativeMemory, Weber
+    memory = DeclarativeMemory(mismatch={"x": Weber()}, seed=3)
+    for x in range(1, 30):
+        memory.add({"x": x, "a": x % 2}, fixed_activation=0.0)
+    memory.advance(5.0)
+    first = [memory.retrieve({"x": 7}).activation for _ in range(3)]
+    memory.restart(11)
+    assert memory.time == 0.0 and len(memory) == 29
+    memory.advance(5.0)
+    again = [memory.retrieve({"x": 7}).activation for _ in range(3)]
+    fresh = DeclarativeMemory(mismatch={"x": Weber()}, seed=11)
+    for x in range(1, 30):
+        fresh.add({"x": x, "a": x % 2}, fixed_activation=0.0)
+    fresh.advance(5.0)
+    assert again == [fresh.retrieve({"x": 7}).activation for _ in range(3)]
+    assert again != first
+
+
+def test_restart_refuses_learned_chunks():
+    import pytest
+
+    from nothanks.actr import DeclarativeMemory
+    memory = DeclarativeMemory(seed=1)
+    memory.add({"x": 1})
+    with pytest.raises(ValueError, match="cannot restart a memory holding 1 learned chunk"):
+        memory.restart(2)

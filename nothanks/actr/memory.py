@@ -373,6 +373,30 @@ class DeclarativeMemory:
         self._time += step
         return self._time
 
+    def restart(self, seed: int | np.random.Generator | None) -> None:
+        """Begin a new episode with the same chunks: clock at 0, noise and caches cleared,
+        randomness from ``seed``.
+
+        Storing thousands of fixed-activation chunks (the thesis's instances) costs more
+        than a whole game, so a model keeps them and restarts its memory per game. Learned
+        chunks cannot be kept: their references belong to the old clock.
+        """
+        if self._learned:
+            raise ValueError(
+                f"cannot restart a memory holding {self._learned} learned chunk(s): their "
+                "references belong to the old clock; only fixed-activation chunks carry over"
+            )
+        self._rng = _make_rng(seed)
+        self._time = 0.0
+        self._latest_reference = 0.0 if self._chunks else -math.inf
+        self._base_key = None
+        self._base = np.empty(0)
+        self._base_undefined = False
+        self._time_noise = None
+        self._time_noise_at = math.nan
+        self._noise_buffer = np.empty(0)
+        self._noise_position = 0
+
     # ---------------------------------------------------------------- contents
     def add(self, slots: Mapping[str, SlotValue], *,
             fixed_activation: float | None = None) -> Chunk:

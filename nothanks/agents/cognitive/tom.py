@@ -15,7 +15,6 @@ count and predicted to pass only if every projection passes.
 """
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 
@@ -134,30 +133,25 @@ class ToMAgent(Agent):
         """The instance chunks, stored once per agent and card range (storing ~2,000
         chunks costs more than a whole game, and they never change: fixed activation)."""
         card_range = max(1, variant.high_card - variant.low_card)
-        self._instance_rng = np.random.default_rng(0)
-        self._instance_template = DeclarativeMemory(
+        self._instance_dm = DeclarativeMemory(
             retrieval_threshold=self.params["instance_rt"],
             mismatch={"category": ExactMatch(CATEGORY_WEIGHT), "card": Linear(card_range),
                       "tokens_on_card": Weber(), "tokens_owned": Weber()},
-            seed=self._instance_rng, **self._memory_args)
+            seed=0, **self._memory_args)
         for instance in self.instance_set.instances:
-            self._instance_template.add(instance.slots(), fixed_activation=0.0)
-        self._template_range = card_range
+            self._instance_dm.add(instance.slots(), fixed_activation=0.0)
+        self._instance_range = card_range
 
     def _new_memories(self, variant: Variant, seed: int) -> None:
         """Fresh memories for a game, their randomness seeded from ``seed``.
 
-        The instance memory is a shallow copy of the never-used template: the chunks and
-        their columns are shared (nothing is ever added to it), while the clock, noise
-        and caches are the copy's own; the template's generator, which only the current
-        copy draws from, is reset to ``seed``. (A ``DeclarativeMemory.reseed`` would make
-        this copy unnecessary.)
+        The instance chunks are kept from game to game (they never change: fixed
+        activation); :meth:`DeclarativeMemory.restart` resets their clock and noise.
         """
         instance_seed, token_seed = np.random.SeedSequence(seed).spawn(2)
-        if max(1, variant.high_card - variant.low_card) != self._template_range:
+        if max(1, variant.high_card - variant.low_card) != self._instance_range:
             self._build_instance_memory(variant)
-        self._instance_rng.bit_generator.state = np.random.PCG64(instance_seed).state
-        self._instance_dm = copy.copy(self._instance_template)
+        self._instance_dm.restart(np.random.default_rng(instance_seed))
         self._token_dm = DeclarativeMemory(
             retrieval_threshold=self.params["rt"], seed=np.random.default_rng(token_seed),
             **self._memory_args)
