@@ -52,15 +52,16 @@ def _simulate(parser: argparse.ArgumentParser):
     _variant_arguments(parser)
 
     def run(args: argparse.Namespace) -> int:
+        from .experiments.rows import compact_frames
         from .io import write_frame
-        from .runner import play_games, results_to_frames, summarize
+        from .runner import play_games, summarize
         specs = [s for s in args.players.split(",") if s.strip()]
         if args.games < 1:
             raise SystemExit(f"--games must be at least 1 (got {args.games})")
         variant = _variant_from(args, len(specs))
         results = list(play_games(specs, args.games, args.seed, variant,
                                   rotate=not args.no_rotate))
-        games, decisions = results_to_frames(results)
+        games, decisions = compact_frames(results)
         if args.out is not None:
             args.out.mkdir(parents=True, exist_ok=True)
             write_frame(games, args.out / "games.parquet")

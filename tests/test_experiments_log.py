@@ -10,7 +10,7 @@ import pytest
 
 from nothanks.experiments import TABLES, LogError, load, run_design, schema_markdown
 from nothanks.experiments.design import Design, Table
-from nothanks.experiments.log import SCHEMA_VERSION, check_table, read_table
+from nothanks.experiments.schema import SCHEMA_VERSION, check_table, read_table
 
 ROOT = Path(__file__).resolve().parents[1]
 

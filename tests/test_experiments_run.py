@@ -13,8 +13,8 @@ import pytest
 from nothanks.cli import main
 from nothanks.experiments import Design, LogError, load, load_design, run_design
 from nothanks.experiments.design import Table
-from nothanks.experiments.log import PARTS, ExperimentDir
-from nothanks.experiments.run import LogContext, play_chunk
+from nothanks.experiments.store import PARTS, ExperimentDir
+from nothanks.experiments import LogContext, play_chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A small cognitive design: token memory, predictions and recalls are all exercised.
@@ -45,7 +45,7 @@ def smoke_serial(tmp_path_factory):
 
 
 def test_smoke_log_has_every_game_and_the_simulate_columns(smoke_serial):
-    from nothanks.runner import DECISION_COLUMNS, GAME_COLUMNS
+    from nothanks.experiments.rows import DECISION_COLUMNS, GAME_COLUMNS
     data = load(smoke_serial)
     assert set(GAME_COLUMNS) <= set(data.games.columns)
     assert set(DECISION_COLUMNS) <= set(data.decisions.columns)
@@ -90,7 +90,7 @@ def test_a_game_depends_only_on_its_position_agents_are_fully_reset():
     equal games 4-5 played by freshly built agents."""
     import io
 
-    import nothanks.experiments.run as run_module
+    import nothanks.experiments.workers as run_module
     context = LogContext("tom-mini", TOM.hash)
     run_module._worker.__dict__.clear()
     fresh = play_chunk(TOM, 4, 6, context)
@@ -168,7 +168,7 @@ def test_in_flight_chunks_are_bounded(monkeypatch):
     size (a fake executor records submissions; results are consumed one by one)."""
     import concurrent.futures as cf
 
-    import nothanks.experiments.run as run_module
+    from nothanks.experiments.backends import execute
     submitted: list[tuple[int, int]] = []
 
     class Recording:
@@ -188,8 +188,7 @@ def test_in_flight_chunks_are_bounded(monkeypatch):
     design = load_design("smoke")
     chunks = [(g, g + 1) for g in range(12)]
     consumed = 0
-    for _ in run_module._execute(chunks, design, None, False, jobs=2, client=None,
-                                 in_flight=3):
+    for _ in execute(chunks, design, None, False, jobs=2, client=None, in_flight=3):
         consumed += 1
         assert len(submitted) - consumed <= 3
     assert consumed == 12 and sorted(submitted) == chunks

@@ -59,7 +59,7 @@ def test_a_session_steps_models_times_the_human_and_logs_marks(tmp_path):
     with pytest.raises(SessionError, match="not the participant's turn"):
         session.human_acts("pass")
     moves = session.run_models()
-    assert [seat for seat, _ in moves][:1] == [1] and session.human_to_move or session.game_over
+    assert [d.seat for d in moves][:1] == [1] and session.human_to_move or session.game_over
     with pytest.raises(ValueError, match="mark 0 is not an opponent seat"):
         session.human_acts("pass", marks={0})
     with pytest.raises(ValueError, match="mark 'Player 2' is not a seat number"):
@@ -173,7 +173,7 @@ def test_the_synthetic_participant_set_validates_and_follows_table6():
 
 
 def test_a_session_that_died_while_merging_is_merged_on_restart(tmp_path, monkeypatch):
-    from nothanks.experiments.log import ExperimentDir
+    from nothanks.experiments.store import ExperimentDir
     session = ParticipantSession("P06", tmp_path, MINI)
     monkeypatch.setattr(ExperimentDir, "finish", lambda self: None)  # dies before merging
     play_until(session, 4)

@@ -26,7 +26,8 @@ from nothanks.figures import (
     rt_sweep_lines,
     token_memory_trace,
 )
-from nothanks.runner import play_game, play_games, results_to_frames
+from nothanks.experiments.rows import compact_frames
+from nothanks.runner import play_game, play_games
 
 pytest.importorskip("nothanks.agents.cognitive")
 
@@ -41,7 +42,7 @@ def simulation() -> tuple[pd.DataFrame, pd.DataFrame]:
             specs = [f"{lower}:rt={rt}"] * 3 + [f"{higher}:rt={rt}"]
             results += list(play_games(specs, 4, seed=start, start=start))
             start += 4
-    return results_to_frames(results)
+    return compact_frames(results)
 
 
 def test_proportional_ranking_has_bars_per_place_and_a_parity_line(simulation):

@@ -87,8 +87,8 @@ def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary(tmp_pa
 
 def test_a_half_written_part_left_by_a_kill_is_not_counted_and_resume_completes(tmp_path,
                                                                                logged):
-    from nothanks.experiments.log import PARTS, ExperimentDir
-    from nothanks.experiments.run import LogContext, play_chunk
+    from nothanks.experiments.store import PARTS, ExperimentDir
+    from nothanks.experiments import LogContext, play_chunk
     out = tmp_path / "killed"
     directory = ExperimentDir.open(out, MINI, 1)
     directory.begin_run()

@@ -12,9 +12,8 @@ import pytest
 from nothanks.agents import AgentSpecError, make_agent, parse_spec
 from nothanks.cli import main
 from nothanks.rules import Action, Game, Variant
-from nothanks.runner import (
-    DECISION_COLUMNS, GAME_COLUMNS, game_seed, play_game, play_games, results_to_frames, seating,
-)
+from nothanks.experiments.rows import DECISION_COLUMNS, GAME_COLUMNS, compact_frames
+from nothanks.runner import game_seed, play_game, play_games, seating
 
 
 def test_spec_parsing_and_overrides():
@@ -110,7 +109,7 @@ def test_simulate_reports_bad_agent(capsys):
 
 def test_rank_points_agree_with_results():
     results = list(play_games(["heuristic"] * 2 + ["random"] * 2, 5, seed=3))
-    games, decisions = results_to_frames(results)
+    games, decisions = compact_frames(results)
     assert (games.score == games.card_points - games.tokens).all()
 
 

@@ -17,11 +17,11 @@ COGNITIVE = [s for _, s in opponent_choices() if s.startswith("tom")]
 
 
 def rows(decisions):
-    return [d.row(0)[1:] for d in decisions]
+    return [d.move() for d in decisions]
 
 
 def engine_rows(specs, seed):
-    return [d[1:] for d in play_game([make_agent(s) for s in specs], seed=seed).decisions]
+    return [d.move() for d in play_game([make_agent(s) for s in specs], seed=seed).decisions]
 
 
 @pytest.mark.parametrize("specs", [BASELINES] + ([COGNITIVE + ["heuristic"] * (4 - len(COGNITIVE))]
@@ -31,7 +31,7 @@ def test_next_back_and_jump_give_the_engine_decisions(specs):
     expected = engine_rows(specs, 5)
     seen = []
     while explorer.current is not None:
-        seen.append(explorer.current.row(0)[1:])
+        seen.append(explorer.current.move())
         explorer.next_button.click()
     assert seen == expected
     assert explorer.next_button.disabled and "game over" in explorer.position_label.value
@@ -40,13 +40,13 @@ def test_next_back_and_jump_give_the_engine_decisions(specs):
     explorer.back_button.click()
     explorer.back_button.click()
     assert explorer.position == len(expected) - 2
-    assert explorer.current.row(0)[1:] == expected[-2]
+    assert explorer.current.move() == expected[-2]
     explorer.jump_input.value = 4
     explorer.jump_button.click()
     assert explorer.position == 3
     assert rows(explorer.decisions()) == expected[:4]
     explorer.next_button.click()
-    assert explorer.current.row(0)[1:] == expected[4]
+    assert explorer.current.move() == expected[4]
     assert "Turn 5:" in explorer.decision_panel.value
 
 

@@ -10,7 +10,8 @@ from nothanks.agents import Agent, make_agent
 from nothanks.agents.baselines import ScriptedAgent
 from nothanks.rules import Action, IllegalActionError, Variant
 from nothanks.runner import play_game
-from nothanks.ui import Match, PlayApp, ThinkingTime, opponent_choices
+from nothanks.match import Match
+from nothanks.ui import PlayApp, ThinkingTime, opponent_choices
 from nothanks.ui.render import TableState, runs, table_html
 
 Scripted = ScriptedAgent  # replays the human's logged moves
@@ -59,10 +60,10 @@ def test_clicking_a_full_game_equals_the_engine(tmp_path, human_seat):
     seats = list(opponents)
     seats.insert(human_seat, Scripted(clicked))
     engine = play_game([as_agent(s) for s in seats], Variant(), seed=11)
-    shown = app.match.result()
+    shown = app.match.record()
     assert shown.scores == engine.scores
     assert shown.cards == engine.cards
-    assert [d[1:] for d in shown.decisions] == [d[1:] for d in engine.decisions]
+    assert [d.move() for d in shown.decisions] == [d.move() for d in engine.decisions]
     # the final scores are on screen, and written to the result file
     for seat, points in enumerate(engine.scores):
         assert f'data-seat="{seat}">score <b class="nt-final-score">{points}</b>' in app.table.value
@@ -159,12 +160,13 @@ def test_bad_arguments_say_what_is_valid():
 
 
 def test_thinking_time_is_latency_scaled_and_clamped():
-    from nothanks.ui.match import Decision
+    from nothanks.match import DecisionRecord as Decision
     t = ThinkingTime(scale=2.0, minimum=0.5, maximum=3.0, default=0.8)
 
     def with_latency(latency):
         info = {} if latency is None else {"latency": latency}
-        return Decision(0, 0, 1, "x", 3, 0, 11, (), Action.PASS, False, info)
+        return Decision(0, 0, 1, "x", 3, 0, 11, (), 20, "none", (11,) * 4, Action.PASS,
+                        False, info)
     assert t(with_latency(0.1)) == 0.5
     assert t(with_latency(1.0)) == 2.0
     assert t(with_latency(9.0)) == 3.0
@@ -186,8 +188,8 @@ def test_cognitive_opponents_play_the_engine_game(spec):
     app = PlayApp([spec] * 3, seed=21, thinking=ThinkingTime.off(), min_click_interval=0)
     clicked = click_through(app, keep_tokens_policy)
     engine = play_game([Scripted(clicked), *(as_agent(spec) for _ in range(3))], seed=21)
-    assert app.match.result().scores == engine.scores
-    assert [d[1:] for d in app.match.result().decisions] == [d[1:] for d in engine.decisions]
+    assert app.match.record().scores == engine.scores
+    assert [d.move() for d in app.match.record().decisions] == [d.move() for d in engine.decisions]
 
 
 def test_moves_since_lists_the_others_moves_after_mine():

@@ -17,11 +17,21 @@ class Agent:
     name: ClassVar[str] = "agent"
     #: Human vs model, for logs.
     kind: ClassVar[str] = "model"
+    #: Theory-of-mind order of a cognitive model; ``None`` for every other agent.
+    tom_order: int | None = None
 
     def __init__(self) -> None:
         self.seat = -1
         self.variant = Variant()
         self.spec = self.name
+
+    @property
+    def label(self) -> str:
+        """Short name for tables and plots: ``ToM1`` for any ToM-1 model, else ``name``.
+
+        Logged with every row so analysis never has to parse agent specs.
+        """
+        return self.name if self.tom_order is None else f"ToM{self.tom_order}"
 
     def start(self, seat: int, variant: Variant, seed: int) -> None:
         """A new game begins: this agent sits at ``seat``; ``seed`` seeds its randomness."""

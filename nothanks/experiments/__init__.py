@@ -17,10 +17,12 @@ from .design import (
     load_design,
     shipped_designs,
 )
-from .log import SCHEMA_VERSION, TABLES, Log, LogError, export_csv, load, schema_markdown
-from .run import RunSummary, play_chunk, run_design
+from .log import Log, export_csv, load
+from .rows import LogContext, LogRows, compact_frames
+from .run import RunSummary, run_design
+from .schema import SCHEMA_VERSION, TABLES, LogError, schema_markdown
 from .session import ParticipantSession, SessionError, check_participant_id
-from .synthetic import HumanStandIn  # registers the ``human-standin`` agent spec
+from .workers import play_chunk
 
 __all__ = [
     "HUMAN",
@@ -29,9 +31,10 @@ __all__ = [
     "Condition",
     "Design",
     "DesignError",
-    "HumanStandIn",
     "Log",
+    "LogContext",
     "LogError",
+    "LogRows",
     "ParticipantSession",
     "PlannedGame",
     "RunSummary",
@@ -40,6 +43,7 @@ __all__ = [
     "Sweep",
     "Table",
     "check_participant_id",
+    "compact_frames",
     "export_csv",
     "load",
     "load_design",

@@ -33,7 +33,7 @@ def _run(parser: argparse.ArgumentParser):
 
     def run(args: argparse.Namespace) -> int:
         from .design import DesignError, load_design, shipped_designs
-        from .log import LogError
+        from .schema import LogError
         from .run import run_design
         if args.list:
             for name, path in shipped_designs().items():
@@ -74,7 +74,8 @@ def _export(parser: argparse.ArgumentParser):
                         help="export an interrupted run's finished games")
 
     def run(args: argparse.Namespace) -> int:
-        from .log import LogError, export_csv
+        from .log import export_csv
+        from .schema import LogError
         try:
             written = export_csv(args.directory, args.csv, allow_incomplete=args.allow_incomplete)
         except LogError as exc:

@@ -1,7 +1,7 @@
 """Participant sessions: one person plays the human-schedule design against models.
 
 The session is pure logic for a user interface to drive: it holds the current game
-(a :class:`nothanks.rules.Game` and the three model agents), says whose turn it is,
+(a :class:`nothanks.match.Match` with the three model agents), says whose turn it is,
 advances model turns one at a time (so the UI can pause between them), takes the
 participant's actions with their bad-move marks, and times each human decision on a
 wall clock. Every completed game is written atomically before the next begins, so a
@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..agents import Agent, make_agent
+from ..match import DecisionRecord, GameRecord, HumanSeat, Match, agent_seed, game_seed
 from ..rules import Action, Event, Game, IllegalActionError, View
-from ..runner import GameResult, agent_seed, game_seed
 from .design import HUMAN, Design, DesignError, load_design
-from .log import ExperimentDir
-from .run import HumanTurn, LogContext, LogRows, role_kinds
+from .rows import LogContext, LogRows
+from .store import ExperimentDir
 
 #: Participant ids: short codes such as P07 or synthetic-12 (letters, digits, - and _).
 PARTICIPANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,23}")
@@ -87,11 +87,12 @@ class ParticipantSession:
         self._store.begin_run(backend="session")
         self._context = LogContext(self.design.name, self.design.hash, participant_id,
                                    self.synthetic)
+        self._human_spec = self.design.human or HUMAN
+        self._human_label = make_agent(human).label if self.synthetic else HUMAN
         self._listeners: list[Callable[[Event], None]] = []
-        self.game: Game | None = None
-        self.agents: dict[int, Agent] = {}
-        self.last_result: GameResult | None = None
-        self._pools: dict[int, list[Agent | None]] = {}
+        self.match: Match | None = None
+        self.last_result: GameRecord | None = None
+        self._pools: dict[int, list[Agent]] = {}
         self.next_game()
 
     # ------------------------------------------------------------------ state
@@ -105,7 +106,18 @@ class ParticipantSession:
 
     @property
     def finished(self) -> bool:
-        return self.game is None
+        return self.match is None
+
+    @property
+    def game(self) -> Game | None:
+        """The current game's rules state (``None`` once the session is finished)."""
+        return None if self.match is None else self.match.game
+
+    @property
+    def agents(self) -> dict[int, Agent]:
+        """The models at the current table, by seat."""
+        match = self._require_match()
+        return {s: a for s, a in enumerate(match.agents) if s != self.human_seat}
 
     @property
     def game_number(self) -> int:
@@ -127,62 +139,57 @@ class ParticipantSession:
 
     @property
     def game_over(self) -> bool:
-        return self._require_game().over
+        return self._require_match().over
 
     @property
     def to_move(self) -> int:
         """Seat whose turn it is."""
-        return self._require_game().seat
+        return self._require_match().to_move
 
     @property
     def human_to_move(self) -> bool:
-        game = self._require_game()
-        return not game.over and game.seat == self.human_seat
+        return self._require_match().human_turn
 
     def view(self) -> View:
         """What the participant may see now."""
-        return self._require_game().view(self.human_seat)
+        return self._require_match().game.view(self.human_seat)
 
     def watch(self, listener: Callable[[Event], None]) -> None:
         """Call ``listener`` with every event of the current game (replayed so far) and of
         every later game."""
         self._listeners.append(listener)
-        if self.game is not None:
-            for event in self.game.history:
+        if self.match is not None:
+            for event in self.match.game.history:
                 listener(event)
-            self.game.subscribe(listener)
+            self.match.watch(listener)
 
     def restart_turn_clock(self) -> None:
         """Start timing the human's decision now (call when the turn is shown)."""
         self._turn_started = self.clock()
 
     # ------------------------------------------------------------------ acting
-    def step(self) -> tuple[int, Action]:
-        """Play one model turn; returns (seat, action)."""
-        game = self._require_game()
-        if game.over:
+    def step(self) -> DecisionRecord:
+        """Play one model turn and return its record."""
+        match = self._require_match()
+        if match.over:
             raise SessionError("the game is over; call next_game()")
-        if game.seat == self.human_seat:
+        if match.to_move == self.human_seat:
             raise SessionError(f"it is the participant's turn (seat {self.human_seat}); "
                                "call human_acts(action, marks)")
-        seat = game.seat
-        agent = self.agents[seat]
-        view = game.view(seat)
-        action = agent.decide(view)
-        self._record(view, action, agent.spec, agent.decision_info())
-        return seat, action
+        return self._after(match.step())
 
-    def run_models(self) -> list[tuple[int, Action]]:
+    def run_models(self) -> list[DecisionRecord]:
         """Play model turns until the participant must act or the game ends."""
         moves = []
         while not self.game_over and not self.human_to_move:
             moves.append(self.step())
         return moves
 
-    def human_acts(self, action: Action | str, marks: Iterable[int] = ()) -> None:
+    def human_acts(self, action: Action | str, marks: Iterable[int] = ()) -> DecisionRecord:
         """The participant takes or passes; ``marks`` are the opponent seats whose last
         move they mark as bad at this turn."""
-        game = self._require_game()
+        match = self._require_match()
+        game = match.game
         if not self.human_to_move:
             raise SessionError(f"it is not the participant's turn (seat {game.seat} is to "
                                f"move{', the game is over' if game.over else ''})")
@@ -191,7 +198,7 @@ class ParticipantSession:
             raise IllegalActionError(f"the participant cannot {action} on card {game.card}: "
                                      "no tokens left, must take")
         marks = tuple(sorted({_seat_number(m) for m in marks}))
-        moved = {d[2] for d in self._decisions}
+        moved = {d.seat for d in match.decisions}
         for seat in marks:
             if seat == self.human_seat or not 0 <= seat < game.variant.players:
                 raise ValueError(f"mark {seat!r} is not an opponent seat; valid: "
@@ -200,40 +207,29 @@ class ParticipantSession:
                 raise ValueError(f"seat {seat} has not moved yet in this game; it cannot be "
                                  "marked")
         elapsed = self.clock() - self._turn_started
-        self._human[game.turn] = HumanTurn(elapsed, marks)
-        self._record(game.view(self.human_seat), action, self._human_spec, {})
+        return self._after(match.human_acts(action, decision_time=elapsed, marks=marks))
 
     def next_game(self) -> bool:
         """Begin the next unplayed game; False once every game is done."""
-        if self.game is not None and not self.game.over:
+        if self.match is not None and not self.match.over:
             raise SessionError(f"game {self.game_number} is still being played")
         missing = self._store.missing_chunks()
         if not missing:
             if not self._store.manifest["compacted"]:  # the machine died while merging
                 self._store.finish()
-            self.game = None
-            self.agents = {}
+            self.match = None
             return False
         self.plan = self.design.game(missing[0][0])
-        variant = self.design.variant
         players = self.design.conditions[self.plan.condition].players
         self.human_seat = self.plan.roles.index(players.index(HUMAN))
-        self._human_spec = self.design.human or HUMAN
         if self.plan.condition not in self._pools:  # reused: start() resets an agent
-            self._pools[self.plan.condition] = [None if spec == HUMAN else make_agent(spec)
-                                                for spec in players]
+            self._pools[self.plan.condition] = [HumanSeat() if spec == HUMAN else
+                                                make_agent(spec) for spec in players]
         pool = self._pools[self.plan.condition]
-        self.agents = {seat: pool[role] for seat, role in enumerate(self.plan.roles)
-                       if seat != self.human_seat}
-        for seat, agent in self.agents.items():
-            agent.start(seat, variant, agent_seed(self.plan.seed, seat))
-        observers = [a.observe for a in self.agents.values() if a.observes()]
-        self.game = Game(variant, self.plan.seed, listeners=observers + self._listeners)
-        for listener in observers + self._listeners:
-            listener(self.game.history[0])
-        self._decisions: list[tuple] = []
-        self._infos: list[dict[str, object]] = []
-        self._human: dict[int, HumanTurn] = {}
+        self.match = Match([pool[role] for role in self.plan.roles], self.design.variant,
+                           self.plan.seed, human_seat=self.human_seat,
+                           game_id=self.plan.position, listeners=self._listeners,
+                           human_spec=self._human_spec, human_label=self._human_label)
         self._turn_started = self.clock()
         return True
 
@@ -243,39 +239,27 @@ class ParticipantSession:
         return agent_seed(self.plan.seed, self.human_seat)
 
     # ------------------------------------------------------------------ internals
-    def _require_game(self) -> Game:
-        if self.game is None:
+    def _require_match(self) -> Match:
+        if self.match is None:
             raise SessionError(f"the session of {self.participant_id} is finished "
                                f"({self.games_total} games)")
-        return self.game
+        return self.match
 
-    def _record(self, view: View, action: Action, spec: str, info: dict) -> None:
-        game = self._require_game()
-        self._decisions.append((self.plan.position, game.turn, view.seat, spec, view.card,
-                                view.tokens_on_card, view.own_tokens, view.cards[view.seat],
-                                str(action), view.own_tokens == 0))
-        self._infos.append(info)
-        game.apply(action, view.seat)
-        if game.over:
+    def _after(self, decision: DecisionRecord) -> DecisionRecord:
+        """Save a finished game, or start the human's clock when it is their turn."""
+        match = self._require_match()
+        if match.over:
             self._save()
-        elif game.seat == self.human_seat:
+        elif match.human_turn:
             self._turn_started = self.clock()
+        return decision
 
     def _save(self) -> None:
         """Write the finished game durably (the session resumes after it)."""
-        game = self._require_game()
-        n = game.variant.players
-        over = game.history[-1]
-        specs = tuple(self._human_spec if s == self.human_seat else self.agents[s].spec
-                      for s in range(n))
-        result = GameResult(self.plan.position, self.plan.seed, specs,
-                            tuple(game.cards(s) for s in range(n)),
-                            tuple(game.tokens(s) for s in range(n)), over.scores,
-                            over.ranks, over.rank_points, self._decisions, self._infos)
+        record = self._require_match().record()
         rows = LogRows(self._context, self.design)
-        kinds = role_kinds(self.design, self.plan.condition)
-        rows.add_game(self.plan, result, [kinds[r] for r in self.plan.roles], self._human)
+        rows.add_game(self.plan, record)
         self._store.write_chunk(self.plan.position, self.plan.position + 1, rows.to_parquet())
-        self.last_result = result
+        self.last_result = record
         if not self._store.missing_chunks():  # the last game: merge the parts now
             self._store.finish()

@@ -1,13 +1,20 @@
 """The rules of No Thanks!: variants, state, views, events, scoring."""
 from .events import Action, CardRevealed, Event, GameOver, Passed, Took
 from .game import Game, IllegalActionError, deal
-from .scoring import card_points, ranks_and_points, score, sequence_gain
+from .scoring import (
+    Category,
+    card_points,
+    ranks_and_points,
+    score,
+    sequence_category,
+    sequence_gain,
+)
 from .variant import STARTING_TOKENS, Variant, VariantError
 from .view import HiddenInformationError, View
 
 __all__ = [
     "Action", "CardRevealed", "Event", "GameOver", "Passed", "Took", "Game",
-    "IllegalActionError", "deal", "card_points", "ranks_and_points", "score",
-    "sequence_gain", "STARTING_TOKENS", "Variant", "VariantError", "HiddenInformationError",
+    "IllegalActionError", "deal", "Category", "card_points", "ranks_and_points", "score",
+    "sequence_category", "sequence_gain", "STARTING_TOKENS", "Variant", "VariantError", "HiddenInformationError",
     "View",
 ]

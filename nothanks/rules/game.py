@@ -99,6 +99,11 @@ class Game:
         """True token count of ``seat`` (full state; agents use views instead)."""
         return self._tokens[seat]
 
+    @property
+    def token_counts(self) -> tuple[int, ...]:
+        """True token counts of every seat (full state; agents use views instead)."""
+        return tuple(self._tokens)
+
     def cards(self, seat: int) -> tuple[int, ...]:
         """Cards taken by ``seat``, ascending (public)."""
         return self._cards[seat]

@@ -1,7 +1,8 @@
 """Scoring and ranking: lowest score wins."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from enum import StrEnum
 
 
 def card_points(cards: Iterable[int]) -> int:
@@ -25,7 +26,7 @@ def ranks_and_points(scores: Sequence[float]) -> tuple[tuple[int, ...], tuple[fl
 
     Rank points are n-1, ..., 1, 0 for n players (3/2/1/0 with four). Tied players
     share the place of the best of them and the mean of the rank points they span
-    (DESIGN.md §3), so rank points always sum to n(n-1)/2.
+    (docs/models.md), so rank points always sum to n(n-1)/2.
     """
     n = len(scores)
     ranks: list[int] = []
@@ -43,3 +44,24 @@ def sequence_gain(cards: Iterable[int], card: int) -> int:
     """Increase in card points if ``card`` were added to ``cards`` (can be negative)."""
     owned = list(cards)
     return card_points(owned + [card]) - card_points(owned)
+
+
+class Category(StrEnum):
+    """Sequence category of the face-up card for one player (thesis §3.1).
+
+    How the card would fit the player's cards, from its cards alone: a fact of the game
+    that ToM0's state chunk uses and the decision log records.
+    """
+
+    #: neither card - 1 nor card + 1 is owned: the card would count its face value
+    NO_SEQUENCE = "none"
+    #: exactly one of card - 1 and card + 1 is owned: the card extends a run
+    EXTENSION = "extension"
+    #: both card - 1 and card + 1 are owned: the card joins two runs
+    COMPLETION = "completion"
+
+
+def sequence_category(cards: Collection[int], card: int) -> Category:
+    """The category of ``card`` for a player who owns ``cards``."""
+    neighbours = (card - 1 in cards) + (card + 1 in cards)
+    return (Category.NO_SEQUENCE, Category.EXTENSION, Category.COMPLETION)[neighbours]

@@ -1,17 +1,14 @@
 """Interactive apps (ipywidgets): play against the models, run the human experiment,
-step through a model-only game. Notebooks only import and display these."""
+step through a model-only game. Notebooks only import and display these; games are
+played by the one driver, :class:`nothanks.match.Match`."""
 from .explorer import StepExplorer, memory_figure, memory_frame
-from .match import Decision, HumanSeat, Match, replay
 from .pacing import ThinkingTime, opponent_choices
 from .play import PlayApp
 from .render import TableState, rules_html, runs, table_html
 from .session import ExperimentSessionApp
 
 __all__ = [
-    "Decision",
     "ExperimentSessionApp",
-    "HumanSeat",
-    "Match",
     "PlayApp",
     "StepExplorer",
     "TableState",
@@ -19,7 +16,6 @@ __all__ = [
     "memory_figure",
     "memory_frame",
     "opponent_choices",
-    "replay",
     "rules_html",
     "runs",
     "table_html",

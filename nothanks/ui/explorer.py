@@ -20,7 +20,8 @@ from matplotlib.figure import Figure
 
 from ..agents import Agent
 from ..rules import Variant
-from .match import Decision, Match, replay
+from ..match import DecisionRecord as Decision
+from ..match import Match, replay
 from .pacing import load_cognitive_models, spec_label
 from .render import TableState, table_html
 

@@ -20,7 +20,8 @@ import ipywidgets as w
 
 from ..io import atomic_write_bytes
 from ..rules import Action, IllegalActionError, Variant
-from .match import Decision, Match
+from ..match import DecisionRecord as Decision
+from ..match import Match
 from .pacing import Pacer, ThinkingTime, opponent_choices, spec_label
 from .render import TableState, move_line, moves_since, rules_html, table_html
 
@@ -276,7 +277,7 @@ class PlayApp:
     def _write_result(self) -> None:
         if self.result_path is None or self._written:
             return
-        result = self.match.result()
+        result = self.match.record()
         record = {
             "seed": result.seed, "agents": list(result.agents), "human_seat": self.human_seat,
             "players": self.variant.players,

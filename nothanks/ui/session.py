@@ -195,10 +195,8 @@ class ExperimentSessionApp:
             if s.game_over or s.human_to_move:
                 return None
             before = s.view()
-            seat, action = s.step()
-            latency = s.agents[seat].decision_info().get("latency")
-            return SessionMove(seat, action, before,
-                               float(latency) if isinstance(latency, (int, float)) else None)
+            decision = s.step()
+            return SessionMove(decision.seat, decision.action, before, decision.latency)
 
         def show(move: SessionMove | None) -> None:
             self.shown = None if move is None else move.before

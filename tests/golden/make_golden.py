@@ -28,9 +28,9 @@ def _plain(frame: pd.DataFrame) -> pd.DataFrame:
 
 def produce(work: Path) -> dict[str, pd.DataFrame]:
     """Play the golden runs into ``work`` and return every table, keyed by name."""
-    from nothanks.experiments import load, run_design
+    from nothanks.experiments import compact_frames, load, run_design
     from nothanks.experiments.synthetic import play_session
-    from nothanks.runner import play_games, results_to_frames
+    from nothanks.runner import play_games
 
     out: dict[str, pd.DataFrame] = {}
     run_design(HERE / "golden.toml", work / "run", jobs=1, traces=True, progress=False,
@@ -41,7 +41,7 @@ def produce(work: Path) -> dict[str, pd.DataFrame]:
     for name, frame in load(work / "sessions").tables().items():
         if name != "traces":
             out[f"session_{name}"] = frame
-    games, decisions = results_to_frames(list(play_games(
+    games, decisions = compact_frames(list(play_games(
         ["tom1", "tom0", "heuristic", "random:p=0.3"], 6, seed=5)))
     out["simulate_games"], out["simulate_decisions"] = games, decisions
     from nothanks.figures.build import build

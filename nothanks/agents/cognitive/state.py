@@ -6,25 +6,9 @@ player's own tokens it forms the state chunk that ToM0 matches against its insta
 """
 from __future__ import annotations
 
-from collections.abc import Collection
-from enum import StrEnum
+from ...rules import Category, sequence_category
 
-
-class Category(StrEnum):
-    """Sequence category of the face-up card for one player (thesis §3.1)."""
-
-    #: neither card - 1 nor card + 1 is owned: the card would count its face value
-    NO_SEQUENCE = "none"
-    #: exactly one of card - 1 and card + 1 is owned: the card extends a run
-    EXTENSION = "extension"
-    #: both card - 1 and card + 1 are owned: the card joins two runs
-    COMPLETION = "completion"
-
-
-def sequence_category(cards: Collection[int], card: int) -> Category:
-    """The category of ``card`` for a player who owns ``cards``."""
-    neighbours = (card - 1 in cards) + (card + 1 in cards)
-    return (Category.NO_SEQUENCE, Category.EXTENSION, Category.COMPLETION)[neighbours]
+__all__ = ["Category", "sequence_category", "state_chunk"]
 
 
 def state_chunk(category: Category, card: int, tokens_on_card: int,

@@ -1,4 +1,4 @@
-"""The ToM-k model of No Thanks! (thesis §3, DESIGN.md §2-3).
+"""The ToM-k model of No Thanks! (thesis §3; docs/models.md).
 
 ToM0 matches a state chunk against its instances and does what the retrieved instance
 did. ToM-k (k >= 1) predicts each opponent in turn order by running ToM-(k-1) from that
@@ -109,6 +109,7 @@ class ToMAgent(Agent):
         if not (math.isfinite(leaf_penalty) and leaf_penalty >= 0):
             raise ValueError(f"leaf_penalty={leaf_penalty!r} is invalid; valid: >= 0")
         self.k = k
+        self.tom_order = k
         self.name = f"tom{k}"
         self.params: dict[str, float | str] = {
             "rt": rt, "instance_rt": instance_rt, "d": d, "s": s, "mp": mp,
@@ -224,12 +225,13 @@ class ToMAgent(Agent):
             "tom_order": self.k,
             "model_time": self._instance_dm.time,
             "reason": outcome.reason,
-            "own_tom0_action": "forced" if outcome.tom0 is None else str(outcome.tom0),
+            # None when forced to take: ToM0 is not consulted without tokens
+            "own_tom0_action": outcome.tom0,
             "latency": latency,
             "instance_failures": outcome.failures,
             "predictions": [p.as_dict() for p in outcome.predictions],
-            # seat keys as strings and None for ToM0, so the log can go to Parquet
-            "recalled_tokens": {str(seat): list(world[seat].candidates)
+            # opponent seat -> candidate counts recalled; ToM0 recalls nothing
+            "recalled_tokens": {seat: world[seat].candidates
                                 for seat in self._opponents(view.seat)} if self.k else None,
         }
         if self.traces:

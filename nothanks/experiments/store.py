@@ -1,0 +1,271 @@
+"""The resumable experiment store: one directory per design run or participant session.
+
+::
+
+    manifest.json            the design, its hash, chunking, status
+    experiments.parquet      one row: design, code version, parameters, start/end time
+    conditions.parquet       one row per condition (table × sweep values)
+    parts/<table>/part-<first>-<stop>.parquet   while games are being played
+    <table>.parquet          the parts merged, once every game is done
+
+Chunk ``[start, stop)`` is complete iff its ``games`` part exists; that part is written
+last, each part atomically, so an interrupted chunk is simply played again.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..io import atomic_write_bytes
+from .schema import (
+    ROW_TABLES,
+    SCHEMA_VERSION,
+    LogError,
+    arrow_schema,
+    json_text,
+    parquet_bytes,
+    read_table,
+    to_arrow,
+)
+
+MANIFEST = "manifest.json"
+PARTS = "parts"
+#: Rows per row group when merging parts (bounds the memory a merge needs).
+MERGE_ROWS = 250_000
+
+
+def code_version() -> str:
+    """The package version, plus the git commit when running from a checkout."""
+    import subprocess
+
+    from .. import __version__
+    root = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True, timeout=5, check=False).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{__version__}+g{commit}" if commit else __version__
+
+
+def _now() -> str:
+    from datetime import datetime
+    return datetime.now(UTC).isoformat()
+
+
+def _part_name(start: int, stop: int) -> str:
+    return f"part-{start:09d}-{stop:09d}.parquet"
+
+
+def _part_range(path: Path) -> tuple[int, int]:
+    try:
+        _, start, stop = path.stem.split("-")
+        return int(start), int(stop)
+    except ValueError:
+        raise LogError(f"{path}: not a part file name (expected part-<first>-<stop>.parquet)") \
+            from None
+
+
+class ExperimentDir:
+    """One experiment's directory: manifest, part files as games finish, merged tables.
+
+    Chunk ``[start, stop)`` is complete iff its ``games`` part exists; that part is
+    written last, each part atomically, so an interrupted chunk is simply played again.
+    """
+
+    def __init__(self, path: Path, manifest: dict) -> None:
+        self.path = path
+        self.manifest = manifest
+
+    # ------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, out: str | Path, design, chunk_size: int, *, traces: bool = False,
+             participant: str | None = None, synthetic: bool = False) -> ExperimentDir:
+        """Create ``out`` for ``design``, or reopen it if it holds the same experiment."""
+        path = Path(out)
+        manifest_path = path / MANIFEST
+        if manifest_path.exists():
+            manifest = read_manifest(path)
+            found = (manifest["experiment"], manifest["design_hash"], manifest["participant"])
+            wanted = (design.name, design.hash, participant)
+            if found != wanted:
+                raise LogError(
+                    f"{path} holds experiment {found[0]!r} (design hash {found[1]}"
+                    f"{', participant ' + found[2] if found[2] else ''}), not {wanted[0]!r} "
+                    f"(design hash {wanted[1]}{', participant ' + wanted[2] if wanted[2] else ''}"
+                    f"); write it to another directory, or delete {path} to start over")
+            if manifest["traces"] != traces:
+                raise LogError(f"{path} was started {'with' if manifest['traces'] else 'without'}"
+                               f" --traces; resume it the same way")
+            return cls(path, manifest)
+        if path.exists() and any(path.iterdir()):
+            raise LogError(f"{path} is not empty and has no {MANIFEST}; refusing to write an "
+                           "experiment into it (choose an empty or new directory)")
+        path.mkdir(parents=True, exist_ok=True)
+        manifest = {
+            "schema_version": SCHEMA_VERSION, "experiment": design.name,
+            "design_hash": design.hash, "design": design.to_dict(),
+            "participant": participant, "synthetic": synthetic, "chunk_size": chunk_size,
+            "games": design.total_games, "traces": traces, "compacted": False,
+            "code_version": code_version(), "parameters": _parameters(design), "runs": [],
+        }
+        self = cls(path, manifest)
+        self._write_manifest()
+        self._write_conditions(design)
+        return self
+
+    def _write_manifest(self) -> None:
+        text = json.dumps(self.manifest, indent=2, sort_keys=True, default=str)
+        atomic_write_bytes(text.encode(), self.path / MANIFEST)
+
+    def _write_conditions(self, design) -> None:
+        conds = design.conditions
+        columns = {
+            "experiment": [design.name] * len(conds),
+            "design_hash": [design.hash] * len(conds),
+            "condition": [c.index for c in conds], "label": [c.label for c in conds],
+            "table": [c.table for c in conds], "players": [list(c.players) for c in conds],
+            "focal_role": [c.focal for c in conds],
+            "sweep": [json_text(dict(c.sweep)) for c in conds],
+            "games": [c.games for c in conds],
+            "variant": [json_text(self.manifest["design"]["variant"])] * len(conds),
+        }
+        atomic_write_bytes(parquet_bytes(to_arrow("conditions", columns)),
+                           self.path / "conditions.parquet")
+
+    def _write_experiment(self, status: str) -> None:
+        m = self.manifest
+        runs = m["runs"]
+        start = pd.Timestamp(runs[0]["started_at"]) if runs else pd.Timestamp.now(tz="UTC")
+        end = runs[-1].get("finished_at") if runs and status == "complete" else None
+        columns = {
+            "experiment": [m["experiment"]], "design_hash": [m["design_hash"]],
+            "participant": [m["participant"]], "synthetic": [m["synthetic"]],
+            "status": [status], "design": [json_text(m["design"])],
+            "parameters": [json_text(m["parameters"])], "code_version": [m["code_version"]],
+            "root_seed": [m["design"]["seed"]], "games": [m["games"]],
+            "started_at": [start.to_pydatetime()],
+            "finished_at": [None if end is None else pd.Timestamp(end).to_pydatetime()],
+            "runs": [len(runs)],
+        }
+        atomic_write_bytes(parquet_bytes(to_arrow("experiments", columns)),
+                           self.path / "experiments.parquet")
+
+    # ------------------------------------------------------------ chunks
+    def chunks(self) -> list[tuple[int, int]]:
+        size, total = self.manifest["chunk_size"], self.manifest["games"]
+        return [(a, min(a + size, total)) for a in range(0, total, size)]
+
+    def _tables(self) -> tuple[str, ...]:
+        return tuple(t for t in ROW_TABLES if t != "traces" or self.manifest["traces"])
+
+    def done_chunks(self) -> set[tuple[int, int]]:
+        if self.manifest["compacted"]:
+            return set(self.chunks())
+        folder = self.path / PARTS / "games"
+        return {_part_range(p) for p in folder.glob("part-*.parquet")} if folder.exists() \
+            else set()
+
+    def missing_chunks(self) -> list[tuple[int, int]]:
+        done = self.done_chunks()
+        return [c for c in self.chunks() if c not in done]
+
+    def begin_run(self, **info: object) -> None:
+        """Record an invocation (a resume adds one) and mark the experiment running."""
+        self.manifest["runs"].append({"started_at": _now(), "finished_at": None, **info})
+        self._write_manifest()
+        self._write_experiment("complete" if self.manifest["compacted"] else "running")
+
+    def write_chunk(self, start: int, stop: int, parts: Mapping[str, bytes]) -> None:
+        """Write a chunk's parts atomically, the games part last (it marks completion)."""
+        for table in self._tables():
+            folder = self.path / PARTS / table
+            folder.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(parts[table], folder / _part_name(start, stop))
+
+    def finish(self) -> bool:
+        """Merge the parts once every chunk is done; returns whether it is complete."""
+        import shutil
+        self.manifest["runs"][-1]["finished_at"] = _now()
+        complete = not self.missing_chunks()
+        if complete and not self.manifest["compacted"]:
+            for table in self._tables():
+                self._merge(table)
+            self.manifest["compacted"] = True
+        self._write_manifest()
+        if complete:
+            shutil.rmtree(self.path / PARTS, ignore_errors=True)
+        self._write_experiment("complete" if complete else "running")
+        return complete
+
+    def _merge(self, table: str) -> None:
+        """Stream the parts of ``table`` into one file, holding at most about
+        ``MERGE_ROWS`` rows in memory (one row group each)."""
+        import os
+        import tempfile
+        target = self.path / f"{table}.parquet"
+        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{table}.", suffix=".tmp")
+        os.close(fd)
+        try:
+            with pq.ParquetWriter(tmp, arrow_schema(table), compression="zstd") as writer:
+                buffered: list[pa.Table] = []
+                for start, stop in self.chunks():
+                    part = self.path / PARTS / table / _part_name(start, stop)
+                    buffered.append(read_table(part, table))
+                    if sum(t.num_rows for t in buffered) >= MERGE_ROWS:
+                        writer.write_table(pa.concat_tables(buffered))
+                        buffered = []
+                if buffered:
+                    writer.write_table(pa.concat_tables(buffered))
+            with open(tmp, "rb") as handle:
+                os.fsync(handle.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+def _parameters(design) -> dict[str, dict]:
+    """Every agent spec of the design → all its parameters, defaults filled in."""
+    from ..agents import AgentSpecError, agent_parameters, parse_spec
+    specs = {p for c in design.conditions for p in c.players}
+    if design.human is not None:
+        specs.add(design.human)
+    out = {}
+    for spec in sorted(specs):
+        parsed = parse_spec(spec)
+        try:
+            defaults = agent_parameters(parsed.name)
+        except AgentSpecError:
+            defaults = {}  # the participant ("human") has no parameters
+        out[spec] = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
+                     for k, v in defaults.items()} | dict(parsed.params)
+    return out
+
+
+def read_manifest(path: Path) -> dict:
+    file = Path(path) / MANIFEST
+    try:
+        manifest = json.loads(file.read_text())
+    except FileNotFoundError:
+        raise LogError(f"{path}: no {MANIFEST}; not an experiment directory") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise LogError(f"{file}: not valid JSON (truncated?): {exc}") from None
+    required = ("schema_version", "experiment", "design_hash", "design", "participant",
+                "synthetic", "chunk_size", "games", "traces", "compacted", "runs",
+                "code_version", "parameters")
+    missing = [k for k in required if k not in manifest]
+    if missing:
+        raise LogError(f"{file}: missing key(s) {missing}")
+    if manifest["schema_version"] != SCHEMA_VERSION:
+        raise LogError(f"{file}: schema version {manifest['schema_version']!r} is unknown; "
+                       f"this nothanks reads version {SCHEMA_VERSION}")
+    return manifest
+
+

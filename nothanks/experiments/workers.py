@@ -1,0 +1,69 @@
+"""A worker's job: play one chunk of a design's games and return its log tables.
+
+Building a cognitive agent costs more than a game (it stores its ~2,000 instance
+chunks), so a worker keeps the agents of recent conditions and reuses them across
+chunks; this is safe because ``start()`` resets an agent completely (a game's result
+depends only on its position: tests/test_experiments_run.py checks it).
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from ..agents import Agent, make_agent
+from ..match import Match
+from .design import HUMAN, Design, DesignError
+from .rows import LogContext, LogRows
+
+try:  # the cognitive models register tom specs on import; workers need them too
+    import nothanks.agents.cognitive  # noqa: F401
+except ModuleNotFoundError as _exc:  # pragma: no cover - partial install
+    if _exc.name is None or not "nothanks.agents.cognitive".startswith(_exc.name):
+        raise
+
+
+def build_agents(design: Design, condition: int) -> list[Agent]:
+    """One fresh agent per role of ``condition`` (the human role gets ``design.human``)."""
+    agents = []
+    for spec in design.conditions[condition].players:
+        if spec == HUMAN:
+            if design.human is None:
+                raise DesignError(
+                    f"design {design.name!r} seats a human; play it with a "
+                    "ParticipantSession, or give a stand-in (nothanks run --human SPEC, "
+                    "e.g. human-standin)")
+            spec = design.human
+        agents.append(make_agent(spec))
+    return agents
+
+
+#: Agents of recent conditions, per worker thread.
+_worker = threading.local()
+_CACHED_CONDITIONS = 8
+
+
+def _agents_for(design: Design, condition: int) -> list[Agent]:
+    cache: OrderedDict = _worker.__dict__.setdefault("agents", OrderedDict())
+    key = (design.conditions[condition].players, design.human)
+    if key in cache:
+        cache.move_to_end(key)
+    else:
+        cache[key] = build_agents(design, condition)
+        if len(cache) > _CACHED_CONDITIONS:
+            cache.popitem(last=False)
+    return cache[key]
+
+
+def play_chunk(design: Design, start: int, stop: int, context: LogContext,
+               traces: bool = False) -> dict[str, bytes]:
+    """Play games ``start .. stop-1`` and return their log tables as Parquet bytes."""
+    rows = LogRows(context, design, traces)
+    for plan in design.plan(start, stop):
+        pool = _agents_for(design, plan.condition)
+        seated = [pool[r] for r in plan.roles]
+        for agent in seated:  # switched per game: the cache is shared by traced runs
+            if hasattr(agent, "traces"):
+                agent.traces = traces
+        rows.add_game(plan, Match(seated, design.variant, plan.seed,
+                                  game_id=plan.position).run())
+    return rows.to_parquet()
