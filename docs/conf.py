@@ -63,13 +63,13 @@ autodoc_mock_imports = [
     name for name in ("ipywidgets", "IPython") if importlib.util.find_spec(name) is None
 ]
 
-_MISSING = object()
-
 # -- HTML ---------------------------------------------------------------------------
 html_theme = "alabaster"
 html_title = "nothanks"
 html_static_path: list[str] = []
 
+# -- Re-exported data in the API reference -----------------------------------------
+_MISSING = object()
 
 
 def _attribute_docs(package, name: str, value) -> list[str]:
