@@ -1,13 +1,14 @@
 # Two commands do everything on a fresh machine with python3 and make:
 #   make lab   - install with notebook extras and open JupyterLab on notebooks/
 #   make test  - install with dev extras and run the whole test suite
+#   make docs  - build the guide and the API reference into docs/_build/html
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 JOBS   ?=
 
-.PHONY: setup lab test bench figures play clean
+.PHONY: setup lab test bench figures play docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +21,11 @@ $(VENV)/.installed-notebooks: pyproject.toml | $(PY)
 
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PIP) install --quiet -e '.[dev]'
-	touch $@ $(VENV)/.installed-notebooks
+	touch $@ $(VENV)/.installed-notebooks $(VENV)/.installed-docs
+
+$(VENV)/.installed-docs: pyproject.toml | $(PY)
+	$(PIP) install --quiet -e '.[docs]'
+	touch $@
 
 setup: $(VENV)/.installed-dev
 
@@ -42,5 +47,9 @@ figures: $(VENV)/.installed-dev
 play: $(VENV)/.installed-notebooks
 	$(VENV)/bin/voila notebooks/01_play.ipynb --no-browser --strip_sources=True
 
+# Warnings are errors, as in the test suite: a broken reference fails the build.
+docs: $(VENV)/.installed-docs
+	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
+
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info
+	rm -rf $(VENV) .pytest_cache build *.egg-info docs/_build
