@@ -435,7 +435,8 @@ def test_clock():
 def test_recall_probability():
     assert recall_probability(-2.0, -2.0, 0.25) == 0.5
     assert recall_probability(-2.0 + 0.25 * math.log(3), -2.0, 0.25) == pytest.approx(0.75)
-    assert recall_probability(0.0, 0.0, 0.0) == 0.0  # strictly above
+    assert recall_probability(0.0, 0.0, 0.0) == 1.0  # at τ: retrieved (canonical ACT-R)
+    assert recall_probability(-0.1, 0.0, 0.0) == 0.0
     assert recall_probability(0.1, 0.0, 0.0) == 1.0
     assert recall_probability(1e6, 0.0, 0.25) == 1.0
     assert recall_probability(np.array([-2.0, 100.0]), -2.0, 0.5).tolist() == [0.5, 1.0]
