@@ -295,7 +295,7 @@ def parity_test(focal: pd.DataFrame, by: Sequence[str] = ("agent", "opponent"),
         result = stats.ttest_1samp(b, parity)
         interval = result.confidence_interval(0.95)
         labels = labels if isinstance(labels, tuple) else (labels,)
-        rows.append({**dict(zip(by, labels)), "test": "one-sample t vs parity",
+        rows.append({**dict(zip(by, labels, strict=True)), "test": "one-sample t vs parity",
                      "n_a": 0, "n_b": len(b), "mean_a": parity, "mean_b": float(b.mean()),
                      "difference": parity - float(b.mean()), "t": -float(result.statistic),
                      "df": float(result.df), "p": float(result.pvalue),
@@ -445,11 +445,12 @@ def predictions_from_decisions(decisions: pd.DataFrame) -> pd.DataFrame:
     """One row per prediction, resolved against what the predicted player actually did.
 
     For decision tables that carry the models' raw ``predictions`` (lists, or the JSON
-    text ``nothanks simulate`` writes; the experiment log has a predictions table already). A prediction
-    ``(seat, action, ...)`` concerns that seat's next decision on the same face-up card;
-    if another player takes the card before, it stays unresolved and is left out.
-    Columns follow the log's predictions table: agent, seat, turn, target_seat,
-    predicted_action, actual_action, correct.
+    text ``nothanks simulate`` writes; the experiment log has a predictions table
+    already). A prediction ``(seat, action, ...)`` concerns that seat's next decision on
+    the same face-up card; if another player takes the card before, it stays unresolved
+    and is left out. Add the predicting model's label and order with
+    :func:`~.frames.with_agent_labels`. Columns follow the log's predictions table:
+    agent, seat, turn, target_seat, predicted_action, actual_action, correct.
     """
     require_columns(decisions, ["game_id", "turn", "seat", "agent", "card", "action",
                                 "predictions"], "decisions")
