@@ -30,7 +30,7 @@ def _figures(parser: argparse.ArgumentParser):
     def run(args: argparse.Namespace) -> int:
         from ..analysis import AnalysisInputError
         from ..experiments import DesignError, LogError
-        from .build import build
+        from ..report import make_figures
         if args.games is not None and args.games < 1:
             print(f"nothanks figures: error: --games must be at least 1 (got {args.games})",
                   file=sys.stderr)
@@ -40,10 +40,10 @@ def _figures(parser: argparse.ArgumentParser):
         options += [f"--games {args.games}"] if args.games else []
         options += ["--quick"] if args.quick else []
         try:
-            report = build(args.out, args.cache, participants=args.participants,
-                           games=args.games, quick=args.quick, jobs=args.jobs,
-                           progress=not args.no_progress,
-                           command="nothanks figures " + " ".join(options))
+            report = make_figures(args.out, args.cache, participants=args.participants,
+                                  games=args.games, quick=args.quick, jobs=args.jobs,
+                                  progress=not args.no_progress,
+                                  command="nothanks figures " + " ".join(options))
         except (AnalysisInputError, DesignError, LogError, FileNotFoundError) as exc:
             print(f"nothanks figures: error: {exc}", file=sys.stderr)
             return 2
