@@ -33,11 +33,14 @@ def test_shipped_designs_are_listed_and_parse():
         assert design.total_games == len(list(design.plan()))
 
 
-def test_expansion_is_deterministic_with_global_positions_and_seeds():
+def test_expansion_is_deterministic_and_every_condition_plays_the_same_deals():
     design = load_design("smoke")
     games = list(design.plan())
     assert [g.position for g in games] == list(range(design.total_games))
-    assert [g.seed for g in games] == [game_seed(design.seed, p) for p in range(12)]
+    # game i of every condition: the same seed (deal, agents' randomness) and seating
+    assert [g.occurrence for g in games] == [0, 1, 2] * 4
+    assert [g.seed for g in games] == [game_seed(design.seed, i) for i in (0, 1, 2)] * 4
+    assert [g.roles for g in games[:3]] * 4 == [g.roles for g in games]
     assert [g.condition for g in games] == [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
     assert games == list(load_design("smoke").plan())
     # a chunk plans exactly the same games as the whole
@@ -57,9 +60,12 @@ def test_table7_focal_is_the_higher_order_and_rotates_over_all_seats():
     assert [c.players for c in design.conditions] == [
         ("tom0", "tom0", "tom0", "tom1"), ("tom0", "tom0", "tom0", "tom2"),
         ("tom1", "tom1", "tom1", "tom2")]
-    assert all(c.games == 500 and c.focal == 3 for c in design.conditions)
-    seats = Counter(g.roles.index(3) for g in design.plan(0, 500))
-    assert seats == {0: 125, 1: 125, 2: 125, 3: 125}
+    assert all(c.games == 2000 and c.focal == 3 for c in design.conditions)
+    seats = Counter(g.roles.index(3) for g in design.plan(0, 2000))
+    assert seats == {0: 500, 1: 500, 2: 500, 3: 500}
+    thesis = load_design("table7-thesis")
+    assert [c.players for c in thesis.conditions] == [c.players for c in design.conditions]
+    assert all(c.games == 500 for c in thesis.conditions)
 
 
 def test_figure14_sweeps_rt_on_every_token_memory_model():

@@ -146,7 +146,8 @@ def test_decision_info_keys_and_types():
     assert infos
     for info in infos:
         assert set(info) == {"tom_order", "model_time", "reason", "own_tom0_action", "latency",
-                             "instance_failures", "predictions", "recalled_tokens"}
+                             "instance_failures", "predictions", "recalled_tokens",
+                             "leaf_is_newest"}
         assert info["tom_order"] == 2 and isinstance(info["model_time"], float)
         assert info["latency"] > 0 and isinstance(info["instance_failures"], int)
         for prediction in info["predictions"]:

@@ -3,8 +3,11 @@
 A design is a small TOML file (or the same thing built in Python). It expands to a
 deterministic list of *conditions* (a table of agent specs plus the variant, after
 applying one combination of the parameter sweeps) and a deterministic sequence of
-*games*, each with a global position. The position alone fixes a game's seed and its
-seating, so a game's result never depends on which worker plays it or in what order.
+*games*, each with a global position. Game *i* of every condition is played on the same
+deal: its seed (hence the cards dealt and every agent's randomness) and its seating
+depend only on the root seed and *i* (common random numbers), so conditions are
+compared on the same deals and paired tests can use the per-deal differences. A game's
+result never depends on which worker plays it or in what order.
 
 TOML layout (every key is documented in ``data/README.md``)::
 
@@ -110,7 +113,7 @@ class PlannedGame:
 
     position: int
     condition: int
-    occurrence: int  # index of this game among the games of its condition
+    occurrence: int  # index of this game among the games of its condition: its deal
     seed: int
     block: int | None
     practice: bool
@@ -198,8 +201,8 @@ class Design:
             occurrence = position - self._starts[cond]
         players = self.conditions[cond].players
         roles = seating(players, occurrence) if self.rotate else list(range(len(players)))
-        return PlannedGame(position, cond, occurrence, game_seed(self.seed, position), block,
-                           practice, tuple(roles))
+        return PlannedGame(position, cond, occurrence, game_seed(self.seed, occurrence),
+                           block, practice, tuple(roles))
 
     def plan(self, start: int = 0, stop: int | None = None) -> Iterator[PlannedGame]:
         """Games ``start`` to ``stop - 1`` (default: to the end), lazily."""

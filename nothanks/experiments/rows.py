@@ -185,7 +185,8 @@ class LogRows:
             cards = record.cards[seat]
             for column, value in (
                 ("game_id", plan.position), ("condition", plan.condition),
-                ("block", plan.block), ("practice", plan.practice), ("seed", record.seed),
+                ("block", plan.block), ("practice", plan.practice),
+                ("deal", plan.occurrence), ("seed", record.seed),
                 ("seat", seat), ("role", roles[seat]), ("focal", focal[seat]),
                 ("player_kind", record.kinds[seat]), ("agent", record.agents[seat]),
                 ("agent_label", record.labels[seat]), ("tom_order", record.tom_orders[seat]),
@@ -201,7 +202,7 @@ class LogRows:
         d = self.columns["decisions"]
         for column, value in (("game_id", plan.position), ("condition", plan.condition),
                               ("block", plan.block), ("practice", plan.practice),
-                              ("seed", record.seed)):
+                              ("deal", plan.occurrence), ("seed", record.seed)):
             d[column] += [value] * n
         p = self.columns["predictions"]
         r = self.columns["recalls"]
@@ -213,6 +214,7 @@ class LogRows:
             kind = record.kinds[seat]
             predictions = info.get("predictions") or []
             recalled = info.get("recalled_tokens") or {}
+            newest = info.get("leaf_is_newest") or {}
             for column, value in (
                 ("turn", turn), ("seat", seat), ("role", roles[seat]), ("focal", focal[seat]),
                 ("player_kind", kind), ("agent", spec), ("agent_label", record.labels[seat]),
@@ -259,6 +261,7 @@ class LogRows:
                     ("game_id", plan.position), ("turn", turn), ("seat", seat),
                     ("agent", spec), ("target_seat", target), ("recalled", values),
                     ("source", source), ("true_tokens", truth), ("exact", values == (truth,)),
+                    ("leaf_is_newest", newest.get(target)),
                 ):
                     r[column].append(value)
             d["recall_failures"].append(failures if is_model and recalled else

@@ -62,7 +62,9 @@ _GAME = (
     Column("block", _I16, "block number of the schedule (Table 6); null without schedule",
            nullable=True),
     Column("practice", _B, "game belongs to a practice block (excluded from analysis)"),
-    Column("seed", _I64, "game seed (runner.game_seed of the root seed and game_id)"),
+    Column("deal", _I64, "index of the game within its condition: game i of every "
+                         "condition is played on the same deal (same seed and seating)"),
+    Column("seed", _I64, "game seed (runner.game_seed of the root seed and deal)"),
 )
 _PLAYER = (
     Column("seat", _I8, "seat of the player (0 acts first)"),
@@ -116,7 +118,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         Column("turns", _I16, "decisions in the game (all players)"),
     ),
     "decisions": (
-        *_KEYS, *_GAME[:2], _GAME[2], _GAME[3], _GAME[4],
+        *_KEYS, *_GAME,
         Column("turn", _I16, "turn index within the game (0-based, one per action)"),
         *_PLAYER,
         Column("card", _I8, "face-up card"),
@@ -181,6 +183,10 @@ TABLES: dict[str, tuple[Column, ...]] = {
                nullable=True, choices=SOURCES),
         Column("true_tokens", _I16, "the opponent's true token count", "tokens"),
         Column("exact", _B, "the recall is exactly the true count"),
+        Column("leaf_is_newest", _B, "a leaf was recalled and it is the opponent's most "
+                                     "recently stored one (false: an older leaf won; null: "
+                                     "no leaf recalled, or exact counts were used)",
+               nullable=True),
     ),
     "traces": (
         *_KEYS, _GAME[0],

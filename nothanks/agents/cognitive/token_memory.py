@@ -6,9 +6,11 @@ extra penalty (``leaf_penalty``, applied as the retrieval's activation offset) s
 class is easier to recall than the number. If the leaf fails, the root's class gives
 two candidate counts; if both fail, the defaults 3, 8 and 11 are used. On every observed
 pass and take the count is recalled the same way, changed, and stored again as a new
-leaf and root. Every update makes new chunks (an ``update`` slot numbers them), as in
-the thesis ("a new chunk is created with every update", §3.4.3): were identical chunks
-merged, a count the opponent held often would outweigh its recent count.
+leaf and root. By default every update makes new chunks (an ``update`` slot numbers
+them), as in the thesis ("a new chunk is created with every update", §3.4.3): were
+identical chunks merged, a count the opponent held often would outweigh its recent
+count. ``merge=True`` is the ACT-R default instead: an identical chunk gets one more
+reference.
 
 The ``player`` slot has no mismatch function, so the memory treats it as an exact-match
 constraint: supplies of different players are never confused (the thesis's "large
@@ -63,8 +65,11 @@ class Recall:
     """One attempt to remember a player's count, for the token-memory history.
 
     ``source`` is ``leaf``, ``root`` or ``default`` (nothing recalled: Table 5's 3, 8,
-    11); ``candidates`` are the counts the model will reason with; ``value`` the single count an update starts from. ``true_tokens``
-    is logged from outside the model and never used by it.
+    11); ``candidates`` are the counts the model will reason with; ``value`` the single
+    count an update starts from. ``leaf_is_newest`` says whether a retrieved leaf is the
+    player's most recently stored one (None when no leaf was retrieved): the thesis
+    expects an older leaf to win only rarely. ``true_tokens`` is logged from outside the
+    model and never used by it.
     """
 
     time: float
@@ -80,6 +85,7 @@ class Recall:
     true_tokens: int | None
     leaf_record: RetrievalRecord | None = None
     root_record: RetrievalRecord | None = None
+    leaf_is_newest: bool | None = None
 
 
 class TokenMemory:
@@ -90,15 +96,19 @@ class TokenMemory:
             ``rt``); the token memory owns its clock only through ``advance``.
         leaf_penalty: extra mismatch subtracted from every leaf's activation.
         record: keep each retrieval's record in the history (for traces).
+        merge: store an update as a reference to an identical chunk (ACT-R's default)
+            instead of a new chunk.
     """
 
     def __init__(self, memory: DeclarativeMemory, *, leaf_penalty: float,
-                 record: bool = False) -> None:
+                 record: bool = False, merge: bool = False) -> None:
         self.memory = memory
+        self.merge = merge
         self.leaf_penalty = leaf_penalty
         self.record = record
         self.history: list[Recall] = []
         self.stored = 0  # updates stored so far; tags each new chunk
+        self._newest: dict[int, tuple[int, int]] = {}  # seat -> (update, tokens) last stored
         #: set from outside (runner, UI) to log each player's true count; never read by
         #: the model's decisions
         self.truth: Callable[[int], int] | None = None
@@ -110,10 +120,11 @@ class TokenMemory:
     def store(self, seat: int, tokens: int) -> None:
         """Store ``seat``'s count as a leaf and its class as a root, at the current time."""
         self.stored += 1
-        self.memory.add({"kind": "leaf", "player": seat, "tokens": tokens,
-                         "update": self.stored})
-        self.memory.add({"kind": "root", "player": seat, "class": token_class(tokens).name,
-                         "update": self.stored})
+        self._newest[seat] = (self.stored, tokens)
+        tag = {} if self.merge else {"update": self.stored}
+        self.memory.add({"kind": "leaf", "player": seat, "tokens": tokens} | tag)
+        self.memory.add({"kind": "root", "player": seat, "class": token_class(tokens).name}
+                        | tag)
 
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
         """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""
@@ -121,9 +132,13 @@ class TokenMemory:
         leaf = memory.retrieve({"kind": "leaf", "player": seat}, offset=-self.leaf_penalty,
                                record=self.record)
         root = None
+        newest = None
         if leaf.chunk is not None:
             tokens = int(leaf.chunk["tokens"])
             source, candidates, value = "leaf", (tokens,), tokens
+            update, latest = self._newest.get(seat, (None, None))
+            # merged chunks: the newest count's chunk is the one holding that count
+            newest = tokens == latest if self.merge else leaf.chunk["update"] == update
         else:
             root = memory.retrieve({"kind": "root", "player": seat}, record=self.record)
             if root.chunk is not None:
@@ -138,7 +153,8 @@ class TokenMemory:
             threshold=memory.retrieval_threshold,
             latency=leaf.latency + (0.0 if root is None else root.latency),
             true_tokens=None if self.truth is None else self.truth(seat),
-            leaf_record=leaf.record, root_record=None if root is None else root.record)
+            leaf_record=leaf.record, root_record=None if root is None else root.record,
+            leaf_is_newest=newest)
         self.history.append(recall)
         return recall
 

@@ -33,6 +33,18 @@ from .traces import DecisionTrace, Prediction, TraceNode
 DEFAULT_ACTION = Action.PASS
 #: Weight of the category slot's exact-match mismatch (thesis Table 2: -100).
 CATEGORY_WEIGHT = 100.0
+#: Values of the reading switches (see :class:`ToMAgent`).
+CANDIDATE_RULES = ("all", "any")
+THRESHOLD_READINGS = ("split", "shared")
+TOKEN_CHUNK_READINGS = ("new", "merge")
+
+
+def _noise_value(text: str | float) -> float:
+    value = float(text)
+    if not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"token_s={text!r} is invalid; valid: a noise scale >= 0, or empty "
+                         "for the model's s")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +89,20 @@ class ToMAgent(Agent):
             token movements) instead of the token memory.
         instances: path of an instance file ("" = the shipped set).
         trace: record a reasoning trace of every decision (``last_trace``).
+
+    Readings of open points of the thesis (docs/models.md, "Readings"), each a switch:
+
+    Args:
+        project_self: an opponent's projection also predicts the reasoning model itself
+            (§3.4–3.5 read literally); ``false`` leaves the model out of the projections.
+        candidate_rule: with several candidate counts for a player, predict ``pass``
+            when ``all`` projections pass (the model skips only when sure) or ``any``.
+        thresholds: ``split`` (``rt`` for the token memory, ``instance_rt`` for the
+            instance retrieval) or ``shared`` (``rt`` for both, one ACT-R threshold).
+        token_s: activation noise of the token memory ("" = the same ``s`` as the
+            instances, one noise parameter as in ACT-R).
+        token_chunks: ``new`` chunk per token update (§3.4.3) or ``merge`` identical
+            chunks into one with another reference (the ACT-R default).
     """
 
     name = "tom"
@@ -97,6 +123,11 @@ class ToMAgent(Agent):
         oracle_tokens: bool = False,
         instances: str = "",
         trace: bool = False,
+        project_self: bool = True,
+        candidate_rule: str = "all",
+        thresholds: str = "split",
+        token_s: str = "",
+        token_chunks: str = "new",
     ) -> None:
         super().__init__()
         if not isinstance(k, int) or isinstance(k, bool) or k < 0:
@@ -108,13 +139,21 @@ class ToMAgent(Agent):
             raise ValueError(f"time_per_turn={time_per_turn!r} is invalid; valid: > 0 seconds")
         if not (math.isfinite(leaf_penalty) and leaf_penalty >= 0):
             raise ValueError(f"leaf_penalty={leaf_penalty!r} is invalid; valid: >= 0")
+        for key, value, valid in (("candidate_rule", candidate_rule, CANDIDATE_RULES),
+                                  ("thresholds", thresholds, THRESHOLD_READINGS),
+                                  ("token_chunks", token_chunks, TOKEN_CHUNK_READINGS)):
+            if value not in valid:
+                raise ValueError(f"{key}={value!r} is unknown; valid: {', '.join(valid)}")
+        token_noise = s if token_s in ("", None) else _noise_value(token_s)
         self.k = k
         self.tom_order = k
         self.name = f"tom{k}"
         self.params: dict[str, float | str] = {
             "rt": rt, "instance_rt": instance_rt, "d": d, "s": s, "mp": mp,
             "leaf_penalty": leaf_penalty, "time_per_turn": time_per_turn, "lf": lf,
-            "noise_mode": noise_mode}
+            "noise_mode": noise_mode, "project_self": project_self,
+            "candidate_rule": candidate_rule, "thresholds": thresholds,
+            "token_s": token_noise, "token_chunks": token_chunks}
         self.oracle_tokens = oracle_tokens
         self.instance_set: InstanceSet = load_instances(instances or None)
         self.traces = trace
@@ -124,7 +163,8 @@ class ToMAgent(Agent):
         # built here so invalid ACT-R parameters fail at construction, not at start
         self._build_instance_memory(Variant())
         self._new_memories(Variant(), 0)
-        self.token_memory = TokenMemory(self._token_dm, leaf_penalty=leaf_penalty)
+        self.token_memory = TokenMemory(self._token_dm, leaf_penalty=leaf_penalty,
+                                        merge=token_chunks == "merge")
         self._tally: list[int] = []
         self._info: dict[str, object] = {}
         self.instance_failures = 0  # over the current game
@@ -134,8 +174,9 @@ class ToMAgent(Agent):
         """The instance chunks, stored once per agent and card range (storing ~2,000
         chunks costs more than a whole game, and they never change: fixed activation)."""
         card_range = max(1, variant.high_card - variant.low_card)
+        shared = self.params["thresholds"] == "shared"
         self._instance_dm = DeclarativeMemory(
-            retrieval_threshold=self.params["instance_rt"],
+            retrieval_threshold=self.params["rt" if shared else "instance_rt"],
             mismatch={"category": ExactMatch(CATEGORY_WEIGHT), "card": Linear(card_range),
                       "tokens_on_card": Weber(), "tokens_owned": Weber()},
             seed=0, **self._memory_args)
@@ -155,7 +196,7 @@ class ToMAgent(Agent):
         self._instance_dm.restart(np.random.default_rng(instance_seed))
         self._token_dm = DeclarativeMemory(
             retrieval_threshold=self.params["rt"], seed=np.random.default_rng(token_seed),
-            **self._memory_args)
+            **(self._memory_args | {"noise": self.params["token_s"]}))
 
     def start(self, seat: int, variant: Variant, seed: int) -> None:
         """New game: fresh memories seeded from ``seed``; every opponent starts with the
@@ -165,7 +206,8 @@ class ToMAgent(Agent):
         truth = self.token_memory.truth
         self.token_memory = TokenMemory(self._token_dm,
                                         leaf_penalty=self.params["leaf_penalty"],
-                                        record=self.traces)
+                                        record=self.traces,
+                                        merge=self.params["token_chunks"] == "merge")
         self.token_memory.truth = truth if truth is not None else self._true_tokens
         self._tally = [variant.tokens] * variant.players
         if self._uses_token_memory:
@@ -233,6 +275,9 @@ class ToMAgent(Agent):
             # opponent seat -> candidate counts recalled; ToM0 recalls nothing
             "recalled_tokens": {seat: world[seat].candidates
                                 for seat in self._opponents(view.seat)} if self.k else None,
+            # opponent seat -> whether the recalled leaf was its newest (None: no leaf)
+            "leaf_is_newest": {r.seat: r.leaf_is_newest for r in recalls}
+            if self._uses_token_memory else None,
         }
         if self.traces:
             self.last_trace = DecisionTrace(view.seat, self._instance_dm.time, view.card,
@@ -302,7 +347,10 @@ class ToMAgent(Agent):
         if level >= 1 and (root or tom0 == Action.TAKE):
             world = _replace(world, seat, Belief((tokens,), world[seat].source).after_pass())
             on_card = tokens_on_card + 1
-            for other in self._opponents(seat):
+            others = self._opponents(seat)
+            if not root and not self.params["project_self"]:
+                others = [o for o in others if o != self.seat]
+            for other in others:
                 belief = world[other]
                 projections = [
                     self._reason(level - 1, other, on_card, count,
@@ -310,8 +358,9 @@ class ToMAgent(Agent):
                     for count in belief.candidates]
                 latency += sum(p.latency for p in projections)
                 failures += sum(p.failures for p in projections)
-                predicted = (Action.PASS if all(p.action == Action.PASS for p in projections)
-                             else Action.TAKE)
+                passes = [p.action == Action.PASS for p in projections]
+                sure = all(passes) if self.params["candidate_rule"] == "all" else any(passes)
+                predicted = Action.PASS if sure else Action.TAKE
                 predictions.append(Prediction(
                     other, on_card, belief.candidates, belief.source, predicted,
                     tuple(p.node for p in projections) if self.traces else ()))
