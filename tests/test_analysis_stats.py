@@ -34,7 +34,7 @@ def game_rows(game_id: int, agents: list[str], scores: list[int], **extra) -> li
     """Rows of one game, ranked by the rules' own scoring (ties included)."""
     ranks, points = ranks_and_points(scores)
     return [dict(game_id=game_id, seat=s, agent=a, score=sc, rank=r, rank_points=p, **extra)
-            for s, (a, sc, r, p) in enumerate(zip(agents, scores, ranks, points))]
+            for s, (a, sc, r, p) in enumerate(zip(agents, scores, ranks, points, strict=True))]
 
 
 def focal_design(focal: str, opponent: str, focal_ranks: list[int], start: int = 0,
@@ -242,14 +242,18 @@ def test_predictions_resolved_against_the_next_action_on_the_same_card():
     decisions = pd.DataFrame([
         {"game_id": 0, "turn": 0, "seat": 0, "agent": "tom1", "card": 20, "action": "pass",
              "predictions": [(1, "pass", 8, "leaf"), (2, "pass", 8, "root")]},
-        {"game_id": 0, "turn": 1, "seat": 1, "agent": "human", "card": 20, "action": "pass", "predictions": []},
-        {"game_id": 0, "turn": 2, "seat": 2, "agent": "human", "card": 20, "action": "take", "predictions": []},
-        {"game_id": 0, "turn": 3, "seat": 2, "agent": "human", "card": 30, "action": "pass", "predictions": []},
+        {"game_id": 0, "turn": 1, "seat": 1, "agent": "human", "card": 20, "action": "pass",
+             "predictions": []},
+        {"game_id": 0, "turn": 2, "seat": 2, "agent": "human", "card": 20, "action": "take",
+             "predictions": []},
+        {"game_id": 0, "turn": 3, "seat": 2, "agent": "human", "card": 30, "action": "pass",
+             "predictions": []},
         {"game_id": 0, "turn": 4, "seat": 3, "agent": "tom1", "card": 30, "action": "take",
              "predictions": [(1, "pass", 8, "none")]},
         {"game_id": 0, "turn": 5, "seat": 3, "agent": "tom1", "card": 31, "action": "pass",
              "predictions": [(0, "take", 8, "leaf")]},
-        {"game_id": 0, "turn": 6, "seat": 0, "agent": "tom1", "card": 31, "action": "pass", "predictions": []},
+        {"game_id": 0, "turn": 6, "seat": 0, "agent": "tom1", "card": 31, "action": "pass",
+             "predictions": []},
     ])
     resolved = predictions_from_decisions(decisions)
     as_json = decisions.assign(predictions=decisions["predictions"].map(json.dumps))

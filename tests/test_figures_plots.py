@@ -18,6 +18,7 @@ from nothanks.analysis import (
     rank_shares,
     rt_sweep,
 )
+from nothanks.experiments.rows import compact_frames
 from nothanks.figures import (
     instance_map,
     participant_boxplots,
@@ -26,10 +27,7 @@ from nothanks.figures import (
     rt_sweep_lines,
     token_memory_trace,
 )
-from nothanks.experiments.rows import compact_frames
 from nothanks.runner import play_game, play_games
-
-pytest.importorskip("nothanks.agents.cognitive")
 
 
 @pytest.fixture(scope="module")
