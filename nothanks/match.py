@@ -135,18 +135,17 @@ class Match:
     """One game between seated agents, with an optional human seat.
 
     Args:
-        agents: one agent (or agent spec) per seat; the human seat's entry may be a
-            :class:`HumanSeat`, a spec string to log for that seat, or anything else
-            (it is replaced by a :class:`HumanSeat`).
+        agents: one agent (or agent spec) per seat. The human seat's entry is a
+            :class:`HumanSeat` for a person, or an agent that plays the person's part (a
+            stand-in): it is started and observes like every agent, but the match never
+            asks it to decide: its moves come through :meth:`human_acts`. Anything
+            else there is replaced by a :class:`HumanSeat`.
         variant: the rules (default: the thesis's 4-player game).
         seed: the game seed; dealing and every agent's randomness derive from it.
         human_seat: the seat a person plays, or ``None`` for a model-only game.
         traces: ask cognitive models to keep a reasoning trace of each decision.
         game_id: the game's number in its run, carried into the records.
-        listeners: more observers of every event (e.g. a stand-in playing the human seat).
-        human_spec: the spec logged for the human seat (default ``human``; a stand-in's
-            spec when an agent plays the person's part).
-        human_label: the label logged for the human seat (default ``human``).
+        listeners: more observers of every event (e.g. a user interface).
     """
 
     def __init__(
@@ -159,8 +158,6 @@ class Match:
         traces: bool = False,
         game_id: int = 0,
         listeners: Sequence[Callable[[Event], None]] = (),
-        human_spec: str = HumanSeat.name,
-        human_label: str = HumanSeat.name,
     ) -> None:
         self.variant = variant or Variant()
         if len(agents) != self.variant.players:
@@ -173,16 +170,13 @@ class Match:
                 f"human_seat={human_seat} does not exist; valid: 0 to {self.variant.players - 1}"
             )
         agents = list(agents)
-        if human_seat is not None:
+        if human_seat is not None and not isinstance(agents[human_seat], Agent):
             agents[human_seat] = HumanSeat()
         self.agents = build_agents(agents, traces)
         self.seed = seed
         self.game_id = game_id
         self.human_seat = human_seat
-        self._human_label = human_label
-        self._specs = tuple(
-            human_spec if seat == human_seat else a.spec for seat, a in enumerate(self.agents)
-        )
+        self._specs = tuple(a.spec for a in self.agents)
         for seat, agent in enumerate(self.agents):
             agent.start(seat, self.variant, agent_seed(seed, seat))
         observers = [a.observe for a in self.agents if a.observes()]
@@ -327,11 +321,11 @@ class Match:
         players = range(self.variant.players)
         return GameRecord(
             self.game_id, self.seed, self.specs,
-            tuple(self._human_label if s == self.human_seat else a.label
-                  for s, a in enumerate(self.agents)),
+            tuple(a.label for a in self.agents),
             tuple(None if s == self.human_seat else a.tom_order
                   for s, a in enumerate(self.agents)),
-            tuple(a.kind for a in self.agents),
+            tuple("human" if s == self.human_seat else a.kind
+                  for s, a in enumerate(self.agents)),
             tuple(self.game.cards(s) for s in players),
             tuple(self.game.tokens(s) for s in players),
             over.scores, over.ranks, over.rank_points, tuple(self.decisions),

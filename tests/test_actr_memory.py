@@ -233,11 +233,49 @@ def test_latency_on_success_and_failure():
     assert failure.activation == pytest.approx(5 * -25 / 32)
 
 
-def test_threshold_must_be_strictly_exceeded():
+def test_activation_exactly_at_the_threshold_is_retrieved():
+    """Canonical ACT-R: a retrieval fails only when the best activation is below τ."""
     memory = quiet(retrieval_threshold=0.0)
     memory.add({"fact": "a"}, fixed_activation=0.0)
-    assert not memory.retrieve({}).succeeded
-    assert memory.retrieve({}, threshold=-0.001).succeeded
+    assert memory.retrieve({}).succeeded
+    assert not memory.retrieve({}, threshold=0.001).succeeded
+
+
+def test_latency_far_below_exp_range_is_infinite_not_an_error():
+    memory = quiet(retrieval_threshold=-1000.0)
+    memory.add({"fact": "a"}, fixed_activation=-800.0)
+    success = memory.retrieve({"fact": "a"})
+    assert success.succeeded and success.latency == math.inf
+    failure = memory.retrieve({"fact": "b"})  # no candidate: latency F·e^(−τ)
+    assert failure.chunk is None and failure.latency == math.inf
+    memory.add({"fact": "c"}, fixed_activation=-1200.0)
+    below = memory.retrieve({"fact": "c"})  # a candidate below τ
+    assert below.chunk is None and below.latency == math.inf
+    assert below.activation == -1200.0
+
+
+def test_any_positive_decay_without_optimized_learning():
+    memory = quiet(decay=1.5)
+    chunk = memory.add({"fact": "a"})
+    memory.advance(4.0)
+    assert memory.activation(chunk, {}).base_level == pytest.approx(-1.5 * math.log(4))
+    memory.decay = 2.0
+    assert memory.retrieve({}).activation == pytest.approx(-2.0 * math.log(4))
+    with pytest.raises(ValueError, match="optimized learning.*< 1"):
+        memory.optimized_learning = True
+    assert memory.optimized_learning is False
+    with pytest.raises(ValueError, match="optimized learning.*< 1"):
+        DeclarativeMemory(decay=1.0, optimized_learning=True)
+    memory.decay = 0.5
+    memory.optimized_learning = True
+    with pytest.raises(ValueError, match="optimized learning.*< 1"):
+        memory.decay = 1.0
+
+
+def test_mismatch_penalty_hint_says_what_zero_does():
+    with pytest.raises(ValueError, match="0 makes the partially matched slots count for "
+                                         "nothing"):
+        DeclarativeMemory(mismatch_penalty=-1)
 
 
 def test_merging_identical_chunks():
@@ -398,7 +436,8 @@ def test_clock():
 def test_recall_probability():
     assert recall_probability(-2.0, -2.0, 0.25) == 0.5
     assert recall_probability(-2.0 + 0.25 * math.log(3), -2.0, 0.25) == pytest.approx(0.75)
-    assert recall_probability(0.0, 0.0, 0.0) == 0.0  # strictly above
+    assert recall_probability(0.0, 0.0, 0.0) == 1.0  # at τ: retrieved (canonical ACT-R)
+    assert recall_probability(-0.1, 0.0, 0.0) == 0.0
     assert recall_probability(0.1, 0.0, 0.0) == 1.0
     assert recall_probability(1e6, 0.0, 0.25) == 1.0
     assert recall_probability(np.array([-2.0, 100.0]), -2.0, 0.5).tolist() == [0.5, 1.0]
@@ -415,8 +454,8 @@ def test_defaults_are_the_swift_core():
 
 
 @pytest.mark.parametrize(("params", "error", "message"), [
-    ({"decay": 1.0}, ValueError, r"decay d must lie in the open interval \(0, 1\).*got 1.0"),
-    ({"decay": 0}, ValueError, r"open interval \(0, 1\)"),
+    ({"decay": 0}, ValueError, r"decay d must be > 0.*got 0.0"),
+    ({"decay": -0.5}, ValueError, r"decay d must be > 0"),
     ({"noise": -0.1}, ValueError, r"noise must be >= 0.*got -0.1"),
     ({"retrieval_threshold": float("inf")}, ValueError, "retrieval_threshold must be finite"),
     ({"retrieval_threshold": "low"}, TypeError, "retrieval_threshold must be a real number"),
@@ -438,7 +477,7 @@ def test_setters_validate_and_apply():
     chunk = memory.add({"fact": "a"})
     memory.advance(4.0)
     with pytest.raises(ValueError, match="decay"):
-        memory.decay = 2.0
+        memory.decay = 0.0
     with pytest.raises(ValueError, match="latency_factor"):
         memory.latency_factor = -1
     assert memory.decay == 0.5

@@ -5,15 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from nothanks.agents.cognitive import (
-    DEFAULT_INSTANCES,
-    Category,
-    InstanceFileError,
-    load_instances,
-    sequence_category,
-)
+from nothanks.agents.cognitive import DEFAULT_INSTANCES, InstanceFileError, load_instances
 from nothanks.agents.cognitive.generate_instances import generate, main, render, tokens_needed
-from nothanks.rules import Action
+from nothanks.rules import Action, Category, sequence_category
 
 
 @pytest.mark.parametrize(("cards", "card", "expected"), [

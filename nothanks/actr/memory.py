@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from . import kernel as _kernel_module
 from .mismatch import BUILT_IN_MISMATCH, ExactMatch, MismatchFunction
 from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, SlotValue
 
@@ -38,6 +39,7 @@ _Scored = list[tuple[str, SlotValue, "_Column", MismatchFunction]]
 _NOISE_BLOCK = 4096  # standard logistic draws fetched from the generator at a time
 _ABSENT = -1  # slot code of a chunk that lacks the slot
 _UNKNOWN = -2  # slot code of a request value no chunk holds
+_SCORE_CACHE_SIZE = 4096  # request values whose scores are kept per slot
 
 
 class CurrentTimeReferenceError(ValueError):
@@ -64,12 +66,27 @@ def _flag(name: str, value: Any) -> bool:
     return value
 
 
-def _check_decay(value: Any) -> float:
+def _check_decay(value: Any, optimized_learning: bool) -> float:
     decay = _number("decay", value)
-    if not 0.0 < decay < 1.0:
-        raise ValueError(f"decay d must lie in the open interval (0, 1) (0.5 is ACT-R's usual "
-                         f"value; optimized learning divides by 1 − d), got {decay!r}")
+    if decay <= 0.0:
+        raise ValueError(f"decay d must be > 0 (0.5 is ACT-R's usual value), got {decay!r}")
+    if optimized_learning and decay >= 1.0:
+        raise ValueError(f"with optimized learning decay d must be < 1 (the approximation "
+                         f"divides by 1 − d; 0.5 is ACT-R's usual value), got {decay!r}; "
+                         f"switch optimized_learning off to use d >= 1")
     return decay
+
+
+_MP_HINT = ("MP scales every slot's mismatch; 0 makes the partially matched slots count "
+            "for nothing (they are ignored, not matched exactly)")
+
+
+def _latency(factor: float, activation: float) -> float:
+    """``F·e^(−A)``, infinite rather than an OverflowError for A below about −709."""
+    try:
+        return factor * math.exp(-activation)
+    except OverflowError:
+        return math.inf
 
 
 def _check_at_least(name: str, value: Any, lowest: float, strict: bool, hint: str) -> float:
@@ -109,36 +126,53 @@ def _make_rng(seed: Any) -> np.random.Generator:
 
 # ------------------------------------------------------------------- storage
 class _Growable:
-    """Append-only numpy array with amortised O(1) appends (capacity doubles)."""
+    """Append-only sequence with a numpy view, copied over in batches.
 
-    __slots__ = ("_data", "_size", "_view")
+    Appends go to a Python list (tens of nanoseconds, against a few hundred for a numpy
+    element write); ``view()`` copies whatever arrived since the last view into a numpy
+    array whose capacity doubles, so a column only read now and then costs one slice
+    write per read instead of one element write per chunk.
+    """
+
+    __slots__ = ("_data", "_filled", "_items", "_view")
 
     def __init__(self, dtype: Any, initial: Sequence[Any] = ()):
-        self._data = np.empty(max(16, 2 * len(initial)), dtype=dtype)
-        self._size = len(initial)
-        for index, value in enumerate(initial):  # one by one: tuples are values, not rows
-            self._data[index] = value
+        self._items: list[Any] = list(initial)
+        self._data = np.empty(max(16, 2 * len(self._items)), dtype=dtype)
+        self._filled = 0  # items already copied into _data
         self._view: np.ndarray | None = None
 
     def append(self, value: Any) -> None:
-        if self._size == len(self._data):
-            grown = np.empty(2 * len(self._data), dtype=self._data.dtype)
-            grown[: self._size] = self._data[: self._size]
-            self._data = grown
-        self._data[self._size] = value
-        self._size += 1
-        self._view = None
+        self._items.append(value)
 
     def __setitem__(self, index: int, value: Any) -> None:
-        self._data[index] = value
+        self._items[index] = value
+        if index < self._filled:
+            self._data[index] = value
+
+    def __getitem__(self, index: int) -> Any:
+        return self._items[index]
 
     def __len__(self) -> int:
-        return self._size
+        return len(self._items)
 
     def view(self) -> np.ndarray:
         """The filled part (a view, cached until the next append; do not write to it)."""
+        size = len(self._items)
+        if self._filled != size:
+            if size > len(self._data):
+                grown = np.empty(max(2 * len(self._data), size), dtype=self._data.dtype)
+                grown[: self._filled] = self._data[: self._filled]
+                self._data = grown
+            if self._data.dtype == object:  # one by one: tuples are values, not rows
+                for index in range(self._filled, size):
+                    self._data[index] = self._items[index]
+            else:
+                self._data[self._filled:size] = self._items[self._filled:size]
+            self._filled = size
+            self._view = None
         if self._view is None:
-            self._view = self._data[: self._size]
+            self._view = self._data[:size]
         return self._view
 
 
@@ -194,10 +228,10 @@ class DeclarativeMemory:
     """A declarative memory with its own model clock and random generator.
 
     Args:
-        decay: base-level decay d, in (0, 1).
+        decay: base-level decay d > 0 (below 1 with optimized learning).
         noise: activation noise scale s >= 0 (logistic; 0 switches noise off).
-        retrieval_threshold: τ; the best candidate is retrieved only if its activation
-            is strictly above it.
+        retrieval_threshold: τ; the best candidate is retrieved if its activation is at
+            least τ (canonical ACT-R: a retrieval fails only below τ).
         mismatch_penalty: MP >= 0, the weight of every slot's mismatch.
         latency_factor: F > 0 in latency ``F·e^(−A)``.
         noise_mode: ``"per_time"`` (one draw per chunk per model time, reused by every
@@ -224,17 +258,16 @@ class DeclarativeMemory:
         mismatch: Mapping[str, MismatchFunction] | None = None,
         seed: int | np.random.Generator | None = None,
     ):
-        self._decay = _check_decay(decay)
+        self._optimized_learning = _flag("optimized_learning", optimized_learning)
+        self._decay = _check_decay(decay, self._optimized_learning)
         self._noise = _check_at_least("noise", noise, 0.0, False, "the logistic scale s; 0 "
                                       "switches activation noise off")
         self._retrieval_threshold = _number("retrieval_threshold", retrieval_threshold)
         self._mismatch_penalty = _check_at_least("mismatch_penalty", mismatch_penalty, 0.0,
-                                                 False, "MP scales every slot's mismatch; "
-                                                 "0 switches partial matching off")
+                                                 False, _MP_HINT)
         self._latency_factor = _check_at_least("latency_factor", latency_factor, 0.0, True,
                                                "F in latency F·e^(−A)")
         self._noise_mode = _check_noise_mode(noise_mode)
-        self._optimized_learning = _flag("optimized_learning", optimized_learning)
         self._base_level_learning = _flag("base_level_learning", base_level_learning)
         self._rng = _make_rng(seed)
 
@@ -246,9 +279,13 @@ class DeclarativeMemory:
         self._columns: dict[str, _Column] = {}
         self._fixed = _Growable(np.float64)  # fixed activation, NaN when learned
         self._learned = 0  # chunks without a fixed activation
-        # references: one flat array of times with the chunk row of each
-        self._reference_time = _Growable(np.float64)
+        # references: one flat array with the chunk row of each and the index of its time
+        # among the distinct reference times (a base level then needs one power per
+        # distinct time, not per reference)
         self._reference_row = _Growable(np.int64)
+        self._reference_time_index = _Growable(np.int64)
+        self._time_values = _Growable(np.float64)
+        self._time_value_last = math.nan
         self._reference_count = _Growable(np.float64)  # per chunk, float for the log
         self._created = _Growable(np.float64)
         self._latest_reference = -math.inf
@@ -260,6 +297,10 @@ class DeclarativeMemory:
         self._time_noise_at = math.nan
         self._noise_buffer = np.empty(0)
         self._noise_position = 0
+        # unscaled mismatch of every chunk per (slot, request value), for built-in functions
+        # (pure); cleared when a chunk is stored or a slot's function changes
+        self._scores: dict[str, dict[SlotValue, np.ndarray]] = {}
+        self._scores_chunks = 0
 
         for slot, fn in (mismatch or {}).items():
             self.set_mismatch(slot, fn)
@@ -272,7 +313,7 @@ class DeclarativeMemory:
 
     @decay.setter
     def decay(self, value: float) -> None:
-        self._decay = _check_decay(value)
+        self._decay = _check_decay(value, self._optimized_learning)
         self._base_key = None
 
     @property
@@ -288,7 +329,7 @@ class DeclarativeMemory:
 
     @property
     def retrieval_threshold(self) -> float:
-        """τ: the winner must be strictly above it."""
+        """τ: the winner's activation must be at least τ."""
         return self._retrieval_threshold
 
     @retrieval_threshold.setter
@@ -303,8 +344,7 @@ class DeclarativeMemory:
     @mismatch_penalty.setter
     def mismatch_penalty(self, value: float) -> None:
         self._mismatch_penalty = _check_at_least("mismatch_penalty", value, 0.0, False,
-                                                 "MP scales every slot's mismatch; "
-                                                 "0 switches partial matching off")
+                                                 _MP_HINT)
 
     @property
     def latency_factor(self) -> float:
@@ -333,7 +373,9 @@ class DeclarativeMemory:
 
     @optimized_learning.setter
     def optimized_learning(self, value: bool) -> None:
-        self._optimized_learning = _flag("optimized_learning", value)
+        optimized = _flag("optimized_learning", value)
+        _check_decay(self._decay, optimized)
+        self._optimized_learning = optimized
         self._base_key = None
 
     @property
@@ -353,6 +395,7 @@ class DeclarativeMemory:
 
     def set_mismatch(self, slot: str, fn: MismatchFunction | None) -> None:
         """Register ``fn`` for ``slot``; None makes the slot an exact-match constraint."""
+        self._scores.pop(slot, None)
         if fn is None:
             self._mismatch.pop(slot, None)
             return
@@ -418,9 +461,12 @@ class DeclarativeMemory:
                 raise ValueError(f"{chunk!r} is already stored with fixed_activation "
                                  f"{chunk.fixed_activation!r}; merging cannot change it to "
                                  f"{fixed!r}")
-        self._reference_time.append(self._time)
+        if self._time != self._time_value_last:
+            self._time_values.append(self._time)
+            self._time_value_last = self._time
+        self._reference_time_index.append(len(self._time_values) - 1)
         self._reference_row.append(row)
-        self._reference_count[row] = self._reference_count.view()[row] + 1
+        self._reference_count[row] = self._reference_count[row] + 1
         self._latest_reference = self._time
         return chunk
 
@@ -467,7 +513,8 @@ class DeclarativeMemory:
     def references(self, chunk: Mapping[str, SlotValue]) -> tuple[float, ...]:
         """The times at which ``chunk`` was stored or merged, oldest first."""
         row = self._row(chunk)
-        times = self._reference_time.view()[self._reference_row.view() == row]
+        index = self._reference_time_index.view()[self._reference_row.view() == row]
+        times = self._time_values.view()[index]
         return tuple(times.tolist())
 
     # ---------------------------------------------------------------- activation
@@ -478,7 +525,7 @@ class DeclarativeMemory:
         raise ``CurrentTimeReferenceError`` only if that chunk is actually needed.
         """
         t = self._time
-        key = (t, len(self._chunks), len(self._reference_time))
+        key = (t, len(self._chunks), len(self._reference_row))
         if key == self._base_key:
             return self._base
         fixed = self._fixed.view()
@@ -501,10 +548,17 @@ class DeclarativeMemory:
         if self._optimized_learning:
             lifetime = t - self._created.view()
             return np.log(self._reference_count.view() / (1.0 - d)) - d * np.log(lifetime)
-        ages = t - self._reference_time.view()
-        strengths = np.power(ages, -d, out=ages)
-        summed = np.bincount(self._reference_row.view(), weights=strengths,
-                             minlength=len(self._chunks))
+        ages = t - self._time_values.view()
+        strengths = np.power(ages, -d, out=ages)  # one per distinct reference time
+        compiled = _kernel_module.kernels()
+        if compiled is not None:
+            summed = compiled.reference_sums(self._reference_row.view(),
+                                             self._reference_time_index.view(), strengths,
+                                             len(self._chunks))
+        else:
+            summed = np.bincount(self._reference_row.view(),
+                                 weights=strengths[self._reference_time_index.view()],
+                                 minlength=len(self._chunks))
         return np.log(summed, out=summed)
 
     def _draw_noise(self, count: int) -> np.ndarray:
@@ -716,24 +770,25 @@ class DeclarativeMemory:
         rows, scored = self._split(request)
         count = len(self._chunks) if rows is None else len(rows)
         if count == 0:
-            latency = self._latency_factor * math.exp(-tau)
+            latency = _latency(self._latency_factor, tau)
             trace = (RetrievalRecord(MappingProxyType(dict(request)), self._time, tau,
                                      self._noise_mode, (), None, latency) if record else None)
             return Retrieval(None, None, latency, trace)
 
         noise = None
         if self._noise > 0:
-            if self._noise_mode == "per_time":
-                noise = self._noise_now()
-                if rows is not None:
-                    noise = noise[rows]
-            else:
-                noise = self._draw_noise(count)
-        base, mismatches, total = self._evaluate(rows, scored, noise, offset)
-
-        best = int(total.argmax())
+            per_time = self._noise_mode == "per_time"
+            noise = self._noise_now() if per_time else self._draw_noise(count)
+        compiled = None if record else self._compiled_scores(scored)
+        if compiled is not None:
+            total, best = self._evaluate_compiled(rows, count, compiled, noise, offset)
+        else:
+            if noise is not None and rows is not None and self._noise_mode == "per_time":
+                noise = noise[rows]
+            base, mismatches, total = self._evaluate(rows, scored, noise, offset)
+            best = int(total.argmax())
         activation = float(total[best])
-        if activation > tau:
+        if activation >= tau:
             # Ties are broken at random. With noise on, two candidates tie only if their
             # continuous draws coincide exactly, so the check is reserved for s = 0.
             if noise is None:
@@ -741,15 +796,67 @@ class DeclarativeMemory:
                 if len(ties) > 1:
                     best = int(ties[self._rng.integers(len(ties))])
             winner = self._chunks[best if rows is None else int(rows[best])]
-            latency = self._latency_factor * math.exp(-activation)
+            latency = _latency(self._latency_factor, activation)
         else:
             winner = None
-            latency = self._latency_factor * math.exp(-tau)
+            latency = _latency(self._latency_factor, tau)
         trace = None
         if record:
             trace = self._record(request, tau, rows, scored, base, mismatches, noise, offset,
                                  total, winner, latency)
         return Retrieval(winner, activation, latency, trace)
+
+    def _compiled_scores(self, scored: _Scored) -> tuple[np.ndarray, ...] | None:
+        """Every chunk's unscaled mismatch per scored slot, for the compiled kernel; None
+        when the NumPy path must run (no kernel, a user-defined function, a symbol slot
+        scored numerically).
+
+        Built-in mismatch functions are pure, so a slot's scores for one request value
+        are computed once over the whole column and reused until a chunk is stored.
+        """
+        if _kernel_module.kernels() is None:
+            return None
+        if self._scores_chunks != len(self._chunks):
+            self._scores.clear()
+            self._scores_chunks = len(self._chunks)
+        columns = []
+        for slot, value, column, fn in scored:
+            kind = type(fn)
+            if kind not in BUILT_IN_MISMATCH or not (column.numeric or kind is ExactMatch):
+                return None
+            cache = self._scores.get(slot)
+            if cache is None:
+                cache = self._scores[slot] = {}
+            try:
+                scores = cache.get(value)
+            except TypeError:  # unhashable: the NumPy path reports it
+                return None
+            if scores is None:
+                scores = self._score_slot(slot, value, column, None, fn)
+                if len(cache) >= _SCORE_CACHE_SIZE:
+                    cache.clear()
+                cache[value] = scores
+            columns.append(scores)
+        return tuple(columns)
+
+    def _evaluate_compiled(self, rows: np.ndarray | None, count: int,
+                           scores: tuple[np.ndarray, ...], noise: np.ndarray | None,
+                           offset: float) -> tuple[np.ndarray, int]:
+        """Candidate activations and the first best index, in one compiled pass
+        (bit-identical to ``_evaluate`` followed by ``argmax``)."""
+        base = self._base_levels()
+        if self._base_undefined:
+            candidates = base if rows is None else base[rows]
+            if np.isinf(candidates).any():
+                self._raise_current_time_reference(rows, candidates)
+        total = np.empty(count)
+        padded = scores + (base, base)[len(scores):]  # the kernel indexes two at least
+        best = _kernel_module.kernels().activations(
+            base, _kernel_module.EMPTY if noise is None else noise,
+            self._noise_mode == "per_time", _kernel_module.NO_ROWS if rows is None else rows,
+            rows is not None, count, float(offset), padded, len(scores),
+            self._mismatch_penalty, total)
+        return total, best
 
     def _record(self, request: Mapping[str, SlotValue], tau: float, rows: np.ndarray | None,
                 scored: _Scored, base: np.ndarray, mismatches: list[np.ndarray],
@@ -789,13 +896,13 @@ def recall_probability(activation: float | np.ndarray, threshold: float,
                        noise: float) -> float | np.ndarray:
     """``1 / (1 + e^(−(A − τ)/s))``: chance that A plus logistic noise of scale s exceeds τ.
 
-    With s = 0 it is a step: 1 if A > τ, else 0. Accepts arrays of activations.
+    With s = 0 it is a step: 1 if A >= τ (a retrieval at exactly τ succeeds), else 0.
+    Accepts arrays of activations.
     """
     s = _check_at_least("noise", noise, 0.0, False, "the logistic scale s")
     tau = _number("threshold", threshold)
     a = np.asarray(activation, dtype=np.float64)
     if s == 0:
-        p = (a > tau).astype(np.float64)
-    else:
-        p = 0.5 * (1.0 + np.tanh((a - tau) / (2.0 * s)))  # the logistic, without overflow
+        return float(a >= tau) if a.ndim == 0 else (a >= tau).astype(np.float64)
+    p = 0.5 * (1.0 + np.tanh((a - tau) / (2.0 * s)))  # the logistic, without overflow
     return float(p) if p.ndim == 0 else p

@@ -33,8 +33,8 @@ def _run(parser: argparse.ArgumentParser):
 
     def run(args: argparse.Namespace) -> int:
         from .design import DesignError, load_design, shipped_designs
-        from .schema import LogError
         from .run import run_design
+        from .schema import LogError
         if args.list:
             for name, path in shipped_designs().items():
                 d = load_design(path)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..agents import Agent, make_agent
-from ..match import DecisionRecord, GameRecord, HumanSeat, Match, agent_seed, game_seed
+from ..match import DecisionRecord, GameRecord, HumanSeat, Match, game_seed
 from ..rules import Action, Event, Game, IllegalActionError, View
 from .design import HUMAN, Design, DesignError, load_design
 from .rows import LogContext, LogRows
@@ -87,8 +87,9 @@ class ParticipantSession:
         self._store.begin_run(backend="session")
         self._context = LogContext(self.design.name, self.design.hash, participant_id,
                                    self.synthetic)
-        self._human_spec = self.design.human or HUMAN
-        self._human_label = make_agent(human).label if self.synthetic else HUMAN
+        #: the agent playing the participant's part in synthetic sessions (else None): the
+        #: match starts it with the seat's seed and it observes every event
+        self.standin: Agent | None = make_agent(human) if self.synthetic else None
         self._listeners: list[Callable[[Event], None]] = []
         self.match: Match | None = None
         self.last_result: GameRecord | None = None
@@ -223,20 +224,15 @@ class ParticipantSession:
         players = self.design.conditions[self.plan.condition].players
         self.human_seat = self.plan.roles.index(players.index(HUMAN))
         if self.plan.condition not in self._pools:  # reused: start() resets an agent
-            self._pools[self.plan.condition] = [HumanSeat() if spec == HUMAN else
-                                                make_agent(spec) for spec in players]
+            self._pools[self.plan.condition] = [
+                (self.standin or HumanSeat()) if spec == HUMAN else make_agent(spec)
+                for spec in players]
         pool = self._pools[self.plan.condition]
         self.match = Match([pool[role] for role in self.plan.roles], self.design.variant,
                            self.plan.seed, human_seat=self.human_seat,
-                           game_id=self.plan.position, listeners=self._listeners,
-                           human_spec=self._human_spec, human_label=self._human_label)
+                           game_id=self.plan.position, listeners=self._listeners)
         self._turn_started = self.clock()
         return True
-
-    @property
-    def human_seed(self) -> int:
-        """Seed a stand-in in the human seat gets (the same as in ``nothanks run``)."""
-        return agent_seed(self.plan.seed, self.human_seat)
 
     # ------------------------------------------------------------------ internals
     def _require_match(self) -> Match:

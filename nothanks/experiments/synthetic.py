@@ -65,17 +65,17 @@ class SimulatedClock:
 
 def play_session(participant_id: str, out_dir: str | Path, spec: str,
                  design: str | Path | Design = "human-schedule"):
-    """Drive a ParticipantSession with a stand-in until every game is played."""
-    from ..agents import make_agent
+    """Drive a ParticipantSession with a stand-in until every game is played.
+
+    The session seats the stand-in in the participant's chair (it is started with the
+    seat's seed and observes every event like the models); this loop only asks it for
+    its moves, marks and think times, as a person would give them.
+    """
     from .session import ParticipantSession
     clock = SimulatedClock()
     session = ParticipantSession(participant_id, out_dir, design, human=spec, clock=clock)
-    standin = make_agent(spec)
-    session.watch(standin.observe)
+    standin = session.standin
     while not session.finished:
-        standin.start(session.human_seat, session.design.variant, session.human_seed)
-        for event in session.game.history:
-            standin.observe(event)
         while not session.game_over:
             if session.human_to_move:
                 action = standin.decide(session.view())

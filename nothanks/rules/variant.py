@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Starting tokens by player count (thesis §2.1 for 3-5 players; seed 004 for 6 and 7).
+#: Starting tokens by player count (thesis §2.1 for 3-5 players; the
+#: published player-count variants for 6 and 7).
 STARTING_TOKENS = {3: 11, 4: 11, 5: 11, 6: 9, 7: 7}
 
 

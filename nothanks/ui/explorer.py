@@ -19,9 +19,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..agents import Agent
-from ..rules import Variant
 from ..match import DecisionRecord as Decision
 from ..match import Match, replay
+from ..rules import Variant
 from .pacing import load_cognitive_models, spec_label
 from .render import TableState, table_html
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import ipywidgets as w
 
 from ..io import atomic_write_bytes
-from ..rules import Action, IllegalActionError, Variant
 from ..match import DecisionRecord as Decision
 from ..match import Match
+from ..rules import Action, IllegalActionError, Variant
 from .pacing import Pacer, ThinkingTime, opponent_choices, spec_label
 from .render import TableState, move_line, moves_since, rules_html, table_html
 

@@ -9,7 +9,7 @@ import inspect
 
 from ..spec import register
 from .instances import DEFAULT_INSTANCES, Instance, InstanceFileError, InstanceSet, load_instances
-from .state import Category, sequence_category, state_chunk
+from .state import state_chunk
 from .token_memory import TOKEN_CLASSES, Recall, TokenMemory, token_class
 from .tom import Belief, ToMAgent
 from .traces import DecisionTrace, Prediction, TraceNode
@@ -35,7 +35,7 @@ for _order in (0, 1, 2):
 register("tom", _factory(None))
 
 __all__ = [
-    "DEFAULT_INSTANCES", "TOKEN_CLASSES", "Belief", "Category", "DecisionTrace", "Instance",
+    "DEFAULT_INSTANCES", "TOKEN_CLASSES", "Belief", "DecisionTrace", "Instance",
     "InstanceFileError", "InstanceSet", "Prediction", "Recall", "ToMAgent", "TokenMemory",
-    "TraceNode", "load_instances", "sequence_category", "state_chunk", "token_class",
+    "TraceNode", "load_instances", "state_chunk", "token_class",
 ]

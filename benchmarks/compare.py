@@ -1,0 +1,303 @@
+"""Side-by-side speed of two revisions: a baseline (default 2cea8be) and this tree.
+
+Run: python benchmarks/compare.py [--baseline REV] [--new PATH|REV] [--rounds N]
+                                  [--measures NAME ...] [--quick]
+
+The baseline is checked out with ``git worktree add --detach`` into a temporary folder and
+run from there (``PYTHONPATH`` pointing at it, the same interpreter and dependencies), so
+nothing is installed. Every measure runs in a fresh subprocess per revision, and the two
+revisions take turns round by round (the first to go alternates), so a machine that gets
+busier or quieter during the run affects both sides alike. Per measure it prints the
+baseline's and the new revision's medians over the rounds and their ratio (how many times
+faster the new one is; for memory, how many times smaller).
+
+The workloads are defined once, in this file, and call only names that exist in both
+revisions (``nothanks.runner.play_games``, ``nothanks.actr.DeclarativeMemory``,
+``nothanks.experiments.run_design``, the ``nothanks figures`` command), with fallbacks
+where a name may move. Times are CPU seconds of the worker (and its children for the
+parallel runs), which a shared machine disturbs less than wall time; wall time is shown
+too for the parallel runs.
+
+Why a small script and not asv: asv builds each revision into its own virtualenv from
+the package metadata and times functions in-process one revision after the other. Here
+the two revisions must run the same workloads alternately in one sitting on one machine,
+including multi-process runs and the full figures pipeline (minutes each), and share the
+one environment that already has every dependency; a worktree plus ``PYTHONPATH`` does
+exactly that in ~300 lines with no extra dependency.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+from pathlib import Path
+
+HERE = Path(__file__).resolve()
+REPO = HERE.parent.parent
+DEFAULT_BASELINE = "2cea8be"
+
+
+# ------------------------------------------------------------------ workloads (worker side)
+def _play_games():
+    """``play_games`` wherever the revision keeps it (the runner may become a re-export)."""
+    try:
+        from nothanks import play_games  # type: ignore[attr-defined]
+    except ImportError:
+        from nothanks.runner import play_games
+    return play_games
+
+
+def _per_game_cpu_ms(specs: list[str], games: int, seed: int = 0) -> float:
+    """Median CPU ms per game, agents reused across games as the runner does."""
+    results = _play_games()(specs, games, seed, record=False)
+    times = []
+    while True:
+        began = time.process_time()
+        if next(results, None) is None:
+            break
+        times.append(1000.0 * (time.process_time() - began))
+    return statistics.median(times)
+
+
+def tom2x4(quick: bool) -> dict:
+    return {"value": _per_game_cpu_ms(["tom2"] * 4, 10 if quick else 60)}
+
+
+def tom1_vs_tom0(quick: bool) -> dict:
+    return {"value": _per_game_cpu_ms(["tom1", "tom0", "tom0", "tom0"], 10 if quick else 60)}
+
+
+THESIS_MISMATCH_SLOTS = ("category", "card", "tokens_on_card", "tokens_owned")
+
+
+def _thesis_memory(**params):
+    from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
+    mismatch = {"category": ExactMatch(100), "card": Linear(32),
+                "tokens_on_card": Weber(), "tokens_owned": Weber()}
+    return DeclarativeMemory(mismatch=mismatch, seed=1, **params)
+
+
+def _random_state(rng) -> dict:
+    return {"category": ("none", "extension", "completion")[int(rng.integers(3))],
+            "card": int(rng.integers(3, 36)), "tokens_on_card": int(rng.integers(0, 25)),
+            "tokens_owned": int(rng.integers(0, 25))}
+
+
+def _median_retrieval_us(memory, retrievals: int, advance_every: int) -> float:
+    """Median CPU µs of ``retrieve`` alone; the clock moves (untimed) before every
+    retrieval except every ``advance_every``-th (1: before every one)."""
+    import numpy as np
+    rng = np.random.default_rng(42)
+    requests = [_random_state(rng) for _ in range(retrievals)]
+    clock = time.process_time_ns
+    timings = []
+    for index, request in enumerate(requests):
+        if advance_every == 1 or index % advance_every:
+            memory.advance(1.0)
+        began = clock()
+        memory.retrieve(request)
+        timings.append(clock() - began)
+    return statistics.median(timings[len(timings) // 10:]) / 1000.0
+
+
+def retrieval_fixed(quick: bool) -> dict:
+    """300 fixed-activation chunks, 4 partially matched slots, clock moves 4 of 5 times."""
+    import numpy as np
+    memory = _thesis_memory()
+    rng = np.random.default_rng(0)
+    while len(memory) < 300:
+        memory.add({**_random_state(rng), "action": ("take", "pass")[len(memory) % 2]},
+                   fixed_activation=0)
+    return {"value": _median_retrieval_us(memory, 2000 if quick else 20000, 5)}
+
+
+def retrieval_learned(quick: bool) -> dict:
+    """1,000 learned chunks with 10 references each; the clock moves before every one."""
+    import numpy as np
+    memory = _thesis_memory()
+    rng = np.random.default_rng(0)
+    states: list[dict] = []
+    while len(states) < 1000:
+        state = _random_state(rng)
+        if state not in states:
+            states.append(state)
+    for _ in range(10):
+        for state in states:
+            memory.add(state)
+        memory.advance(1.0)
+    return {"value": _median_retrieval_us(memory, 1000 if quick else 5000, 1)}
+
+
+def random_games(quick: bool) -> dict:
+    """Games per CPU second of four random agents with decisions recorded (best of 3)."""
+    games = 500 if quick else 4000
+    best = float("inf")
+    for repeat in range(3):
+        began = time.process_time()
+        for _ in _play_games()(["random"] * 4, games, repeat, record=True):
+            pass
+        best = min(best, time.process_time() - began)
+    return {"value": games / best}
+
+
+def _cpu_with_children() -> float:
+    return sum(usage.ru_utime + usage.ru_stime for usage in
+               (resource.getrusage(resource.RUSAGE_SELF),
+                resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+def table7(quick: bool) -> dict:
+    """The shipped table7 design (3 x 500 games), 2 processes, written to disk."""
+    from nothanks.experiments import load_design, run_design
+    design = load_design("table7")
+    if quick:
+        design = design.with_options(games=20)
+    with tempfile.TemporaryDirectory() as tmp:
+        cpu, wall = _cpu_with_children(), time.perf_counter()
+        run_design(design, Path(tmp) / "run", jobs=2, progress=False)
+        wall, cpu = time.perf_counter() - wall, _cpu_with_children() - cpu
+    return {"value": wall, "cpu": cpu}
+
+
+def figures(quick: bool) -> dict:
+    """``nothanks figures`` from an empty cache (``--quick`` designs with --quick)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [sys.executable, "-m", "nothanks", "figures", "--out", f"{tmp}/figures",
+                   "--cache", f"{tmp}/cache"] + (["--quick"] if quick else [])
+        cpu, wall = _cpu_with_children(), time.perf_counter()
+        subprocess.run(command, check=True, cwd=tmp, stdout=subprocess.DEVNULL)
+        wall, cpu = time.perf_counter() - wall, _cpu_with_children() - cpu
+    return {"value": wall, "cpu": cpu}
+
+
+def memory_100k(quick: bool) -> dict:
+    """Peak RSS (MB) of a process running a 100,000-game baseline design on 2 processes."""
+    from nothanks.experiments import Design, Table, run_design
+    games = 5000 if quick else 100_000
+    design = Design(name="memory", games=games, tables=(Table("r", ("random",) * 4),))
+    with tempfile.TemporaryDirectory() as tmp:
+        run_design(design, Path(tmp) / "run", jobs=2, progress=False)
+    return {"value": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+#: name -> (workload, unit, larger is better, label)
+MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
+    "tom2x4": (tom2x4, "ms", False, "4 x ToM2 game, traces off (median CPU ms per game)"),
+    "tom1_vs_tom0": (tom1_vs_tom0, "ms", False, "ToM1 vs 3 x ToM0 game (median CPU ms)"),
+    "retrieval_fixed": (retrieval_fixed, "µs", False,
+                        "retrieval, 300 fixed chunks x 4 partially matched slots"),
+    "retrieval_learned": (retrieval_learned, "µs", False,
+                          "retrieval, 1,000 chunks x 10 references (base-level learning)"),
+    "random_games": (random_games, "games/s", True,
+                     "4 random agents, decisions recorded, games per CPU s"),
+    "table7": (table7, "s", False, "Table 7 (3 x 500 games), 2 processes, wall s"),
+    "figures": (figures, "s", False, "nothanks figures, empty cache, wall s"),
+    "memory_100k": (memory_100k, "MB", False, "peak RSS of a 100,000-game run"),
+}
+DEFAULT_MEASURES = ["tom2x4", "tom1_vs_tom0", "retrieval_fixed", "retrieval_learned",
+                    "random_games", "table7"]
+
+
+def worker(measure: str, quick: bool) -> None:
+    import nothanks
+    print(json.dumps({**MEASURES[measure][0](quick), "nothanks": nothanks.__file__}))
+
+
+# ------------------------------------------------------------------ driver side
+@contextmanager
+def checkout(revision: str):
+    """A detached worktree of ``revision`` in a temporary folder, removed afterwards."""
+    root = Path(tempfile.mkdtemp(prefix="nothanks-compare-"))
+    path = root / "tree"
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet",
+                    str(path), revision], check=True)
+    try:
+        yield path
+    finally:
+        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(path)],
+                       check=False)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def run_worker(tree: Path, measure: str, quick: bool) -> dict:
+    """One measure in a fresh interpreter that imports ``nothanks`` from ``tree``."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    with tempfile.TemporaryDirectory() as cwd:
+        done = subprocess.run([sys.executable, str(HERE), "--worker", measure]
+                              + (["--quick"] if quick else []),
+                              env=env, cwd=cwd, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"{measure} failed in {tree}:\n{done.stderr[-3000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if not Path(result["nothanks"]).resolve().is_relative_to(tree.resolve()):
+        raise RuntimeError(f"{measure}: imported {result['nothanks']}, not from {tree}")
+    return result
+
+
+def compare(baseline: Path, new: Path, measures: list[str], rounds: int, quick: bool) -> None:
+    results: dict[str, dict[str, list[dict]]] = {m: {"baseline": [], "new": []}
+                                                for m in measures}
+    for round_ in range(rounds):
+        for measure in measures:
+            sides = [("baseline", baseline), ("new", new)]
+            if round_ % 2:
+                sides.reverse()
+            for side, tree in sides:
+                result = run_worker(tree, measure, quick)
+                results[measure][side].append(result)
+                extra = f" (CPU {result['cpu']:.1f} s)" if "cpu" in result else ""
+                print(f"  round {round_ + 1} {measure:18s} {side:8s} "
+                      f"{result['value']:10.2f} {MEASURES[measure][1]}{extra}", flush=True)
+    print(f"\n{'measure':62s} {'baseline':>12s} {'new':>12s} {'speed-up':>9s}")
+    for measure in measures:
+        _, unit, larger_better, label = MEASURES[measure]
+        old = statistics.median(r["value"] for r in results[measure]["baseline"])
+        now = statistics.median(r["value"] for r in results[measure]["new"])
+        ratio = now / old if larger_better else old / now
+        print(f"{label:62s} {old:9.2f} {unit:>2s} {now:9.2f} {unit:>2s} {ratio:8.2f}x")
+        if "cpu" in results[measure]["baseline"][0]:
+            old_cpu = statistics.median(r["cpu"] for r in results[measure]["baseline"])
+            new_cpu = statistics.median(r["cpu"] for r in results[measure]["new"])
+            print(f"{'  (same, CPU s of all processes)':62s} {old_cpu:9.2f} s  "
+                  f"{new_cpu:9.2f} s  {old_cpu / new_cpu:8.2f}x")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--baseline", default=DEFAULT_BASELINE, help="git revision")
+    parser.add_argument("--new", default=str(REPO),
+                        help="a folder holding the new tree (default: this one) or a revision")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--measures", nargs="*", default=DEFAULT_MEASURES,
+                        choices=sorted(MEASURES), metavar="NAME",
+                        help=f"any of {', '.join(MEASURES)} (default: "
+                             f"{' '.join(DEFAULT_MEASURES)})")
+    parser.add_argument("--quick", action="store_true", help="small workloads, a smoke test")
+    parser.add_argument("--worker", choices=sorted(MEASURES), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args.worker, args.quick)
+        return
+    print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; baseline "
+          f"{args.baseline}, new {args.new}, {args.rounds} rounds")
+    with checkout(args.baseline) as baseline:
+        if Path(args.new).is_dir():
+            compare(baseline, Path(args.new), args.measures, args.rounds, args.quick)
+        else:
+            with checkout(args.new) as new:
+                compare(baseline, new, args.measures, args.rounds, args.quick)
+    print(f"load average {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""Speed-ups must not change what the models do: the compiled kernel and the NumPy path
+play the same games, and a traced decision (NumPy path, with records) makes the same
+choice as an untraced one (kernel)."""
+from __future__ import annotations
+
+import pytest
+
+from nothanks.actr import kernel as actr_kernel
+from nothanks.runner import play_games
+
+pytest.importorskip("numba")
+
+SPECS = ["tom2", "tom1:noise_mode=per_retrieval", "tom:k=3", "tom0"]
+
+
+def _decisions(specs: list[str], compiled: bool) -> list:
+    actr_kernel.use(compiled)
+    try:
+        return [(r.decisions, r.decision_info, r.scores)
+                for r in play_games(specs, 3, seed=5)]
+    finally:
+        actr_kernel.use(True)
+
+
+def test_kernel_and_numpy_paths_play_the_same_games():
+    assert _decisions(SPECS, compiled=True) == _decisions(SPECS, compiled=False)
+
+
+def test_traced_decisions_match_untraced_ones_with_the_kernel_on():
+    traced = [s + ("," if ":" in s else ":") + "trace=true" for s in SPECS]
+    plain = _decisions(SPECS, compiled=True)
+    with_traces = _decisions(traced, compiled=True)
+    for (a, info_a, score_a), (b, info_b, score_b) in zip(plain, with_traces, strict=True):
+        assert [d[8] for d in a] == [d[8] for d in b]
+        assert info_a == info_b and score_a == score_b
