@@ -3,12 +3,10 @@ play the same games, and a traced decision (NumPy path, with records) makes the 
 choice as an untraced one (kernel)."""
 from __future__ import annotations
 
-import pytest
+import numba  # noqa: F401 (a dependency: without it both paths would be NumPy)
 
 from nothanks.actr import kernel as actr_kernel
 from nothanks.runner import play_games
-
-pytest.importorskip("numba")
 
 SPECS = ["tom2", "tom1:noise_mode=per_retrieval", "tom:k=3", "tom0"]
 
