@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from nothanks.figures.build import build
+from nothanks.report import make_figures as build
 
 
 def timed_build(out: Path, cache: Path, quick: bool) -> tuple[float, dict[str, float]]:

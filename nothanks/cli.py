@@ -1,4 +1,9 @@
-"""The ``nothanks`` command line: simulate games, run designs, make figures."""
+"""The ``nothanks`` command line: simulate games, run designs, make figures.
+
+Every subcommand is listed once, in :func:`commands`: a help line and a ``configure``
+function that adds the subcommand's options and returns the function that runs it.
+Modules are imported only when the parser is built, so ``nothanks --help`` stays fast.
+"""
 from __future__ import annotations
 
 import argparse
@@ -7,17 +12,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-#: Subcommands register here: name -> (help, configure(parser), run(args) -> exit code).
-Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
-COMMANDS: dict[str, Command] = {}
-
-
-def command(name: str, help: str):
-    """Decorator pair: ``@command(name, help)`` on a configure function whose ``run`` follows."""
-    def wrap(configure: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], int]]):
-        COMMANDS[name] = (help, configure, None)  # type: ignore[assignment]
-        return configure
-    return wrap
+Runner = Callable[[argparse.Namespace], int]
+Configure = Callable[[argparse.ArgumentParser], Runner]
 
 
 def _variant_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,8 +34,7 @@ def _variant_from(args: argparse.Namespace, players: int):
                    open_tokens=args.open_tokens)
 
 
-@command("simulate", "play games between agents and write games/decisions Parquet tables")
-def _simulate(parser: argparse.ArgumentParser):
+def _simulate(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--players", required=True,
                         help="comma-separated agent specs, one per seat, e.g. "
                              "heuristic,heuristic,random:p=0.3,tom1")
@@ -75,8 +70,7 @@ def _simulate(parser: argparse.ArgumentParser):
     return run
 
 
-@command("agents", "list the agent specs and their parameters")
-def _agents(parser: argparse.ArgumentParser):
+def _agents(parser: argparse.ArgumentParser) -> Runner:
     def run(args: argparse.Namespace) -> int:
         from .agents import agent_parameters, registered
         for name in registered():
@@ -87,27 +81,76 @@ def _agents(parser: argparse.ArgumentParser):
     return run
 
 
-def _load_plugins() -> None:
-    """Import modules that add subcommands (they may be absent in a partial install)."""
-    import importlib
-    for module in ("nothanks.agents.cognitive", "nothanks.experiments.cli",
-                   "nothanks.figures.cli"):
+def _figures(parser: argparse.ArgumentParser) -> Runner:
+    parser.add_argument("--out", type=Path, default=Path("figures"),
+                        help="folder for figures, tables/, results.md, README.md (default figures)")
+    parser.add_argument("--cache", type=Path, default=Path("data/cache"),
+                        help="folder of cached simulation logs (default data/cache)")
+    parser.add_argument("--participants", type=Path, default=None,
+                        help="folder of participant sessions (default data/synthetic, or a "
+                             "synthetic set generated into the cache)")
+    parser.add_argument("--games", type=int, default=None,
+                        help="games per condition of table7 and figure14 (default: the "
+                             "designs' 500)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a few games per condition and 3 synthetic participants "
+                             "(for tests and a quick look; not for conclusions)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="worker processes for simulations (default: all cores)")
+    parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
+
+    def run(args: argparse.Namespace) -> int:
+        from .analysis import AnalysisInputError
+        from .experiments import DesignError, LogError
+        from .report import make_figures
+        if args.games is not None and args.games < 1:
+            print(f"nothanks figures: error: --games must be at least 1 (got {args.games})",
+                  file=sys.stderr)
+            return 2
+        options = [f"--out {args.out}", f"--cache {args.cache}"]
+        options += [f"--participants {args.participants}"] if args.participants else []
+        options += [f"--games {args.games}"] if args.games else []
+        options += ["--quick"] if args.quick else []
         try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name is None or not module.startswith(exc.name):
-                raise
+            report = make_figures(args.out, args.cache, participants=args.participants,
+                                  games=args.games, quick=args.quick, jobs=args.jobs,
+                                  progress=not args.no_progress,
+                                  command="nothanks figures " + " ".join(options))
+        except (AnalysisInputError, DesignError, LogError, FileNotFoundError) as exc:
+            print(f"nothanks figures: error: {exc}", file=sys.stderr)
+            return 2
+        steps = ", ".join(f"{k} {v:.1f} s" for k, v in report.seconds.items())
+        print(f"{report.out}: {len(report.files)} files ({steps})")
+        return 0
+    return run
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Callable]]:
-    _load_plugins()
+def commands() -> dict[str, tuple[str, Configure]]:
+    """Every subcommand: name -> (help line, configure function)."""
+    from .experiments import cli as experiments_cli
+    return {
+        "simulate": ("play games between agents and write games/decisions Parquet tables",
+                     _simulate),
+        "agents": ("list the agent specs and their parameters", _agents),
+        "run": ("run an experiment design (resumable; local processes or a Dask cluster)",
+                experiments_cli.configure_run),
+        "export": ("export an experiment log (or a folder of them) as CSV files",
+                   experiments_cli.configure_export),
+        "synthetic": ("generate the synthetic participant data set (stand-in players)",
+                      experiments_cli.configure_synthetic),
+        "figures": ("make the thesis figures (8-14), statistics tables and results table",
+                    _figures),
+    }
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
     parser = argparse.ArgumentParser(
         prog="nothanks",
         description="ACT-R theory-of-mind models playing No Thanks!: simulate, run, analyse.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    runners: dict[str, Callable] = {}
-    for name, (help_text, configure, _) in COMMANDS.items():
+    runners: dict[str, Runner] = {}
+    for name, (help_text, configure) in commands().items():
         runners[name] = configure(sub.add_parser(name, help=help_text, description=help_text))
     return parser, runners
 

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,6 +17,7 @@ from nothanks.analysis import (
     cohens_d,
     feedback_concentration,
     focal_rows,
+    logged_thresholds,
     paired_tests,
     parity_test,
     participant_means,
@@ -24,16 +28,24 @@ from nothanks.analysis import (
     rank_shares,
     recall_summary,
     rt_sweep,
-    tom_order,
     welch_rank_points,
+    with_agent_labels,
 )
 from nothanks.rules import ranks_and_points
+
+
+def logged(spec: str) -> dict:
+    """The ``agent_label`` and ``tom_order`` the agent of ``spec`` writes into the log."""
+    name = spec.split(":")[0]
+    order = {"tom0": 0, "tom1": 1, "tom2": 2}.get(name)
+    return {"agent_label": name if order is None else f"ToM{order}", "tom_order": order}
 
 
 def game_rows(game_id: int, agents: list[str], scores: list[int], **extra) -> list[dict]:
     """Rows of one game, ranked by the rules' own scoring (ties included)."""
     ranks, points = ranks_and_points(scores)
-    return [dict(game_id=game_id, seat=s, agent=a, score=sc, rank=r, rank_points=p, **extra)
+    return [dict(game_id=game_id, seat=s, agent=a, **logged(a), score=sc, rank=r,
+                 rank_points=p, **extra)
             for s, (a, sc, r, p) in enumerate(zip(agents, scores, ranks, points, strict=True))]
 
 
@@ -81,10 +93,33 @@ def test_missing_columns_are_named():
         focal_rows(pd.concat([games, games]))
 
 
-def test_tom_order_and_unknown_specs():
-    assert [tom_order(s) for s in ("tom0", "tom1:rt=-3", "tom2", "tom:k=4")] == [0, 1, 2, 4]
-    with pytest.raises(AnalysisInputError, match="not a cognitive model; known specs"):
-        tom_order("heuristic")
+def test_labels_and_orders_are_the_logged_columns():
+    games = pd.DataFrame(game_rows(0, ["tom:k=4", "heuristic", "heuristic", "heuristic"],
+                                   [1, 2, 3, 4]))
+    games.loc[games["seat"] == 0, ["agent_label", "tom_order"]] = ["ToM4", 4]
+    focal = focal_rows(games).iloc[0]
+    assert (focal["focal_label"], focal["opponent_label"]) == ("ToM4", "heuristic")
+    assert pd.isna(focal["opponent_order"])
+    with pytest.raises(AnalysisInputError, match=r"\['heuristic'\] are not cognitive models"):
+        participant_means(focal_rows(games.assign(participant="p", block=2)))
+    with pytest.raises(AnalysisInputError, match="missing column.*agent_label"):
+        focal_rows(games.drop(columns="agent_label"))
+
+
+def test_importing_analysis_does_not_import_the_models():
+    code = ("import sys, nothanks.analysis; "
+            "print(sorted(m for m in sys.modules if m.startswith('nothanks.agents')))")
+    root = Path(__file__).resolve().parents[1]  # `python -c` imports from its cwd first
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, cwd=root)
+    assert result.stdout.strip() == "[]"
+
+
+def test_thresholds_come_from_the_logged_parameters():
+    experiments = pd.DataFrame({"parameters": [
+        json.dumps({"tom1": {"rt": -2.0, "d": 0.5}, "heuristic": {}}),
+        json.dumps({"tom2:rt=-4": {"rt": "-4"}})]})
+    assert logged_thresholds(experiments) == {"tom1": -2.0, "tom2:rt=-4": -4.0}
 
 
 def participant_frame() -> pd.DataFrame:
@@ -187,7 +222,7 @@ def test_rt_sweep_means_and_intervals():
     frames = []
     for rt, ranks in ((-2.0, [1, 1, 2, 3]), (-1.0, [2, 3, 4, 4])):
         frames.append(focal_design(f"tom1:rt={rt}", f"tom0:rt={rt}", ranks,
-                                   start=len(frames) * 10))
+                                   start=len(frames) * 10, rt=rt))
     sweep = rt_sweep(pd.concat(frames, ignore_index=True)).set_index("rt")
     assert sweep.loc[-2.0, "mean"] == pytest.approx((3 + 3 + 2 + 1) / 4)
     assert sweep.loc[-1.0, "mean"] == pytest.approx((2 + 1 + 0 + 0) / 4)
@@ -202,13 +237,13 @@ def test_rt_sweep_rejects_specs_without_threshold():
     games = focal_design("tom1", "tom0", [1, 2, 3])
     with pytest.raises(AnalysisInputError, match="no retrieval threshold"):
         rt_sweep(games)
-    sweep = rt_sweep(games, default=lambda spec: -2.0)
+    sweep = rt_sweep(games, {"tom1": -2.0, "tom0": -6.0})  # ToM0 has no token memory
     assert sweep["rt"].tolist() == [-2.0]
 
 
 def test_prediction_accuracy_overall_and_by_actual_action():
     predictions = pd.DataFrame({
-        "agent": ["tom1"] * 6 + ["tom2:rt=-2"] * 3,
+        "agent_label": ["ToM1"] * 6 + ["ToM2"] * 3, "tom_order": [1] * 6 + [2] * 3,
         "predicted_action": ["pass", "pass", "take", "pass", "take", "pass",
                              "pass", "pass", "take"],
         "actual_action": ["pass", "pass", "take", "take", "pass", None,
@@ -229,9 +264,16 @@ def test_prediction_accuracy_overall_and_by_actual_action():
 
 def test_predictions_about_selects_the_target_kind():
     games = pd.DataFrame({"game_id": [0] * 4, "seat": range(4),
-                          "player_kind": ["human", "model", "model", "model"]})
-    predictions = pd.DataFrame({"game_id": [0, 0, 0], "target_seat": [0, 2, 0]})
-    assert len(predictions_about(predictions, games)) == 2
+                          "player_kind": ["human", "model", "model", "model"],
+                          "agent_label": ["human", "ToM0", "ToM1", "ToM2"],
+                          "tom_order": [None, 0, 1, 2]})
+    predictions = pd.DataFrame({"game_id": [0, 0, 0], "seat": [2, 3, 3],
+                                "target_seat": [0, 2, 0]})
+    about = predictions_about(predictions, games)
+    assert about["agent_label"].tolist() == ["ToM1", "ToM2"]  # the predicting model's
+    assert about["tom_order"].tolist() == [1, 2]
+    with pytest.raises(AnalysisInputError, match="some seats have no row in games"):
+        with_agent_labels(predictions.assign(seat=7), games)
     with pytest.raises(AnalysisInputError, match="empty selection"):
         predictions_about(predictions[predictions["target_seat"] == 2], games)
 
@@ -243,17 +285,17 @@ def test_predictions_resolved_against_the_next_action_on_the_same_card():
         {"game_id": 0, "turn": 0, "seat": 0, "agent": "tom1", "card": 20, "action": "pass",
              "predictions": [(1, "pass", 8, "leaf"), (2, "pass", 8, "root")]},
         {"game_id": 0, "turn": 1, "seat": 1, "agent": "human", "card": 20, "action": "pass",
-             "predictions": []},
+         "predictions": []},
         {"game_id": 0, "turn": 2, "seat": 2, "agent": "human", "card": 20, "action": "take",
-             "predictions": []},
+         "predictions": []},
         {"game_id": 0, "turn": 3, "seat": 2, "agent": "human", "card": 30, "action": "pass",
-             "predictions": []},
+         "predictions": []},
         {"game_id": 0, "turn": 4, "seat": 3, "agent": "tom1", "card": 30, "action": "take",
              "predictions": [(1, "pass", 8, "none")]},
         {"game_id": 0, "turn": 5, "seat": 3, "agent": "tom1", "card": 31, "action": "pass",
              "predictions": [(0, "take", 8, "leaf")]},
         {"game_id": 0, "turn": 6, "seat": 0, "agent": "tom1", "card": 31, "action": "pass",
-             "predictions": []},
+         "predictions": []},
     ])
     resolved = predictions_from_decisions(decisions)
     as_json = decisions.assign(predictions=decisions["predictions"].map(json.dumps))
@@ -269,9 +311,9 @@ def feedback_decisions() -> pd.DataFrame:
     marks = {"a": 12, "b": 3, "c": 0, "d": 5}  # model decisions marked bad, per participant
     for participant, marked in marks.items():
         for i in range(20):
-            rows.append({"participant": participant, "agent": "tom0" if i < 10 else "tom1",
-                             "marked_bad": i < marked})
-        rows.append({"participant": participant, "agent": "human", "marked_bad": False})
+            rows.append({"participant": participant, **logged("tom0" if i < 10 else "tom1"),
+                         "marked_bad": i < marked})
+        rows.append({"participant": participant, **logged("human"), "marked_bad": False})
     return pd.DataFrame(rows)
 
 
@@ -328,7 +370,7 @@ def test_null_participant_in_simulation_logs_keeps_every_game():
                        focal_design("tom2:rt=-2", "tom1:rt=-2", [3, 1, 2], start=3)])
     games["participant"] = pd.Series([None] * len(games), dtype="string")
     games["experiment"] = "figure14"
-    sweep = rt_sweep(games)
+    sweep = rt_sweep(games, {"tom1:rt=-2": -2.0, "tom2:rt=-2": -2.0})
     assert sweep["games"].tolist() == [3, 3]
     assert len(focal_rows(games)) == 6
     assert welch_rank_points(games)["n_a"].tolist() == [9, 9]

@@ -21,6 +21,7 @@ API_PAGES = {
     "agents": ["nothanks.agents", "nothanks.agents.cognitive"],
     "experiments": ["nothanks.experiments"],
     "analysis": ["nothanks.analysis"],
+    "figures": ["nothanks.figures", "nothanks.report"],
     "ui": ["nothanks.ui"],
 }
 #: Names re-exported from another subpackage, documented where they are defined.
@@ -55,8 +56,8 @@ def test_api_pages_document_docstrings(html):
     assert "A declarative memory with its own model clock" in actr
     assert 'id="nothanks.actr.DeclarativeMemory.retrieve"' in actr
     figures = (html / "api" / "figures.html").read_text()
-    assert 'id="nothanks.figures.plots.proportional_ranking"' in figures
-    assert 'id="nothanks.figures.build.build"' in figures
+    assert 'id="nothanks.figures.proportional_ranking"' in figures
+    assert 'id="nothanks.report.make_figures"' in figures
 
 
 @pytest.mark.parametrize("page", sorted(API_PAGES))

@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from nothanks.agents import make_agent
 from nothanks.analysis import (
     AnalysisInputError,
     focal_rows,
@@ -17,8 +16,9 @@ from nothanks.analysis import (
     predictions_from_decisions,
     rank_shares,
     rt_sweep,
+    with_agent_labels,
 )
-from nothanks.experiments.rows import compact_frames
+from nothanks.experiments import compact_frames, instance_table, token_memory_history
 from nothanks.figures import (
     instance_map,
     participant_boxplots,
@@ -27,20 +27,27 @@ from nothanks.figures import (
     rt_sweep_lines,
     token_memory_trace,
 )
-from nothanks.runner import play_game, play_games
+from nothanks.runner import play_games
 
 
 @pytest.fixture(scope="module")
 def simulation() -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A few games of each Table 7 pairing, at two retrieval thresholds."""
-    results = []
+    """A few games of each Table 7 pairing, at two retrieval thresholds; the games carry
+    each player's logged label and order and their game's ``rt``, as the log does."""
+    results, thresholds = [], {}
     start = 0
     for rt in (-3.0, -1.0):
         for lower, higher in (("tom0", "tom1"), ("tom0", "tom2"), ("tom1", "tom2")):
             specs = [f"{lower}:rt={rt}"] * 3 + [f"{higher}:rt={rt}"]
             results += list(play_games(specs, 4, seed=start, start=start))
+            thresholds.update(dict.fromkeys(range(start, start + 4), rt))
             start += 4
-    return compact_frames(results)
+    games, decisions = compact_frames(results)
+    players = pd.DataFrame([(r.game_id, s, r.labels[s], r.tom_orders[s])
+                            for r in results for s in range(r.players)],
+                           columns=["game_id", "seat", "agent_label", "tom_order"])
+    games = games.merge(players).assign(rt=lambda g: g["game_id"].map(thresholds))
+    return games, decisions
 
 
 def test_proportional_ranking_has_bars_per_place_and_a_parity_line(simulation):
@@ -65,8 +72,9 @@ def test_rt_sweep_figure_has_one_series_per_pairing(simulation):
 
 
 def test_prediction_accuracy_figure(simulation):
-    _, decisions = simulation
-    fig = prediction_accuracy_bars(prediction_accuracy(predictions_from_decisions(decisions)))
+    games, decisions = simulation
+    predictions = with_agent_labels(predictions_from_decisions(decisions), games)
+    fig = prediction_accuracy_bars(prediction_accuracy(predictions))
     (ax,) = fig.axes
     assert len(ax.patches) == 2 * 3  # ToM1, ToM2 x all/take/pass
     assert ax.get_ylim() == (0, 100)
@@ -92,16 +100,12 @@ def test_figures_refuse_empty_tables():
 
 
 def test_instance_map_and_token_memory_trace():
-    from nothanks.agents.cognitive import load_instances
-    instances = pd.DataFrame([i.slots() for i in load_instances().instances])
+    instances = instance_table()
     fig = instance_map(instances)
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert len(visible) == instances.loc[instances["category"] == "none",
                                          "tokens_owned"].nunique()
-    agents = [make_agent(s) for s in ("tom2", "tom1", "tom1", "tom1")]
-    play_game(agents, seed=3)
-    history = agents[0].token_memory.history_frame()
-    fig = token_memory_trace(history)
+    fig = token_memory_trace(token_memory_history(seed=3))
     assert len(fig.axes) == 3  # one panel per opponent
     assert fig.axes[-1].get_xlabel() == "model time (s)"
 
@@ -113,9 +117,11 @@ def test_participant_figure_from_a_synthetic_session_frame():
         for game_id, opponent in enumerate(["tom0", "tom1", "tom2"] * 2):
             places = rng.permutation(4) + 1
             for seat in range(4):
+                order = None if seat == 0 else int(opponent[-1])
                 games.append({"participant": participant, "game_id": game_id, "seat": seat,
                               "block": 1 + game_id // 3, "agent": "human" if seat == 0
-                              else opponent, "rank": places[seat],
+                              else opponent, "agent_label": "human" if seat == 0
+                              else f"ToM{order}", "tom_order": order, "rank": places[seat],
                               "rank_points": 4.0 - places[seat]})
     focal = focal_rows(pd.DataFrame(games))
     fig = participant_boxplots(participant_means(focal))

@@ -181,7 +181,7 @@ def test_instance_failures_fall_back_and_are_counted():
     ("tom:k=-1", "valid: an integer >= 0"),
     ("tom1:noise_mode=sometimes", "valid: per_time, per_retrieval"),
     ("tom1:time_per_turn=0", "valid: > 0 seconds"),
-    ("tom1:d=1.5", "decay"),
+    ("tom1:d=0", "decay"),
     ("tom1:instances=/no/such/file.csv", "cannot be read"),
 ])
 def test_spec_errors_say_what_is_valid(spec, words):

@@ -1,18 +1,21 @@
 """Statistics of the thesis (§5) and beyond, as pure functions of the logged DataFrames.
 
-See :mod:`.frames` for input checks and derived tables, :mod:`.stats` for the tests.
+See :mod:`.frames` for input checks and derived tables, :mod:`.stats` for the tests,
+:mod:`.tables` for the named tables the figures are drawn from and :mod:`.results` for
+our numbers beside the thesis's. Labels, theory-of-mind orders and parameters come from
+the logged columns, so importing this package never imports the cognitive models.
 """
 from .frames import (
     AnalysisInputError,
-    agent_label,
     focal_rows,
     game_key,
-    is_tom,
     opponent_rows,
     require_columns,
-    spec_parameter,
-    tom_order,
+    require_models,
+    require_rows,
+    with_agent_labels,
 )
+from .results import results_rows, results_table
 from .stats import (
     ORDER_PAIRS,
     PRACTICE_BLOCKS,
@@ -36,20 +39,34 @@ from .stats import (
     rt_sweep,
     welch_rank_points,
 )
+from .tables import (
+    LogTables,
+    logged_parameters,
+    logged_thresholds,
+    participant_statistics,
+    simulation_rank_shares,
+    simulation_tests,
+    statistics,
+    token_recalls,
+    with_rt,
+)
+from .thesis import THESIS
 
 __all__ = [
     "ORDER_PAIRS",
     "PRACTICE_BLOCKS",
+    "THESIS",
     "WELCH_SAMPLES",
     "AnalysisInputError",
-    "agent_label",
+    "LogTables",
     "bad_move_shares",
     "cohens_d",
     "cohens_dz",
     "feedback_concentration",
     "focal_rows",
     "game_key",
-    "is_tom",
+    "logged_parameters",
+    "logged_thresholds",
     "mean_interval",
     "opponent_rows",
     "paired_tests",
@@ -57,15 +74,24 @@ __all__ = [
     "participant_games",
     "participant_means",
     "participant_mixed_model",
+    "participant_statistics",
     "prediction_accuracy",
     "predictions_about",
     "predictions_from_decisions",
     "rank_shares",
     "recall_summary",
     "require_columns",
+    "require_models",
+    "require_rows",
+    "results_rows",
+    "results_table",
     "retrieval_thresholds",
     "rt_sweep",
-    "spec_parameter",
-    "tom_order",
+    "simulation_rank_shares",
+    "simulation_tests",
+    "statistics",
+    "token_recalls",
     "welch_rank_points",
+    "with_agent_labels",
+    "with_rt",
 ]

@@ -10,8 +10,6 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
-from ..agents.spec import AgentSpecError, parse_spec
-
 
 class AnalysisInputError(ValueError):
     """A frame given to an analysis function lacks columns or rows it needs."""
@@ -20,10 +18,6 @@ class AnalysisInputError(ValueError):
 #: Columns that together identify one game across experiments and sessions, when present
 #: (``game_id`` is the game's position in its design, so sessions of one design share ids).
 GAME_KEY_CANDIDATES = ("experiment", "design_hash", "participant", "game_id")
-
-#: Spec names of the cognitive models and their theory-of-mind order (``tom:k=N`` is order N).
-_FIXED_ORDERS = {"tom0": 0, "tom1": 1, "tom2": 2}
-
 
 def require_columns(frame: pd.DataFrame, columns: Iterable[str], what: str) -> None:
     """Raise if ``frame`` lacks any of ``columns``; ``what`` names the frame in the message."""
@@ -65,41 +59,34 @@ def game_index(frame: pd.DataFrame) -> pd.Series:
     return frame.groupby(game_key(frame), dropna=False, sort=False).ngroup()
 
 
-def tom_order(spec: str) -> int:
-    """Theory-of-mind order of an agent spec: ``tom1:rt=-2`` -> 1, ``tom:k=3`` -> 3."""
-    try:
-        parsed = parse_spec(str(spec))
-    except AgentSpecError as exc:
-        raise AnalysisInputError(f"agent spec {spec!r} cannot be parsed: {exc}") from exc
-    if parsed.name in _FIXED_ORDERS:
-        return _FIXED_ORDERS[parsed.name]
-    if parsed.name == "tom" and parsed.params.get("k", "").isdigit():
-        return int(parsed.params["k"])
-    raise AnalysisInputError(
-        f"agent spec {spec!r} is not a cognitive model; known specs: tom0, tom1, tom2, "
-        "tom:k=N (each with optional parameters, e.g. tom1:rt=-2)"
-    )
+def with_agent_labels(frame: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the ``agent_label`` and ``tom_order`` of each row's seat, from ``games``.
+
+    The predictions and recalls tables name the acting model by spec only; its label and
+    order are logged once per player in the games table, so analysis never parses specs.
+    """
+    require_columns(frame, ["game_id", "seat"], "frame")
+    require_columns(games, ["game_id", "seat", "agent_label", "tom_order"], "games")
+    key = [c for c in game_key(frame) if c in games.columns]
+    players = games[[*key, "seat", "agent_label", "tom_order"]].drop_duplicates([*key, "seat"])
+    merged = frame.drop(columns=["agent_label", "tom_order"], errors="ignore").merge(
+        players, on=[*key, "seat"], how="left")
+    if merged["agent_label"].isna().any():
+        raise AnalysisInputError("frame: some seats have no row in games; pass the games of "
+                                 "the same experiment")
+    return merged
 
 
-def is_tom(spec: str) -> bool:
-    """Whether ``spec`` names a cognitive ToM-k model."""
-    try:
-        tom_order(spec)
-    except AnalysisInputError:
-        return False
-    return True
-
-
-def agent_label(spec: str) -> str:
-    """Short label for plots and tables: ``ToM1`` for any tom1 spec, else the agent name."""
-    if is_tom(spec):
-        return f"ToM{tom_order(spec)}"
-    return parse_spec(str(spec)).name
-
-
-def spec_parameter(spec: str, name: str) -> str | None:
-    """The value given for parameter ``name`` in ``spec`` (``None`` if the spec omits it)."""
-    return parse_spec(str(spec)).params.get(name)
+def require_models(frame: pd.DataFrame, what: str, order: str = "tom_order",
+                   agent: str = "agent") -> None:
+    """Raise unless every row's ``order`` holds a theory-of-mind order (a cognitive model)."""
+    require_columns(frame, [order], what)
+    others = frame.loc[frame[order].isna()]
+    if len(others):
+        agents = others[agent] if agent in others.columns else others.index
+        raise AnalysisInputError(
+            f"{what}: agents {sorted(set(map(str, agents)))[:5]} are not cognitive models "
+            "(their logged tom_order is null)")
 
 
 def focal_rows(games: pd.DataFrame) -> pd.DataFrame:
@@ -110,9 +97,12 @@ def focal_rows(games: pd.DataFrame) -> pd.DataFrame:
     focal player is the row with ``focal`` true when the log has that column, else the one
     player whose agent differs from the others'. Returns the focal rows (``agent`` is the
     focal spec) with ``opponent`` (the opponents' spec), ``focal_label``/``opponent_label``
-    (``ToM1``, ``human``...) and ``opponent_rank_points`` (the opponents' mean that game).
+    (``ToM1``, ``human``...), ``opponent_order`` and ``opponent_rank_points`` (the
+    opponents' mean that game). Labels and orders are the logged ``agent_label`` and
+    ``tom_order`` columns.
     """
-    require_columns(games, ["game_id", "seat", "agent", "rank", "rank_points"], "games")
+    require_columns(games, ["game_id", "seat", "agent", "agent_label", "tom_order", "rank",
+                            "rank_points"], "games")
     require_rows(games, "games")
     frame = games.copy()
     frame["agent"] = frame["agent"].astype(str)
@@ -137,7 +127,8 @@ def focal_rows(games: pd.DataFrame) -> pd.DataFrame:
             "focal-design games before calling this function"
         )
     opponents = frame[~is_focal].groupby("_game", sort=False).agg(
-        opponent=("agent", "first"), _opponent_kinds=("agent", "nunique"),
+        opponent=("agent", "first"), opponent_label=("agent_label", "first"),
+        opponent_order=("tom_order", "first"), _opponent_kinds=("agent", "nunique"),
         opponent_rank_points=("rank_points", "mean"))
     mixed = opponents.index[opponents["_opponent_kinds"] > 1]
     if len(mixed):
@@ -146,8 +137,7 @@ def focal_rows(games: pd.DataFrame) -> pd.DataFrame:
             "player; the focal statistics compare one focal player with one opponent type"
         )
     result = frame[is_focal].join(opponents.drop(columns="_opponent_kinds"), on="_game")
-    result["focal_label"] = result["agent"].map(agent_label)
-    result["opponent_label"] = result["opponent"].map(agent_label)
+    result["focal_label"] = result["agent_label"]
     return result.drop(columns="_game").reset_index(drop=True)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,17 +27,15 @@ from scipy import stats
 
 from .frames import (
     AnalysisInputError,
-    agent_label,
     focal_rows,
     game_index,
     game_key,
-    is_tom,
     opponent_rows,
     require_columns,
+    require_models,
     require_rows,
     require_unique,
-    spec_parameter,
-    tom_order,
+    with_agent_labels,
 )
 
 #: The thesis's comparisons between opponent orders (§5.1.2, Figure 9).
@@ -133,7 +131,8 @@ def participant_games(focal: pd.DataFrame, practice_blocks: Sequence[int] | None
     the rows whose ``block`` is in ``practice_blocks`` (default: block 1, thesis §5.1.2).
     Giving ``practice_blocks`` always selects by block.
     """
-    require_columns(focal, ["participant", "opponent", "rank_points"], "participant focal rows")
+    require_columns(focal, ["participant", "opponent", "opponent_label", "opponent_order",
+                            "rank_points"], "participant focal rows")
     if practice_blocks is None and "practice" in focal.columns:
         practice = focal["practice"].fillna(False).astype(bool)
         excluded = "practice games"
@@ -143,17 +142,10 @@ def participant_games(focal: pd.DataFrame, practice_blocks: Sequence[int] | None
         practice = focal["block"].isin(blocks)
         excluded = f"practice blocks {blocks}"
     rows = focal[~practice & focal["participant"].notna()]
-    unknown = sorted({s for s in rows["opponent"].astype(str) if not is_tom(s)})
-    if unknown:
-        raise AnalysisInputError(
-            f"participant focal rows: opponents {unknown} are not cognitive models "
-            "(tom0, tom1, tom2, tom:k=N)"
-        )
+    require_models(rows, "participant focal rows: opponents", order="opponent_order",
+                   agent="opponent")
     require_rows(rows, f"participant games outside {excluded}")
-    rows = rows.copy()
-    rows["opponent_order"] = rows["opponent"].map(tom_order)
-    rows["opponent_label"] = rows["opponent"].map(agent_label)
-    return rows
+    return rows.copy()
 
 
 def participant_means(focal: pd.DataFrame, practice_blocks: Sequence[int] | None = None
@@ -279,7 +271,7 @@ def welch_rank_points(games: pd.DataFrame, sample: str = "rows") -> pd.DataFrame
         _need_variation(a, what)
         _need_variation(b, what)
         result = stats.ttest_ind(a, b, equal_var=False)
-        rows.append({"a": agent_label(opponent_spec), "b": agent_label(focal_spec),
+        rows.append({"a": group["opponent_label"].iloc[0], "b": group["focal_label"].iloc[0],
                      "a_spec": opponent_spec, "b_spec": focal_spec,
                      "test": f"Welch t ({sample})",
                      **_t_row(result, a, b, "d", cohens_d(a, b))})
@@ -303,7 +295,7 @@ def parity_test(focal: pd.DataFrame, by: Sequence[str] = ("agent", "opponent"),
         result = stats.ttest_1samp(b, parity)
         interval = result.confidence_interval(0.95)
         labels = labels if isinstance(labels, tuple) else (labels,)
-        rows.append({**dict(zip(by, labels)), "test": "one-sample t vs parity",
+        rows.append({**dict(zip(by, labels, strict=True)), "test": "one-sample t vs parity",
                      "n_a": 0, "n_b": len(b), "mean_a": parity, "mean_b": float(b.mean()),
                      "difference": parity - float(b.mean()), "t": -float(result.statistic),
                      "df": float(result.df), "p": float(result.pvalue),
@@ -314,23 +306,22 @@ def parity_test(focal: pd.DataFrame, by: Sequence[str] = ("agent", "opponent"),
 
 
 def retrieval_thresholds(games: pd.DataFrame,
-                         default: Callable[[str], float | None] | None = None) -> pd.Series:
+                         thresholds: Mapping[str, float] | None = None) -> pd.Series:
     """Retrieval threshold of each game's token memory, per row.
 
-    From an ``rt`` column when present, else from the ``rt=`` of the specs of the game's
-    token-memory models (order >= 1; ToM0 has no token memory), else ``default(spec)``
-    (e.g. the model's default). A game without a threshold, or with two, is an error.
+    From an ``rt`` column when present, else ``thresholds[spec]`` of the game's
+    token-memory models (``tom_order`` >= 1; ToM0 has no token memory), e.g. the logged
+    parameters (:func:`~.tables.logged_thresholds`). A game without a threshold, or with
+    two, is an error.
     """
     require_columns(games, ["agent"], "games")
     if "rt" in games.columns:
         values = pd.to_numeric(games["rt"], errors="coerce").astype(float)
     else:
-        def threshold(spec: str) -> float | None:
-            if not is_tom(spec) or tom_order(spec) == 0:
-                return None
-            given = spec_parameter(spec, "rt")
-            return float(given) if given is not None else (default(spec) if default else None)
-        values = games["agent"].astype(str).map(threshold).astype(float)
+        require_columns(games, ["tom_order"], "games")
+        known = dict(thresholds or {})
+        remembers = games["tom_order"].fillna(0).astype(int) >= 1
+        values = games["agent"].astype(str).map(known).where(remembers).astype(float)
     per_game = values.groupby(game_index(games).to_numpy())
     if (per_game.transform("nunique") > 1).any():
         raise AnalysisInputError(
@@ -341,24 +332,26 @@ def retrieval_thresholds(games: pd.DataFrame,
         missing = games.loc[values.isna().to_numpy(), "agent"].astype(str).unique().tolist()
         raise AnalysisInputError(
             f"games: no retrieval threshold in the games of agents {missing[:5]}; give an "
-            "'rt' column, specs with rt=..., or a default"
+            "'rt' column or the thresholds of their specs"
         )
     return pd.Series(values.to_numpy(), index=games.index, name="rt")
 
 
-def rt_sweep(games: pd.DataFrame, default: Callable[[str], float | None] | None = None
+def rt_sweep(games: pd.DataFrame, thresholds: Mapping[str, float] | None = None
              ) -> pd.DataFrame:
     """Mean rank points of the higher-order model against the lower, per retrieval threshold.
 
     Figure 14: one row per (higher, lower, rt) with n, mean, its 95% t-interval, the lower
     order's mean and the Welch test higher-vs-lower over rows (the thesis's reading).
-    Games must be focal designs between two different orders at one threshold per game.
+    Games must be focal designs between two different orders at one threshold per game;
+    ``thresholds`` is passed to :func:`retrieval_thresholds`.
     """
-    require_columns(games, ["game_id", "seat", "agent", "rank_points"], "games")
+    require_columns(games, ["game_id", "seat", "agent", "tom_order", "rank_points"], "games")
     require_rows(games, "games")
+    require_models(games, "games")
     frame = games.copy()
-    frame["rt"] = retrieval_thresholds(frame, default)
-    frame["order"] = frame["agent"].astype(str).map(tom_order)
+    frame["rt"] = retrieval_thresholds(frame, thresholds)
+    frame["order"] = frame["tom_order"].astype(int)
     frame["_game"] = game_index(frame)
     per_game = frame.groupby("_game", sort=False)
     frame["higher"] = per_game["order"].transform("max")
@@ -389,14 +382,16 @@ def rt_sweep(games: pd.DataFrame, default: Callable[[str], float | None] | None 
 def prediction_accuracy(predictions: pd.DataFrame) -> pd.DataFrame:
     """Share of correct predictions per predicting model order, overall and by actual action.
 
-    ``predictions`` has one row per prediction: ``agent`` (the predicting model's spec),
+    ``predictions`` has one row per prediction: ``agent_label`` and ``tom_order`` of the
+    predicting model (:func:`predictions_about` adds them from the games table),
     ``predicted_action`` and ``actual_action`` (null when the target never acted on that
     card; such rows are left out). Returns one row per (model, ``actual`` in all/take/pass)
     with n, correct, accuracy and its 95% Wilson interval. For Figure 10, pass only the
     predictions about participants (:func:`predictions_about`).
     """
     from statsmodels.stats.proportion import proportion_confint
-    require_columns(predictions, ["agent", "predicted_action", "actual_action"], "predictions")
+    require_columns(predictions, ["agent_label", "tom_order", "predicted_action",
+                                  "actual_action"], "predictions")
     resolved = predictions[predictions["actual_action"].notna()]
     require_rows(resolved, "predictions with a resolved actual action")
     for column in ("predicted_action", "actual_action"):
@@ -405,12 +400,9 @@ def prediction_accuracy(predictions: pd.DataFrame) -> pd.DataFrame:
             raise AnalysisInputError(
                 f"predictions: column {column} has values {unknown}; valid: {', '.join(ACTIONS)}"
             )
-    unknown = sorted({s for s in resolved["agent"].astype(str) if not is_tom(s)})
-    if unknown:
-        raise AnalysisInputError(f"predictions: predicting agents {unknown} are not "
-                                 "cognitive models (tom1, tom2, tom:k=N)")
+    require_models(resolved, "predictions: predicting")
     frame = pd.DataFrame({
-        "model": resolved["agent"].astype(str).map(agent_label),
+        "model": resolved["agent_label"].astype(str),
         "actual": resolved["actual_action"].astype(str),
         "correct": (resolved["predicted_action"].astype(str)
                     == resolved["actual_action"].astype(str)),
@@ -431,8 +423,9 @@ def prediction_accuracy(predictions: pd.DataFrame) -> pd.DataFrame:
 
 def predictions_about(predictions: pd.DataFrame, games: pd.DataFrame, kind: str = "human"
                       ) -> pd.DataFrame:
-    """The predictions whose target seat was played by a player of ``kind`` (``player_kind``)."""
-    require_columns(predictions, ["game_id", "target_seat"], "predictions")
+    """The predictions whose target seat was played by a player of ``kind`` (``player_kind``),
+    with the predicting model's ``agent_label`` and ``tom_order`` from ``games``."""
+    require_columns(predictions, ["game_id", "seat", "target_seat"], "predictions")
     require_columns(games, ["game_id", "seat", "player_kind"], "games")
     key = [c for c in game_key(predictions) if c in games.columns]
     targets = games[key + ["seat", "player_kind"]].rename(
@@ -445,18 +438,19 @@ def predictions_about(predictions: pd.DataFrame, games: pd.DataFrame, kind: str 
         )
     selected = merged[merged["target_kind"] == kind]
     require_rows(selected, f"predictions about {kind} players")
-    return selected.reset_index(drop=True)
+    return with_agent_labels(selected.reset_index(drop=True), games)
 
 
 def predictions_from_decisions(decisions: pd.DataFrame) -> pd.DataFrame:
     """One row per prediction, resolved against what the predicted player actually did.
 
     For decision tables that carry the models' raw ``predictions`` (lists, or the JSON
-    text ``nothanks simulate`` writes; the experiment log has a predictions table already). A prediction
-    ``(seat, action, ...)`` concerns that seat's next decision on the same face-up card;
-    if another player takes the card before, it stays unresolved and is left out.
-    Columns follow the log's predictions table: agent, seat, turn, target_seat,
-    predicted_action, actual_action, correct.
+    text ``nothanks simulate`` writes; the experiment log has a predictions table
+    already). A prediction ``(seat, action, ...)`` concerns that seat's next decision on
+    the same face-up card; if another player takes the card before, it stays unresolved
+    and is left out. Add the predicting model's label and order with
+    :func:`~.frames.with_agent_labels`. Columns follow the log's predictions table:
+    agent, seat, turn, target_seat, predicted_action, actual_action, correct.
     """
     require_columns(decisions, ["game_id", "turn", "seat", "agent", "card", "action",
                                 "predictions"], "decisions")
@@ -504,11 +498,11 @@ def _one_row_per_decision(decisions: pd.DataFrame) -> None:
 
 def bad_move_shares(decisions: pd.DataFrame) -> pd.DataFrame:
     """Share of the models' actions that participants marked as bad, per model order."""
-    require_columns(decisions, ["agent", "marked_bad"], "decisions")
+    require_columns(decisions, ["agent_label", "tom_order", "marked_bad"], "decisions")
     _one_row_per_decision(decisions)
-    models = decisions[decisions["agent"].astype(str).map(is_tom)]
+    models = decisions[decisions["tom_order"].notna()]
     require_rows(models, "model decisions in participant sessions")
-    frame = models.assign(label=models["agent"].astype(str).map(agent_label),
+    frame = models.assign(label=models["agent_label"].astype(str),
                           marked=models["marked_bad"].astype(bool))
     table = frame.groupby("label", as_index=False).agg(actions=("marked", "size"),
                                                        marked=("marked", "sum"))
@@ -524,11 +518,11 @@ def feedback_concentration(decisions: pd.DataFrame, top: float = 0.10, few: int 
     fraction of participants (rounded up to whole participants), and the share of
     participants who gave fewer than ``few`` marks. Participants with no marks count.
     """
-    require_columns(decisions, ["participant", "agent", "marked_bad"], "decisions")
+    require_columns(decisions, ["participant", "tom_order", "marked_bad"], "decisions")
     _one_row_per_decision(decisions)
     sessions = decisions[decisions["participant"].notna()]
     require_rows(sessions, "decisions of participant sessions")
-    models = sessions[sessions["agent"].astype(str).map(is_tom)]
+    models = sessions[sessions["tom_order"].notna()]
     per_participant = models.groupby("participant")["marked_bad"].sum().reindex(
         sessions["participant"].unique(), fill_value=0).sort_values(ascending=False)
     total = int(per_participant.sum())

@@ -1,10 +1,21 @@
 """Experiments: declarative designs, a resumable parallel runner, the decision log,
-participant sessions and the synthetic participant set.
+participant sessions, the synthetic participant set, the cache that makes sure a
+design's log exists, and the model tables shown beside the statistics.
 
     >>> from nothanks.experiments import run_design, load
     >>> run_design("smoke", "runs/smoke", jobs=2)   # doctest: +SKIP
     >>> log = load("runs/smoke")                    # doctest: +SKIP
 """
+from .cache import (
+    PARTICIPANTS,
+    QUICK_GAMES,
+    QUICK_PARTICIPANTS,
+    QUICK_SWEEP_VALUES,
+    ensure_design,
+    ensure_participants,
+    is_complete,
+    load_cached,
+)
 from .design import (
     HUMAN,
     Condition,
@@ -22,12 +33,19 @@ from .rows import LogContext, LogRows, compact_frames
 from .run import RunSummary, run_design
 from .schema import SCHEMA_VERSION, TABLES, LogError, schema_markdown
 from .session import ParticipantSession, SessionError, check_participant_id
+from .showcase import TRACE_PLAYERS, TRACE_SEED, instance_table, token_memory_history
 from .workers import play_chunk
 
 __all__ = [
     "HUMAN",
+    "PARTICIPANTS",
+    "QUICK_GAMES",
+    "QUICK_PARTICIPANTS",
+    "QUICK_SWEEP_VALUES",
     "SCHEMA_VERSION",
     "TABLES",
+    "TRACE_PLAYERS",
+    "TRACE_SEED",
     "Condition",
     "Design",
     "DesignError",
@@ -44,11 +62,17 @@ __all__ = [
     "Table",
     "check_participant_id",
     "compact_frames",
+    "ensure_design",
+    "ensure_participants",
     "export_csv",
+    "instance_table",
+    "is_complete",
     "load",
+    "load_cached",
     "load_design",
     "play_chunk",
     "run_design",
     "schema_markdown",
     "shipped_designs",
+    "token_memory_history",
 ]

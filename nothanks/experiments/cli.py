@@ -1,15 +1,18 @@
-"""``nothanks run``, ``nothanks export`` and ``nothanks synthetic`` subcommands."""
+"""``nothanks run``, ``nothanks export`` and ``nothanks synthetic``: each ``configure_*``
+function adds its options to a parser and returns the function that runs the command
+(registered in :mod:`nothanks.cli`)."""
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from ..cli import command
+Runner = Callable[[argparse.Namespace], int]
 
 
-@command("run", "run an experiment design (resumable; local processes or a Dask cluster)")
-def _run(parser: argparse.ArgumentParser):
+
+def configure_run(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("design", nargs="?",
                         help="shipped design name (see --list) or path to a .toml design")
     parser.add_argument("--out", type=Path, help="experiment directory (created or resumed)")
@@ -65,8 +68,7 @@ def _run(parser: argparse.ArgumentParser):
     return run
 
 
-@command("export", "export an experiment log (or a folder of them) as CSV files")
-def _export(parser: argparse.ArgumentParser):
+def configure_export(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("directory", type=Path, help="experiment directory (or a folder of them)")
     parser.add_argument("--csv", type=Path, required=True, metavar="OUT",
                         help="folder for <table>.csv files")
@@ -87,8 +89,7 @@ def _export(parser: argparse.ArgumentParser):
     return run
 
 
-@command("synthetic", "generate the synthetic participant data set (stand-in players)")
-def _synthetic(parser: argparse.ArgumentParser):
+def configure_synthetic(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--out", type=Path, default=Path("data/synthetic"),
                         help="folder for one session directory per participant")
     parser.add_argument("--participants", type=int, default=30)

@@ -23,12 +23,12 @@ from .design import Design
 #: Columns of the compact decision table of ``nothanks simulate``, in order.
 DECISION_COLUMNS = (
     "game_id", "turn", "seat", "agent", "card", "tokens_on_card", "tokens_before",
-    "cards_before", "action", "forced",
+    "cards_before", "action", "forced", "agent_label", "tom_order",
 )
 #: Columns of the compact per-player game table of ``nothanks simulate``, in order.
 GAME_COLUMNS = (
     "game_id", "seed", "seat", "agent", "cards", "card_points", "tokens", "score", "rank",
-    "rank_points",
+    "rank_points", "agent_label", "tom_order",
 )
 
 
@@ -79,20 +79,24 @@ def compact_frames(records: Sequence[GameRecord]) -> tuple[pd.DataFrame, pd.Data
     """
     games = pd.DataFrame(
         [(r.game_id, r.seed, s, r.agents[s], list(r.cards[s]), card_points(r.cards[s]),
-          r.tokens[s], r.scores[s], r.ranks[s], r.rank_points[s])
+          r.tokens[s], r.scores[s], r.ranks[s], r.rank_points[s], r.labels[s],
+          r.tom_orders[s])
          for r in records for s in range(r.players)],
         columns=list(GAME_COLUMNS),
     )
     decisions = [d for r in records for d in r.decisions]
-    game_ids = [r.game_id for r in records for _ in r.decisions]
     frame = pd.DataFrame(
-        [(g, d.turn, d.seat, d.agent, d.card, d.tokens_on_card, d.tokens_before,
-          list(d.cards_before), str(d.action), d.forced) for g, d in zip(game_ids, decisions)],
+        [(r.game_id, d.turn, d.seat, d.agent, d.card, d.tokens_on_card, d.tokens_before,
+          list(d.cards_before), str(d.action), d.forced, r.labels[d.seat],
+          r.tom_orders[d.seat]) for r in records for d in r.decisions],
         columns=list(DECISION_COLUMNS),
     )
+    for table in (games, frame):  # nullable: baselines and people have no ToM order
+        table["tom_order"] = table["tom_order"].astype("Int8")
     infos = [model_info(d.info) for d in decisions]
     if any(infos):
         extra = pd.DataFrame(infos, index=frame.index)
+        extra = extra.drop(columns=[c for c in extra.columns if c in frame.columns])
         for column in extra.columns:
             if extra[column].map(lambda v: isinstance(v, (list, tuple, dict))).any():
                 extra[column] = extra[column].map(

@@ -1,19 +1,30 @@
 """The thesis figures (8-14) and extras, drawn from the analysis tables.
 
-:mod:`.plots` has one function per figure; :mod:`.build` is the ``nothanks figures``
-pipeline that runs the designs it needs, computes the statistics and writes figures,
-``figures/README.md`` and the results table.
+:mod:`.plots` has one function per figure; :mod:`.gallery` says which statistics table
+feeds which figure. Both take tables and return figures: running designs, computing
+statistics and writing files is :mod:`nothanks.report` (the ``nothanks figures``
+command).
 """
-__all__ = [
-    "COLORS", "STYLE", "instance_map", "participant_boxplots", "prediction_accuracy_bars",
-    "proportional_ranking", "rt_sweep_lines", "token_memory_trace",
-]
+#: Public name -> the submodule defining it (imported on first use).
+_SOURCES = {
+    **dict.fromkeys(("COLORS", "STYLE", "instance_map", "participant_boxplots",
+                     "prediction_accuracy_bars", "proportional_ranking", "rt_sweep_lines",
+                     "token_memory_trace"), "plots"),
+    **dict.fromkeys(("SIMULATION_FIGURES", "draw", "participant_figures",
+                     "simulation_figures"), "gallery"),
+}
+__all__ = sorted(_SOURCES)
 
 
 def __getattr__(name: str):
     """Import the plotting stack (seaborn, matplotlib) only when a figure is asked for,
     so that ``nothanks --help`` and the other subcommands start quickly."""
-    if name in __all__:
-        from . import plots
-        return getattr(plots, name)
+    if name in _SOURCES:
+        from importlib import import_module
+        return getattr(import_module(f".{_SOURCES[name]}", __name__), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The lazily imported names too, so that autodoc and completion see them."""
+    return sorted([*globals(), *__all__])

@@ -2,7 +2,8 @@
 
 Each takes the table a statistic in :mod:`nothanks.analysis` returns and gives back a
 :class:`matplotlib.figure.Figure` built without pyplot (no global figure registry, any
-backend), drawn in one seaborn style that reads well in print. The pipeline saves them.
+backend), drawn in one seaborn style that reads well in print; :mod:`.gallery` says which
+table feeds which figure and :mod:`nothanks.report` saves them.
 """
 from __future__ import annotations
 
@@ -15,16 +16,15 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from ..analysis import AnalysisInputError, require_columns
-from ..analysis.frames import require_rows
+from ..analysis import AnalysisInputError, require_columns, require_rows
 
-#: One colour per player type, the same in every figure (colour-blind safe).
 _PALETTE = sns.color_palette("colorblind")
+#: One colour per player type, the same in every figure (colour-blind safe).
 COLORS = {"ToM0": _PALETTE[0], "ToM1": _PALETTE[1], "ToM2": _PALETTE[2],
           "ToM3": _PALETTE[4], "human": _PALETTE[7]}
 ACTION_COLORS = {"take": _PALETTE[3], "pass": _PALETTE[9]}
 PLACE_NAMES = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 5: "5th", 6: "6th", 7: "7th"}
-#: The style of every figure: seaborn's whitegrid at paper scale, enlarged for print.
+#: Seaborn's whitegrid at paper scale, enlarged for print, for every figure.
 STYLE = {**sns.axes_style("whitegrid"), **sns.plotting_context("paper", font_scale=1.25),
          "figure.dpi": 100, "savefig.dpi": 200, "savefig.bbox": "tight",
          "legend.frameon": False}

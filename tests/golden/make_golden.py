@@ -44,8 +44,8 @@ def produce(work: Path) -> dict[str, pd.DataFrame]:
     games, decisions = compact_frames(list(play_games(
         ["tom1", "tom0", "heuristic", "random:p=0.3"], 6, seed=5)))
     out["simulate_games"], out["simulate_decisions"] = games, decisions
-    from nothanks.figures.build import build
-    report = build(work / "figures", work / "cache", quick=True, jobs=1, progress=False)
+    from nothanks.report import make_figures
+    report = make_figures(work / "figures", work / "cache", quick=True, jobs=1, progress=False)
     for path in sorted((report.out / "tables").glob("*.csv")):
         out[f"figures_{path.stem}"] = pd.read_csv(path)
     return {k: _plain(v) for k, v in out.items()}

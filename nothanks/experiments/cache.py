@@ -1,0 +1,107 @@
+"""Make sure a design's log exists: run (or resume) it into a cache folder, or reuse it.
+
+A shipped design runs into ``cache/<name>-<hash>``: the hash changes with every option
+(``games``, thinned sweeps), so a quick run never mixes with a full one, and a finished
+(compacted) log is reused as is. :func:`ensure_participants` does the same for the
+folder of participant sessions. ``nothanks figures`` and the notebooks read their logs
+through these functions.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from .design import load_design
+from .log import Log, LogError, experiment_dirs, load
+from .run import run_design
+from .store import read_manifest
+
+#: Default folder of participant sessions (the synthetic set shipped with the repository).
+PARTICIPANTS = Path("data/synthetic")
+#: Games per condition in quick mode (tests, CI, a first look).
+QUICK_GAMES = 4
+#: Synthetic participants in quick mode.
+QUICK_PARTICIPANTS = 3
+#: Values a sweep keeps in quick mode: the first, the middle and the last.
+QUICK_SWEEP_VALUES = 3
+
+
+def ensure_design(name: str, cache: Path, games: int | None = None, jobs: int | None = None,
+                  progress: bool = True, quick: bool = False) -> Path:
+    """The experiment directory of a shipped design in ``cache``, run (or resumed) if needed.
+
+    ``games`` overrides the games per condition; ``quick`` also thins every sweep to
+    three values. Either changes the design's hash, hence its directory.
+    """
+    design = load_design(name)
+    if games is not None:
+        design = design.with_options(games=games)
+    if quick and design.sweeps:
+        design = design.with_options(sweeps=tuple(
+            replace(s, values=_spread(s.values, QUICK_SWEEP_VALUES)) for s in design.sweeps))
+    directory = Path(cache) / f"{design.name}-{design.hash}"
+    if not is_complete(directory):
+        run_design(design, directory, jobs=jobs, progress=progress)
+    return directory
+
+
+def is_complete(directory: Path, sessions: int | None = None) -> bool:
+    """Whether ``directory`` holds finished (compacted) logs — ``sessions`` of them if given."""
+    if not directory.exists():
+        return False
+    try:
+        found = experiment_dirs(directory)
+        return (sessions is None or len(found) == sessions) and all(
+            read_manifest(d).get("compacted") for d in found)
+    except (LogError, OSError, ValueError):
+        return False
+
+
+def _spread(values: tuple, count: int) -> tuple:
+    """``count`` values spread over ``values``: the first, the last and evenly between."""
+    if len(values) <= count:
+        return values
+    picks = sorted({round(i * (len(values) - 1) / (count - 1)) for i in range(count)})
+    return tuple(values[i] for i in picks)
+
+
+def ensure_participants(path: Path | None, cache: Path, quick: bool = False) -> Path | None:
+    """The folder of participant sessions to analyse.
+
+    ``path`` if given; else the shipped set ``data/synthetic`` (in quick mode a folder in
+    the cache linking its first few sessions); else a synthetic set generated into the
+    cache (resumable); ``None`` when the synthetic generator is not installed.
+    """
+    if path is not None:
+        if not path.exists():
+            raise FileNotFoundError(f"participant folder {path} does not exist")
+        return path
+    count = QUICK_PARTICIPANTS if quick else 30
+    if PARTICIPANTS.exists() and is_complete(PARTICIPANTS):
+        if not quick:
+            return PARTICIPANTS
+        sessions = sorted(p for p in PARTICIPANTS.iterdir() if (p / "manifest.json").exists())
+        target = Path(cache) / f"participants-first-{count}"
+        target.mkdir(parents=True, exist_ok=True)
+        for session in sessions[:count]:
+            link = target / session.name
+            if not link.exists():
+                link.symlink_to(session.resolve(), target_is_directory=True)
+        return target
+    try:
+        from .synthetic import generate
+    except ModuleNotFoundError:
+        return None
+    target = Path(cache) / f"synthetic-{count}"
+    if not is_complete(target, count):
+        list(generate(target, count))  # resumes: finished sessions are skipped
+    return target
+
+
+def load_cached(directory: Path) -> Log:
+    """Load a cached log; one the current schema rejects needs re-simulating."""
+    try:
+        return load(directory)
+    except LogError as exc:
+        raise LogError(f"{exc}\n(if this is an old cached run, delete {directory} and run "
+                       "nothanks figures again to re-simulate it)") from exc
