@@ -1,6 +1,6 @@
 # Two commands do everything on a fresh machine with python3 and make:
 #   make lab   - install with notebook extras and open JupyterLab on notebooks/
-#   make test  - install with dev extras and run the whole test suite
+#   make test  - install with dev extras, lint with ruff and run the whole test suite
 #   make docs  - build the guide and the API reference into docs/_build/html
 PYTHON ?= python3
 VENV   := .venv
@@ -35,7 +35,9 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(VENV)/.installed-notebooks
 	$(VENV)/bin/jupyter lab notebooks/ $(ROOT_FLAG)
 
+# Lint first (rules in pyproject.toml): a finding fails the target before the tests run.
 test: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check nothanks tests benchmarks docs/conf.py
 	$(PY) -m pytest
 
 bench: $(VENV)/.installed-dev

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import math
 
+import numba  # noqa: F401 (a dependency: without it both paths would be NumPy)
 import numpy as np
 import pytest
 
 from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
 from nothanks.actr import kernel as actr_kernel
-
-pytest.importorskip("numba")
 
 MISMATCH = {"category": ExactMatch(100), "card": Linear(32), "tokens_on_card": Weber(),
             "tokens_owned": Weber(), "flavour": ExactMatch(1)}

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -539,3 +540,32 @@ def test_restart_refuses_learned_chunks():
     memory.add({"x": 1})
     with pytest.raises(ValueError, match="cannot restart a memory holding 1 learned chunk"):
         memory.restart(2)
+
+
+# ------------------------------------------------------------------ memory use
+def test_retrievals_do_not_grow_memory_with_history():
+    """Retrieving many times, with the clock moving, allocates nothing that stays."""
+    memory = DeclarativeMemory(seed=1, mismatch={"card": Linear(32), "tokens": Weber()})
+    for card in range(3, 36):
+        for tokens in range(9):
+            memory.add({"card": card, "tokens": tokens, "kind": "x"}, fixed_activation=0)
+            memory.add({"card": card, "tokens": tokens, "kind": "y"})
+    memory.advance(1.0)
+    request = {"card": 20, "tokens": 4}
+
+    def run(n: int) -> None:
+        for i in range(n):
+            memory.retrieve({**request, "card": 3 + i % 33})
+            memory.advance(0.5)
+
+    tracemalloc.start()
+    try:
+        run(3000)  # warm caches and refill the noise buffer at least once
+        before = tracemalloc.get_traced_memory()[0]
+        run(10_000)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    # a leak of even 5 bytes a retrieval would keep 50 kB
+    assert grown < 50_000, f"{grown} bytes kept after 10,000 retrievals"
+    assert len(memory) == 2 * 33 * 9

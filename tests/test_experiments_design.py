@@ -86,7 +86,7 @@ def test_human_schedule_is_table6_with_practice_block_and_balanced_seats():
     assert [g.block for g in games] == [b for b in range(1, 9) for _ in range(3)]
     assert [g.practice for g in games] == [True] * 3 + [False] * 21
     for table in ("ToM0", "ToM1", "ToM2"):
-        seats = [g.roles.index(0) for g, o in zip(games, orders) if o == table]
+        seats = [g.roles.index(0) for g, o in zip(games, orders, strict=True) if o == table]
         assert Counter(seats) == {0: 2, 1: 2, 2: 2, 3: 2}
 
 

@@ -1,6 +1,7 @@
 """The decision log: strict validation on read, derived columns, documentation."""
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,9 @@ import pytest
 from nothanks.experiments import TABLES, LogError, load, run_design, schema_markdown
 from nothanks.experiments.design import Design, Table
 from nothanks.experiments.schema import SCHEMA_VERSION, check_table, read_table
+from nothanks.io import atomic_write_bytes
+
+from helpers import copy_log
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,9 +28,7 @@ def smoke(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def copy(smoke, tmp_path) -> Path:
-    target = tmp_path / "copy"
-    shutil.copytree(smoke, target)
-    return target
+    return copy_log(smoke, tmp_path)
 
 
 def rewrite(path: Path, change) -> None:
@@ -149,3 +151,57 @@ def test_readme_documents_every_column_of_every_table():
     for table, columns in TABLES.items():
         for column in columns:
             assert f"| `{column.name}` |" in readme, (table, column.name)
+
+
+# ------------------------------------------------------------------ missing or extra rows
+@pytest.fixture
+def tom2_copy(tom2_log, tmp_path) -> Path:
+    return copy_log(tom2_log, tmp_path)
+
+
+def without_row(row: int):
+    return lambda t: pa.concat_tables([t.slice(0, row), t.slice(row + 1)])
+
+
+def test_the_untouched_log_loads_with_predictions(tom2_log):
+    data = load(tom2_log)
+    assert len(data.games) == 8 and len(data.predictions) > 0
+    assert len(data.decisions) == data.games.groupby("game_id").turns.first().sum()
+
+
+def test_a_dropped_decision_row_is_rejected(tom2_copy):
+    rewrite(tom2_copy / "decisions.parquet", without_row(10))
+    with pytest.raises(LogError, match=r"decisions.*rows for game 0, whose games row says "
+                                       r"turns=\d+; decision rows are missing"):
+        load(tom2_copy)
+
+
+def test_a_dropped_player_row_of_a_game_is_rejected(tom2_copy):
+    rewrite(tom2_copy / "games.parquet", lambda t: t.slice(0, t.num_rows - 1))
+    with pytest.raises(LogError, match="games table has 3 of 4 seat rows for game 1"):
+        load(tom2_copy)
+
+
+@pytest.mark.parametrize("change", [
+    without_row(0), lambda t: pa.concat_tables([t, t.slice(0, 1)])], ids=["dropped", "twice"])
+def test_a_dropped_or_duplicated_prediction_row_is_rejected(tom2_copy, change):
+    rewrite(tom2_copy / "predictions.parquet", change)
+    with pytest.raises(LogError, match=r"predictions table has \d+ rows for game \d+ turn "
+                                       r"\d+, whose decision says predictions=\d+"):
+        load(tom2_copy)
+
+
+# ------------------------------------------------------------------ atomic writes
+def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path,
+                                                                         monkeypatch):
+    target = tmp_path / "games.parquet"
+    atomic_write_bytes(b"old", target)
+
+    def crash(*args):
+        raise KeyboardInterrupt  # Ctrl-C between writing and renaming
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_bytes(b"new and longer", target)
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["games.parquet"]

@@ -7,14 +7,24 @@ import sys
 import time
 from pathlib import Path
 
+import distributed
 import pandas as pd
 import pytest
 
 from nothanks.cli import main
-from nothanks.experiments import Design, LogError, load, load_design, run_design
+from nothanks.experiments import (
+    Design,
+    LogContext,
+    LogError,
+    load,
+    load_design,
+    play_chunk,
+    run_design,
+)
 from nothanks.experiments.design import Table
 from nothanks.experiments.store import PARTS, ExperimentDir
-from nothanks.experiments import LogContext, play_chunk
+
+from helpers import TOM2_MINI
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A small cognitive design: token memory, predictions and recalls are all exercised.
@@ -64,7 +74,6 @@ def test_two_processes_give_the_same_log_as_one(tmp_path, smoke_serial):
 
 
 def test_dask_run_from_the_command_line_matches_local(tmp_path, smoke_serial):
-    distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster:
         assert main(["run", "smoke", "--out", str(tmp_path / "cli"), "--no-progress",
@@ -73,7 +82,6 @@ def test_dask_run_from_the_command_line_matches_local(tmp_path, smoke_serial):
 
 
 def test_dask_local_cluster_gives_the_same_log(tmp_path):
-    distributed = pytest.importorskip("distributed")
     run_design(TOM, tmp_path / "local", jobs=1, chunk_size=6, progress=False)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                   dashboard_address=None) as cluster, \
@@ -96,7 +104,10 @@ def test_a_game_depends_only_on_its_position_agents_are_fully_reset():
     fresh = play_chunk(TOM, 4, 6, context)
     whole = play_chunk(TOM, 0, 6, context)
     reused = play_chunk(TOM, 4, 6, context)  # the cached agents have played games 0-5
-    read = lambda b: pd.read_parquet(io.BytesIO(b))
+
+    def read(b: bytes) -> pd.DataFrame:
+        return pd.read_parquet(io.BytesIO(b))
+
     for table in ("games", "decisions", "predictions", "recalls"):
         a = read(whole[table])
         a = a[a.game_id >= 4].reset_index(drop=True)
@@ -241,3 +252,24 @@ def test_traces_are_logged_only_when_asked(tmp_path, smoke_serial):
     assert len(load(smoke_serial).traces) == 0
     with pytest.raises(LogError, match="was started with --traces; resume it the same way"):
         run_design(design, tmp_path / "t", jobs=1, progress=False)
+
+
+# ------------------------------------------------------------------ half-written parts
+def test_a_half_written_part_left_by_a_kill_is_not_counted_and_resume_completes(tmp_path,
+                                                                               tom2_log):
+    out = tmp_path / "killed"
+    directory = ExperimentDir.open(out, TOM2_MINI, 1)
+    directory.begin_run()
+    context = LogContext(TOM2_MINI.name, TOM2_MINI.hash)
+    directory.write_chunk(0, 1, play_chunk(TOM2_MINI, 0, 1, context))
+    # a kill during the atomic write of chunk 1's games part leaves only its temporary
+    stray = out / PARTS / "games" / ".part-000000001-000000002.parquet.abc.tmp"
+    stray.write_bytes(b"PAR1 half")
+    assert directory.missing_chunks() == [(1, 2)]
+    with pytest.raises(LogError, match="1 of 2 games are missing"):
+        load(out)
+    summary = run_design(TOM2_MINI, out, jobs=1, progress=False)
+    assert (summary.played, summary.skipped) == (1, 1)
+    for name in ("games", "decisions", "predictions", "recalls"):
+        pd.testing.assert_frame_equal(getattr(load(out), name), getattr(load(tom2_log), name),
+                                      obj=name)

@@ -8,9 +8,6 @@ import pytest
 
 from nothanks.cli import main
 
-pytest.importorskip("nothanks.agents.cognitive")
-pytest.importorskip("nothanks.experiments.synthetic")
-
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:

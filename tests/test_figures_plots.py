@@ -29,8 +29,6 @@ from nothanks.figures import (
 )
 from nothanks.runner import play_games
 
-pytest.importorskip("nothanks.agents.cognitive")
-
 
 @pytest.fixture(scope="module")
 def simulation() -> tuple[pd.DataFrame, pd.DataFrame]:

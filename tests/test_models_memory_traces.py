@@ -9,6 +9,7 @@ from nothanks.actr import DeclarativeMemory
 from nothanks.agents import make_agent
 from nothanks.agents.cognitive import TOKEN_CLASSES, TokenMemory, token_class
 from nothanks.agents.cognitive.token_memory import NO_RECALL_VALUES
+from nothanks.rules import Passed, Took, Variant
 from nothanks.runner import play_game, play_games
 
 
@@ -106,7 +107,7 @@ def test_traces_do_not_change_decisions(noise_mode):
     plain = list(play_games(specs, 2, seed=21))
     traced = list(play_games([s + ("," if ":" in s else ":") + "trace=true" for s in specs],
                              2, seed=21))
-    for a, b in zip(plain, traced):
+    for a, b in zip(plain, traced, strict=True):
         assert [d.action for d in a.decisions] == [d.action for d in b.decisions]
         assert [d.info for d in a.decisions] == [d.info for d in b.decisions]
         assert all(d.trace is None for d in a.decisions)
@@ -144,3 +145,20 @@ def test_trace_reports_recalls_and_the_reason():
     assert [(r.seat, r.source, r.candidates) for r in trace.recalls] == [
         (1, "leaf", (11,)), (2, "leaf", (11,)), (3, "leaf", (11,))]
     assert "all 3 opponents predicted to pass -> pass" in trace.render()
+
+
+# ------------------------------------------------------------------ observed moves
+def test_observed_passes_and_takes_update_token_memory_with_time_per_turn():
+    agent = make_agent("tom1:s=0,time_per_turn=1.5")
+    agent.start(0, Variant(), seed=2)
+    start = agent.token_memory.memory.time
+    agent.observe(Passed(turn=1, seat=1, card=30, tokens_on_card=0))
+    agent.observe(Passed(turn=2, seat=2, card=30, tokens_on_card=1))
+    agent.observe(Took(turn=3, seat=3, card=30, tokens=2))
+    assert agent.token_memory.memory.time == pytest.approx(start + 3 * 1.5)
+    recalled = {seat: agent.token_memory.recall(seat).candidates for seat in (1, 2, 3)}
+    assert recalled == {1: (10,), 2: (10,), 3: (13,)}
+    # its own moves are not stored in the token memory, but time still passes
+    agent.observe(Passed(turn=4, seat=0, card=31, tokens_on_card=0))
+    assert agent.token_memory.memory.time == pytest.approx(start + 4 * 1.5)
+    assert not any(r.seat == 0 for r in agent.token_memory.history)

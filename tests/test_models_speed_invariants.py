@@ -3,6 +3,8 @@ play the same games, and a traced decision (NumPy path, with records) makes the 
 choice as an untraced one (kernel)."""
 from __future__ import annotations
 
+import numba  # noqa: F401 (a dependency: without it both paths would be NumPy)
+
 from nothanks.actr import kernel as actr_kernel
 from nothanks.runner import play_games
 

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import pytest
 
+from nothanks.actr import ExactMatch, Linear, Weber
 from nothanks.agents import AgentSpecError, agent_parameters, make_agent
 from nothanks.agents.cognitive import ToMAgent
 from nothanks.rules import Action, Game, Variant, View
 from nothanks.runner import play_game, play_games
+
+from helpers import view_of
 
 VARIANT = Variant()
 
@@ -15,8 +18,7 @@ def situation(agent: ToMAgent, cards, card: int, tokens_on_card: int = 0,
               own_tokens: int = 11, seat: int = 0) -> View:
     """Start ``agent`` in ``seat`` of a fresh game and build a view of a hand-made state."""
     agent.start(seat, VARIANT, seed=1)
-    return View(seat, VARIANT, seat, card, tokens_on_card, own_tokens, tuple(map(tuple, cards)),
-                10, (), 0, None)
+    return view_of(cards, card, tokens_on_card, own_tokens, seat)
 
 
 def quiet(spec: str) -> ToMAgent:
@@ -158,8 +160,8 @@ def test_decision_info_keys_and_types():
 
 
 def test_decision_log_writes_to_parquet(tmp_path):
-    from nothanks.io import write_frame
     from nothanks.experiments import compact_frames
+    from nothanks.io import write_frame
     for specs in (["tom0"] * 4, ["tom2", "tom1", "tom0", "heuristic"]):
         _, decisions = compact_frames(list(play_games(specs, 2, seed=1)))
         write_frame(decisions, tmp_path / "decisions.parquet")
@@ -198,3 +200,59 @@ def test_every_parameter_is_listed_with_its_default():
     agent = make_agent("tom2:rt=-1.5,trace=true,noise_mode=per_retrieval")
     assert agent.params["rt"] == -1.5 and agent.traces and agent.spec == (
         "tom2:rt=-1.5,trace=true,noise_mode=per_retrieval")
+
+
+# ------------------------------------------------------------------ ToM0 retrieval
+def test_tom0_retrieval_uses_the_table2_mismatch_functions():
+    agent = make_agent("tom0:s=0,trace=true")
+    agent.decide(situation(agent, [[20], [], [], []], 21, tokens_on_card=3, own_tokens=6))
+    record = agent.last_trace.root.retrieval
+    assert dict(record.request) == {"category": "extension", "card": 21,
+                                    "tokens_on_card": 3, "tokens_owned": 6}
+    mp = agent.params["mp"]
+    reference = {"category": ExactMatch(100), "card": Linear(32), "tokens_on_card": Weber(),
+                 "tokens_owned": Weber()}
+    assert len(record.candidates) == len(agent.instance_set)
+    for candidate in record.candidates:
+        assert candidate.base_level == 0.0 and candidate.noise == 0.0
+        for slot, fn in reference.items():
+            expected = mp * fn(record.request[slot], candidate.chunk[slot])
+            assert candidate.mismatch[slot] == pytest.approx(expected), slot
+    assert Linear(32)(21, 5) == pytest.approx(-16 / 32)
+    assert ExactMatch(100)("extension", "completion") == -100
+
+
+# ------------------------------------------------------------------ projections per count
+def walk_predictions(node):
+    """Every prediction in a reasoning trace, depth first."""
+    for prediction in node.predictions:
+        yield prediction
+        for projection in prediction.projections:
+            yield from walk_predictions(projection)
+
+
+def test_several_candidate_counts_project_once_each_and_pass_only_if_all_pass():
+    """Long model turns make the leaf fade, so opponents are recalled by class (two
+    candidate counts); each count gets its own projection and a pass needs all."""
+    agent = make_agent("tom2:s=0,time_per_turn=20,trace=true")
+    others = [make_agent("tom0"), make_agent("tom1"), make_agent("heuristic")]
+    traces = []
+    original = agent.decide
+
+    def decide(view):
+        action = original(view)
+        traces.append(agent.last_trace)
+        return action
+
+    agent.decide = decide
+    play_game([agent, *others], seed=0)
+    mixed = 0
+    for trace in traces:
+        for prediction in walk_predictions(trace.root):
+            actions = [p.action for p in prediction.projections]
+            assert len(actions) == len(prediction.tokens_assumed)
+            assert prediction.action == (Action.PASS if all(a is Action.PASS for a in actions)
+                                         else Action.TAKE)
+            assert [p.tokens for p in prediction.projections] == list(prediction.tokens_assumed)
+            mixed += len(set(actions)) > 1
+    assert mixed > 0, "no prediction whose projections disagree: the test proves nothing"

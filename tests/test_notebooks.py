@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import nbclient
+import nbformat
 import pytest
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -47,8 +49,6 @@ MIME = {"widget": "application/vnd.jupyter.widget-view+json", "image": "image/pn
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_top_to_bottom(notebook, shared_out, monkeypatch):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
     for key, value in {**SMALL_ENV, "NOTHANKS_OUT": str(shared_out)}.items():
         monkeypatch.setenv(key, value)  # the kernel inherits this environment
     nb = nbformat.read(notebook, as_version=4)

@@ -1,9 +1,17 @@
 """The project's own files install everything: pyproject is the single dependency source."""
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
 import tomllib
+from importlib import import_module
 from pathlib import Path
+
+import pytest
+
+from nothanks.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,3 +43,75 @@ def test_makefile_targets_exist():
     makefile = (ROOT / "Makefile").read_text()
     for target in ("setup", "lab", "test", "bench", "figures", "play"):
         assert re.search(rf"^{target}:", makefile, flags=re.M), target
+
+
+# ------------------------------------------------------------------ console script
+def test_console_command_points_at_the_cli_main():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    module, _, function = scripts["nothanks"].partition(":")
+    assert getattr(import_module(module), function) is main
+
+
+# ------------------------------------------------------------------ make test
+def fake_venv(work: Path, python_exit: int, ruff_exit: int = 0) -> Path:
+    """A copy of the Makefile next to a pyproject, with stand-in .venv/bin/python and
+    .venv/bin/ruff that exit with ``python_exit`` and ``ruff_exit``; the install stamps
+    are newer than pyproject.toml."""
+    work.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "Makefile", work / "Makefile")
+    (work / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    bin_dir = work / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name, code in (("python", python_exit), ("ruff", ruff_exit)):
+        (bin_dir / name).write_text(f"#!/bin/sh\nexit {code}\n")
+        (bin_dir / name).chmod(0o755)
+    old = (work / "pyproject.toml").stat().st_mtime - 100
+    os.utime(work / "pyproject.toml", (old, old))
+    for stamp in (".installed-dev", ".installed-notebooks"):
+        (work / ".venv" / stamp).touch()
+    return work
+
+
+needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+@needs_make
+def test_make_reinstalls_only_when_pyproject_changes(tmp_path):
+    work = fake_venv(tmp_path, 0)
+    dry = subprocess.run(["make", "-n", "test"], cwd=work, capture_output=True, text=True)
+    assert dry.returncode == 0, dry.stderr
+    assert "pip install" not in dry.stdout and "-m pytest" in dry.stdout
+    (work / "pyproject.toml").touch()  # now newer than the stamps
+    dry = subprocess.run(["make", "-n", "test"], cwd=work, capture_output=True, text=True)
+    assert "pip install --quiet -e '.[dev]'" in dry.stdout
+
+
+@needs_make
+def test_make_test_fails_when_pytest_collects_nothing(tmp_path):
+    work = fake_venv(tmp_path, 5)  # pytest's exit code for "no tests collected"
+    run = subprocess.run(["make", "test"], cwd=work, capture_output=True, text=True)
+    assert run.returncode != 0
+    assert "set -euo pipefail" in (ROOT / ".ci" / "run").read_text()
+    assert "make test" in (ROOT / ".ci" / "run").read_text()
+
+
+@needs_make
+def test_make_test_lints_with_ruff_first_and_stops_on_findings(tmp_path):
+    dry = subprocess.run(["make", "-n", "test"], cwd=fake_venv(tmp_path / "dry", 0),
+                         capture_output=True, text=True)
+    lines = dry.stdout.splitlines()
+    ruff = next(i for i, line in enumerate(lines) if "ruff check" in line)
+    pytest_line = next(i for i, line in enumerate(lines) if "-m pytest" in line)
+    assert ruff < pytest_line
+    assert all(path in lines[ruff] for path in ("nothanks", "tests", "benchmarks"))
+    clean = subprocess.run(["make", "test"], cwd=fake_venv(tmp_path / "clean", 0),
+                           capture_output=True, text=True)
+    assert clean.returncode == 0, clean.stderr
+    findings = subprocess.run(["make", "test"], cwd=fake_venv(tmp_path / "findings", 0, 1),
+                              capture_output=True, text=True)
+    assert findings.returncode != 0
+
+
+def test_ruff_selects_the_agreed_rule_sets():
+    lint = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ruff"]["lint"]
+    assert {"E", "F", "W", "I", "B", "UP", "SIM"} <= set(lint["select"])

@@ -4,8 +4,20 @@ from __future__ import annotations
 import pytest
 
 from nothanks.rules import (
-    Action, CardRevealed, Game, GameOver, HiddenInformationError, IllegalActionError, Passed,
-    STARTING_TOKENS, Took, Variant, VariantError, card_points, ranks_and_points, score,
+    STARTING_TOKENS,
+    Action,
+    CardRevealed,
+    Game,
+    GameOver,
+    HiddenInformationError,
+    IllegalActionError,
+    Passed,
+    Took,
+    Variant,
+    VariantError,
+    card_points,
+    ranks_and_points,
+    score,
 )
 
 
@@ -63,7 +75,8 @@ def test_forced_take_at_zero_tokens():
     assert game.seat == 0
     assert game.legal_actions() == (Action.TAKE,)
     before = (game.card, game.tokens_on_card, game.tokens(0))
-    with pytest.raises(IllegalActionError, match=r"player 0 cannot pass on card \d+: it has no tokens"):
+    with pytest.raises(IllegalActionError,
+                       match=r"player 0 cannot pass on card \d+: it has no tokens"):
         game.apply(Action.PASS)
     assert (game.card, game.tokens_on_card, game.tokens(0)) == before, "state unchanged"
 
@@ -167,3 +180,10 @@ def test_small_deck_variant():
 def test_explicit_order_is_validated():
     with pytest.raises(ValueError, match="24 distinct cards"):
         Game(Variant(), order=(3, 4, 5))
+
+
+# ------------------------------------------------------------------ default variant
+def test_variant_defaults_are_the_thesis_game():
+    variant = Variant()
+    assert (variant.players, variant.open_tokens, variant.tokens) == (4, False, 11)
+    assert (variant.low_card, variant.high_card, variant.removed) == (3, 35, 9)

@@ -6,7 +6,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nothanks.rules import Action, Game, HiddenInformationError, Variant
+from nothanks.rules import Game, HiddenInformationError, Variant
 
 
 @st.composite

@@ -11,9 +11,11 @@ import pytest
 
 from nothanks.agents import AgentSpecError, make_agent, parse_spec
 from nothanks.cli import main
-from nothanks.rules import Action, Game, Variant
 from nothanks.experiments.rows import DECISION_COLUMNS, GAME_COLUMNS, compact_frames
+from nothanks.rules import Action, Game, Variant
 from nothanks.runner import game_seed, play_game, play_games, seating
+
+from helpers import VARIANT, view_of
 
 
 def test_spec_parsing_and_overrides():
@@ -99,7 +101,8 @@ def test_simulate_writes_tables_and_summary(tmp_path, capsys):
     # the same command reproduces the same tables
     main(["simulate", "--players", "heuristic,heuristic,random,random", "--games", "40",
           "--seed", "1", "--out", str(tmp_path / "again")])
-    pd.testing.assert_frame_equal(decisions, pd.read_parquet(tmp_path / "again" / "decisions.parquet"))
+    again = pd.read_parquet(tmp_path / "again" / "decisions.parquet")
+    pd.testing.assert_frame_equal(decisions, again)
 
 
 def test_simulate_reports_bad_agent(capsys):
@@ -142,3 +145,61 @@ def test_simulate_with_models_and_baselines_writes_model_columns(tmp_path):
     predictions = tom1.predictions.dropna().map(json.loads)
     assert any(len(p) > 0 for p in predictions)
     assert all({"seat", "action"} <= set(p[0]) for p in predictions if p)
+
+
+# ------------------------------------------------------------------ baseline policies
+@pytest.mark.parametrize("p", [0.0, 0.3, 1.0])
+def test_random_agent_takes_with_probability_p(p):
+    agent = make_agent(f"random:p={p}")
+    agent.start(0, VARIANT, seed=4)
+    view = view_of([[], [], [], []], 30)
+    takes = sum(agent.decide(view) is Action.TAKE for _ in range(4000)) / 4000
+    assert takes == pytest.approx(p, abs=0.03)
+
+
+@pytest.mark.parametrize(("own", "card", "on_card", "T", "expected"), [
+    ((20,), 21, 0, 0, Action.TAKE),        # extends a run: gain 0 <= 0
+    ((20, 22), 21, 0, 0, Action.TAKE),     # completes 20-22: gain 20 - 42 = -22
+    ((5,), 30, 29, 0, Action.PASS),        # gain 30 - 29 tokens = 1 > 0
+    ((5,), 30, 30, 0, Action.TAKE),        # 30 - 30 = 0
+    ((5,), 30, 27, 3, Action.TAKE),        # 30 - 27 = 3 <= T = 3
+    ((5,), 30, 28, -3, Action.PASS),       # 2 > -3
+    ((19,), 21, 0, 0, Action.PASS),        # a gap does not make a run
+])
+def test_heuristic_cost_is_card_point_increase_minus_tokens(own, card, on_card, T, expected):
+    agent = make_agent(f"heuristic:T={T}")
+    agent.start(0, VARIANT, seed=0)
+    assert agent.decide(view_of([own, [], [], []], card, on_card)) is expected
+
+
+def test_always_pass_passes_whenever_allowed():
+    agent = make_agent("always-pass")
+    agent.start(0, VARIANT, seed=0)
+    for tokens in (1, 5, 11):
+        assert agent.decide(view_of([[20], [], [], []], 21, 30, own_tokens=tokens)) is Action.PASS
+
+
+# ------------------------------------------------------------------ simulate summary
+def test_simulate_summary_agrees_with_the_written_tables(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["simulate", "--players", "heuristic,heuristic,random,always-pass",
+                 "--games", "12", "--seed", "3", "--out", str(out), "--json"]) == 0
+    summary = {row["agent"]: row for row in json.loads(capsys.readouterr().out)}
+    games = pd.read_parquet(out / "games.parquet")
+    decisions = pd.read_parquet(out / "decisions.parquet")
+    assert set(summary) == {"heuristic", "random", "always-pass"}
+    for agent, row in summary.items():
+        mine = games[games.agent == agent]
+        moves = decisions[decisions.agent == agent]
+        assert row["games"] == len(mine) == (24 if agent == "heuristic" else 12)
+        assert row["mean_score"] == pytest.approx(mine.score.mean())
+        assert row["mean_rank_points"] == pytest.approx(mine.rank_points.mean())
+        assert row["win_share"] == pytest.approx((mine["rank"] == 1).mean())
+        assert row["pass_share"] == pytest.approx((moves.action == "pass").mean())
+        assert row["decisions_per_game"] == pytest.approx(len(moves) / len(mine))
+    assert summary["always-pass"]["pass_share"] > 0.5
+    # the plain-text table names every agent too
+    assert main(["simulate", "--players", "heuristic,heuristic,random,always-pass",
+                 "--games", "2", "--seed", "3"]) == 0
+    text = capsys.readouterr().out
+    assert all(agent in text for agent in summary)

@@ -80,7 +80,8 @@ def test_cognitive_decision_shows_tree_runners_up_and_memory_plot():
     explorer = StepExplorer(["tom2", "tom1", "tom0", "tom1"], seed=7)
     explorer.go_to(30)
     d = explorer.current
-    assert d.trace is not None and f"ToM{d.trace.root.level} as player" in explorer.decision_panel.value
+    assert d.trace is not None
+    assert f"ToM{d.trace.root.level} as player" in explorer.decision_panel.value
     assert "predict player" in explorer.decision_panel.value
     # the runners-up table: at most 4 candidates per retrieval, best first
     table = runners_up(d.trace.retrievals_frame())
@@ -88,6 +89,7 @@ def test_cognitive_decision_shows_tree_runners_up_and_memory_plot():
     assert table.groupby("path")["winner"].first().all()  # the retrieved one heads each group
     assert explorer.retrievals.value == ""  # built only when opened
     explorer.details.selected_index = 0
-    assert "base_level" in explorer.retrievals.value and "mismatch_card" in explorer.retrievals.value
+    assert "base_level" in explorer.retrievals.value
+    assert "mismatch_card" in explorer.retrievals.value
     if d.seat != 2:  # ToM1/ToM2 recall opponents' tokens: the plot is a PNG
         assert explorer.memory_plot.value[:4] == b"\x89PNG"

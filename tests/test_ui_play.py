@@ -8,9 +8,9 @@ import pytest
 
 from nothanks.agents import Agent, make_agent
 from nothanks.agents.baselines import ScriptedAgent
+from nothanks.match import Match
 from nothanks.rules import Action, IllegalActionError, Variant
 from nothanks.runner import play_game
-from nothanks.match import Match
 from nothanks.ui import PlayApp, ThinkingTime, opponent_choices
 from nothanks.ui.render import TableState, runs, table_html
 

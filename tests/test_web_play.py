@@ -37,7 +37,8 @@ pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not Path(CHROMIUM).exists(),
                        reason=f"no Chromium at {CHROMIUM} (install it: apt-get install chromium)"),
-    pytest.mark.skipif(not VOILA.exists(), reason=f"voila is not installed next to {sys.executable}"),
+    pytest.mark.skipif(not VOILA.exists(),
+                       reason=f"voila is not installed next to {sys.executable}"),
 ]
 
 
@@ -66,9 +67,10 @@ def voila(notebook: str, env: dict[str, str], log_path: Path) -> Iterator[str]:
                 try:
                     urllib.request.urlopen(url, timeout=5)
                     break
-                except OSError:
+                except OSError as error:
                     if server.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError(f"voila did not start: {log_path.read_text()[-3000:]}")
+                        log_tail = log_path.read_text()[-3000:]
+                        raise RuntimeError(f"voila did not start: {log_tail}") from error
                     time.sleep(0.3)
             yield url
         finally:

@@ -1,0 +1,30 @@
+"""Helpers shared by several test files (imported plainly: ``from helpers import ...``)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from nothanks.experiments.design import Design, Table
+from nothanks.rules import Variant, View
+
+ROOT = Path(__file__).resolve().parents[1]
+VARIANT = Variant()
+
+#: Two games with a ToM2 focal: decisions, predictions and recalls all have rows.
+TOM2_MINI = Design(name="tom2-mini", seed=3, games=2,
+                   tables=(Table("ToM2 vs ToM0", ("tom0", "tom0", "tom0", "tom2"), 3),))
+
+
+def view_of(cards, card: int, tokens_on_card: int = 0, own_tokens: int = 11,
+            seat: int = 0) -> View:
+    """A hand-made view of the thesis game for ``seat``: hidden tokens, 10 cards left in
+    the deck, no history; ``cards`` lists each seat's cards."""
+    return View(seat, VARIANT, seat, card, tokens_on_card, own_tokens,
+                tuple(map(tuple, cards)), 10, (), 0, None)
+
+
+def copy_log(log: Path, tmp_path: Path) -> Path:
+    """A copy of the experiment directory ``log`` that a test may damage."""
+    target = tmp_path / "copy"
+    shutil.copytree(log, target)
+    return target
