@@ -2,13 +2,14 @@
 #   make lab   - install with notebook extras and open JupyterLab on notebooks/
 #   make test  - install with dev extras, lint with ruff and run the whole test suite
 #   make docs  - build the guide and the API reference into docs/_build/html
+#   make session - serve the participant experiment (notebook 08) on localhost
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 JOBS   ?=
 
-.PHONY: setup lab test bench figures play docs clean
+.PHONY: setup lab test bench figures play session docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +49,12 @@ figures: $(VENV)/.installed-dev
 
 play: $(VENV)/.installed-notebooks
 	$(VENV)/bin/voila notebooks/01_play.ipynb --no-browser --strip_sources=True
+
+# The experiment for the lab: an experimenter start screen, then one participant's games.
+# Sessions go to NOTHANKS_SESSIONS (default data/participants); localhost only.
+session: $(VENV)/.installed-notebooks
+	$(VENV)/bin/voila notebooks/08_lab_session.ipynb --no-browser --strip_sources=True \
+		--Voila.ip=127.0.0.1
 
 # Warnings are errors, as in the test suite: a broken reference fails the build.
 docs: $(VENV)/.installed-docs

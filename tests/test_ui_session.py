@@ -1,9 +1,13 @@
-"""The experiment session app: schedule, practice flag, bad-move marks, logs, resume."""
+"""The experiment session app (schedule, practice flag, bad-move marks, logs, resume) and
+the lab's start screen in front of it."""
 from __future__ import annotations
+
+from pathlib import Path
 
 from nothanks.experiments import Design, load
 from nothanks.rules import Action
-from nothanks.ui import ThinkingTime
+from nothanks.ui import LabSessionApp, ThinkingTime
+from nothanks.ui.lab import DEFAULT_SESSIONS, PROJECT_ROOT, sessions_dir
 from nothanks.ui.session import ExperimentSessionApp
 
 #: Table 6 in miniature: a practice game, then one game against each table.
@@ -110,3 +114,90 @@ def test_the_thesis_schedule_opens_with_a_practice_game(tmp_path):
     assert "of 24" in app.progress.value and "practice game" in app.progress.value
     assert app.session.opponents == "ToM0"
     assert "ToM" not in app.table.value  # participants are blind to the models' order
+
+
+# --- the lab's start screen (make session) -------------------------------------------------
+def make_lab(tmp_path):
+    return LabSessionApp(tmp_path, design=SMALL, thinking=ThinkingTime.off(),
+                         min_click_interval=0)
+
+
+def start_lab(lab, pid):
+    lab.participant_input.value = pid
+    lab.start_button.click()
+
+
+def test_lab_refuses_ids_that_are_not_codes(tmp_path):
+    lab = make_lab(tmp_path / "sessions")
+    for bad in ("../x", "a b", "", "/etc", "P01/../P02", "x" * 25, "-P01", "Pé01"):
+        start_lab(lab, bad)
+        assert lab.app is None and "invalid" in lab.message.value, bad
+        assert "nt-lab-error" in lab.message.value
+        assert lab.start_screen.layout.display != "none" and lab.game_area.children == ()
+    assert not (tmp_path / "sessions").exists()  # nothing written for a bad id
+
+
+def test_lab_starts_the_game_without_paths_or_the_id_box(tmp_path):
+    lab = make_lab(tmp_path)
+    start_lab(lab, "  P05 ")  # surrounding spaces from typing are dropped
+    app = lab.app
+    assert app is not None and app.session.participant_id == "P05"
+    assert lab.start_screen.layout.display == "none" and lab.game_area.children == (app.widget,)
+    assert app.id_row.layout.display == "none"
+    assert "new session" in app.message.value and "Game <b class='nt-game-number'>1</b>" \
+        in app.progress.value
+    shown = app.message.value + app.progress.value + app.table.value
+    assert str(tmp_path) not in shown and "<code>" not in shown
+    start_lab(lab, "P06")  # the page serves one participant
+    assert lab.app is app and not (tmp_path / "P06").exists()
+
+
+def test_lab_resumes_and_says_when_a_session_is_finished(tmp_path):
+    lab = make_lab(tmp_path)
+    start_lab(lab, "P08")
+    play_one_game(lab.app)
+    lab.app.next_game_button.click()
+
+    resumed = make_lab(tmp_path)
+    start_lab(resumed, "P08")
+    assert "resuming after 1 finished games" in resumed.app.message.value
+    assert resumed.app.session.game_number == 2
+    for _ in range(2):
+        play_one_game(resumed.app)
+        resumed.app.next_game_button.click()
+    assert "All 3 games are done" in resumed.app.progress.value
+    assert str(tmp_path) not in resumed.app.progress.value
+
+    again = make_lab(tmp_path)
+    start_lab(again, "P08")
+    assert again.app is None and "already played all 3 games" in again.message.value
+    assert again.start_screen.layout.display != "none"
+    assert sorted(load(tmp_path / "P08").games["game_id"].unique()) == [0, 1, 2]
+
+
+def test_lab_settings_come_from_the_environment(tmp_path):
+    design = tmp_path / "mini.toml"
+    design.write_text(MINI_TOML)
+    lab = LabSessionApp.from_env({"NOTHANKS_SESSIONS": str(tmp_path / "s"),
+                                  "NOTHANKS_SESSION_DESIGN": str(design),
+                                  "NOTHANKS_THINKING": "0"})
+    assert lab.sessions == tmp_path / "s" and lab.design.name == "mini-toml"
+    assert lab.thinking.is_off
+    default = LabSessionApp.from_env({})
+    assert default.sessions == DEFAULT_SESSIONS and default.design.name == "human-schedule"
+    assert sessions_dir({}) == DEFAULT_SESSIONS
+    assert DEFAULT_SESSIONS.relative_to(PROJECT_ROOT) == Path("data", "participants")
+
+
+MINI_TOML = """
+name = "mini-toml"
+seed = 5
+rotate = true
+[[tables]]
+label = "A"
+players = ["human", "random", "random", "random"]
+[schedule]
+tables = ["A", "A"]
+blocks = [1, 2]
+practice_blocks = [1]
+"""

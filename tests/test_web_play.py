@@ -8,87 +8,19 @@ engine's replay of the same seed with the same human moves. Set
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
+from helpers_web import browser_page, requirements, update_screenshot, voila
 
 from nothanks.agents import make_agent
 from nothanks.agents.baselines import ScriptedAgent
 from nothanks.runner import play_game
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("NOTHANKS_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-VOILA = Path(sys.executable).with_name("voila")
 SEED = 2024
-
-playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not Path(CHROMIUM).exists(),
-                       reason=f"no Chromium at {CHROMIUM} (install it: apt-get install chromium)"),
-    pytest.mark.skipif(not VOILA.exists(),
-                       reason=f"voila is not installed next to {sys.executable}"),
-]
-
+pytestmark = requirements
 
 Replayed = ScriptedAgent  # replays the human's logged moves
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextmanager
-def voila(notebook: str, env: dict[str, str], log_path: Path) -> Iterator[str]:
-    """Serve ``notebooks/<notebook>`` with Voilà on a free localhost port; yields its URL."""
-    port = free_port()
-    with open(log_path, "w") as log:
-        server = subprocess.Popen(
-            [str(VOILA), str(ROOT / "notebooks" / notebook), "--no-browser",
-             f"--port={port}", "--Voila.ip=127.0.0.1", "--strip_sources=True"],
-            cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}/"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    urllib.request.urlopen(url, timeout=5)
-                    break
-                except OSError as error:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        log_tail = log_path.read_text()[-3000:]
-                        raise RuntimeError(f"voila did not start: {log_tail}") from error
-                    time.sleep(0.3)
-            yield url
-        finally:
-            server.terminate()
-            try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-
-
-@contextmanager
-def browser_page(height: int = 900) -> Iterator:
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield browser.new_page(viewport={"width": 1100, "height": height})
-        finally:
-            browser.close()
 
 
 @pytest.fixture
@@ -104,13 +36,6 @@ def voila_page(tmp_path):
            "NOTHANKS_PLAY_RESULT": str(result)}
     with voila("01_play.ipynb", env, tmp_path / "voila.log") as url:
         yield url, result, opponents
-
-
-def update_screenshot(source: Path, name: str) -> None:
-    if os.environ.get("NOTHANKS_UPDATE_SCREENSHOTS") == "1":
-        target = ROOT / "docs" / "screenshots"
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copy(source, target / name)
 
 
 def test_play_a_full_game_in_the_browser(voila_page, tmp_path):

@@ -1,7 +1,9 @@
-"""Interactive apps (ipywidgets): play against the models, run the human experiment,
-step through a model-only game. Notebooks only import and display these; games are
-played by the one driver, :class:`nothanks.match.Match`."""
+"""Interactive apps (ipywidgets): play against the models, run the human experiment
+(and serve it in the lab behind an experimenter start screen), step through a
+model-only game. Notebooks only import and display these; games are played by the one
+driver, :class:`nothanks.match.Match`."""
 from .explorer import StepExplorer, memory_figure, memory_frame
+from .lab import LabSessionApp
 from .pacing import ThinkingTime, opponent_choices
 from .play import PlayApp
 from .render import TableState, rules_html, runs, table_html
@@ -9,6 +11,7 @@ from .session import ExperimentSessionApp
 
 __all__ = [
     "ExperimentSessionApp",
+    "LabSessionApp",
     "PlayApp",
     "StepExplorer",
     "TableState",

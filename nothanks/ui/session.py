@@ -42,6 +42,7 @@ class ExperimentSessionApp:
         thinking: pause before each model move (``ThinkingTime.off()`` for tests).
         show_models: show the opponents' ToM order (off: participants are blind to it).
         min_click_interval: seconds during which a second click is ignored.
+        show_log_folder: name the log folder on screen (off where participants watch).
     """
 
     def __init__(
@@ -53,12 +54,14 @@ class ExperimentSessionApp:
         thinking: ThinkingTime | None = None,
         show_models: bool = False,
         min_click_interval: float = 0.3,
+        show_log_folder: bool = True,
     ) -> None:
         self.out_dir = Path(out_dir)
         self.design = design
         self.thinking = thinking if thinking is not None else ThinkingTime()
         self.show_models = show_models
         self.min_click_interval = min_click_interval
+        self.show_log_folder = show_log_folder
         self.pacer = Pacer(self.thinking)
         self.session = None
         self._last_click = -1e9
@@ -94,8 +97,10 @@ class ExperimentSessionApp:
         self.play_area.layout.display = "none"
         rules = w.Accordion(children=[w.HTML(rules_html(self._variant()))],
                             titles=("How to play",), selected_index=None)
+        #: the id box and start button (hidden when another screen chose the id)
+        self.id_row = w.HBox([self.participant_input, self.start_button])
         self.widget = w.VBox([
-            w.HBox([self.participant_input, self.start_button]), self.message,
+            self.id_row, self.message,
             self.play_area, rules,
         ])
         if participant_id is not None:
@@ -120,7 +125,7 @@ class ExperimentSessionApp:
         self.message.value = (
             f"Participant <b>{html.escape(participant_id)}</b>: "
             + (f"resuming after {done} finished games." if done else "new session.")
-            + f" Logs: <code>{html.escape(str(self.session.directory))}</code>")
+            + self._log_folder(" Logs: "))
         self.participant_input.disabled = self.start_button.disabled = True
         self.play_area.layout.display = None
         self._begin_game()
@@ -214,6 +219,11 @@ class ExperimentSessionApp:
             self._render()
 
     # --- drawing ------------------------------------------------------------------------
+    def _log_folder(self, label: str) -> str:
+        if not self.show_log_folder:
+            return ""
+        return f"{label}<code>{html.escape(str(self.session.directory))}</code>"
+
     def names(self) -> list[str]:
         s = self.session
         label = f" · {s.opponents}" if self.show_models else ""
@@ -225,8 +235,8 @@ class ExperimentSessionApp:
         if s is None:
             return
         if s.finished:
-            self.progress.value = (f"<b>All {s.games_total} games are done. Thank you!</b> "
-                                   f"The log is in <code>{html.escape(str(s.directory))}</code>.")
+            self.progress.value = (f"<b>All {s.games_total} games are done. Thank you!</b>"
+                                   + self._log_folder(" The log is in: "))
             self.table.value = ""
             for b in (self.take_button, self.pass_button, self.next_game_button):
                 b.disabled = True
