@@ -73,7 +73,7 @@ def throughput(design, jobs: int, root: Path) -> float:
     after = [resource.getrusage(who) for who in (resource.RUSAGE_SELF,
                                                  resource.RUSAGE_CHILDREN)]
     cpu = sum(a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime
-              for a, b in zip(after, before))
+              for a, b in zip(after, before, strict=True))
     print(f"  {jobs} process(es): {wall:.1f} s wall, {cpu:.1f} CPU s "
           f"(= {cpu / wall:.2f} cores obtained)")
     return design.total_games / wall

@@ -31,4 +31,5 @@ __all__ = [
     "register",
     "registered",
 ]
-from . import cognitive  # noqa: F401 - registers tom0, tom1, tom2 and tom:k=N
+# last: the models register tom0, tom1, tom2 and tom:k=N with the registry filled above
+from . import cognitive  # noqa: E402, F401

@@ -82,7 +82,8 @@ def make_agent(spec: str | AgentSpec) -> Agent:
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.name not in _REGISTRY:
         raise AgentSpecError(
-            f"unknown agent {parsed.name!r} in spec {str(parsed)!r}; valid: {', '.join(registered())}"
+            f"unknown agent {parsed.name!r} in spec {str(parsed)!r}; valid: "
+            f"{', '.join(registered())}"
         )
     factory = _REGISTRY[parsed.name]
     signature = inspect.signature(factory)

@@ -152,7 +152,7 @@ class Design:
                     _apply_sweeps(spec, role, table, self.sweeps, combo)
                     for role, spec in enumerate(table.players)
                 )
-                sweep = tuple((s.parameter, v) for s, v in zip(self.sweeps, combo))
+                sweep = tuple((s.parameter, v) for s, v in zip(self.sweeps, combo, strict=True))
                 label = table.label + "".join(f" | {k}={v}" for k, v in sweep)
                 games = counts[table.label] if counts is not None else self.games
                 out.append(Condition(len(out), label, table.label, players, table.focal,
@@ -449,7 +449,7 @@ def _apply_sweeps(spec: str, role: int, table: Table, sweeps: Sequence[Sweep],
     """``spec`` with every targeting sweep's parameter set to its value in ``combo``."""
     parsed = parse_spec(spec)
     params = dict(parsed.params)
-    for sweep, value in zip(sweeps, combo):
+    for sweep, value in zip(sweeps, combo, strict=True):
         if not _targets(sweep, role, table, spec):
             continue
         if sweep.parameter in params:

@@ -275,7 +275,7 @@ class LogRows:
         """The batch's tables as Parquet bytes (validated by the Arrow schema on the way)."""
         ctx = self.context
         constant = dict(zip(self.CONSTANT, (ctx.experiment, ctx.design_hash, ctx.participant,
-                                            ctx.synthetic)))
+                                            ctx.synthetic), strict=True))
         out = {}
         for table in schema.ROW_TABLES:
             if table == "traces" and not self.traces:

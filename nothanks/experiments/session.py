@@ -202,8 +202,8 @@ class ParticipantSession:
         moved = {d.seat for d in match.decisions}
         for seat in marks:
             if seat == self.human_seat or not 0 <= seat < game.variant.players:
-                raise ValueError(f"mark {seat!r} is not an opponent seat; valid: "
-                                 f"{[s for s in range(game.variant.players) if s != self.human_seat]}")
+                others = [s for s in range(game.variant.players) if s != self.human_seat]
+                raise ValueError(f"mark {seat!r} is not an opponent seat; valid: {others}")
             if seat not in moved:
                 raise ValueError(f"seat {seat} has not moved yet in this game; it cannot be "
                                  "marked")

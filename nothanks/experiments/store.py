@@ -48,7 +48,8 @@ def code_version() -> str:
     root = Path(__file__).resolve().parents[2]
     try:
         commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True, timeout=5, check=False).stdout.strip()
+                                capture_output=True, text=True, timeout=5,
+                                check=False).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
     return f"{__version__}+g{commit}" if commit else __version__

@@ -15,6 +15,7 @@ from .view import HiddenInformationError, View
 __all__ = [
     "Action", "CardRevealed", "Event", "GameOver", "Passed", "Took", "Game",
     "IllegalActionError", "deal", "Category", "card_points", "ranks_and_points", "score",
-    "sequence_category", "sequence_gain", "STARTING_TOKENS", "Variant", "VariantError", "HiddenInformationError",
+    "sequence_category", "sequence_gain", "STARTING_TOKENS", "Variant", "VariantError",
+    "HiddenInformationError",
     "View",
 ]

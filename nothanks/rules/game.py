@@ -134,7 +134,7 @@ class Game:
 
     def scores(self) -> tuple[int, ...]:
         """Current scores of every seat (final once the game is over)."""
-        return tuple(score(c, t) for c, t in zip(self._cards, self._tokens))
+        return tuple(score(c, t) for c, t in zip(self._cards, self._tokens, strict=True))
 
     # --- transitions -----------------------------------------------------------------
     def apply(self, action: Action | str, seat: int | None = None) -> None:

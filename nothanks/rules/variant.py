@@ -69,7 +69,7 @@ class Variant:
         return self.deck_size - self.removed
 
     @classmethod
-    def from_options(cls, options: dict[str, object]) -> "Variant":
+    def from_options(cls, options: dict[str, object]) -> Variant:
         """Build a variant from loosely typed options (CLI, TOML), with clear errors."""
         known = {f for f in cls.__dataclass_fields__}
         unknown = sorted(set(options) - known)

@@ -234,7 +234,8 @@ class StepExplorer:
             body = (f"<pre style='font-size:12px;line-height:1.35;margin:4px 0;white-space:pre'>"
                     f"{html.escape(d.trace.render())}</pre>")
         elif d.info:
-            body = "<pre>" + html.escape("\n".join(f"{k}: {v}" for k, v in d.info.items())) + "</pre>"
+            text = "\n".join(f"{k}: {v}" for k, v in d.info.items())
+            body = "<pre>" + html.escape(text) + "</pre>"
         else:
             body = "<div style='color:#777'>baseline agent: no reasoning trace</div>"
         return f"<div><b>Turn {d.turn + 1}:</b> {text}</div>{body}"

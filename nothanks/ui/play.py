@@ -117,7 +117,7 @@ class PlayApp:
         self.opponent_pickers = [
             w.Dropdown(options=choices, value=spec, description=f"Player {seat + 1}",
                        layout=w.Layout(width="210px"))
-            for seat, spec in zip(other_seats, opponents)
+            for seat, spec in zip(other_seats, opponents, strict=True)
         ]
         self.seed_input = w.Text(value="", placeholder="random", description="Seed",
                                  layout=w.Layout(width="190px"))

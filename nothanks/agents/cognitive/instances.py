@@ -130,7 +130,7 @@ def load_instances(path: str | Path | None = None) -> InstanceSet:
         if len(values) != len(names):
             raise InstanceFileError(f"{where}: {len(values)} values for {len(names)} columns "
                                     f"({','.join(names)})")
-        instance = _parse_row(dict(zip(names, values)), where)
+        instance = _parse_row(dict(zip(names, values, strict=True)), where)
         state = (instance.category, instance.card, instance.tokens_on_card,
                  instance.tokens_owned)
         if state in seen and seen[state][1] != instance.action:
