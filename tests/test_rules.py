@@ -187,3 +187,34 @@ def test_variant_defaults_are_the_thesis_game():
     variant = Variant()
     assert (variant.players, variant.open_tokens, variant.tokens) == (4, False, 11)
     assert (variant.low_card, variant.high_card, variant.removed) == (3, 35, 9)
+
+
+# --- atomic transitions and seat errors ------------------------------------------------
+def test_a_failing_listener_cannot_leave_a_transition_half_done():
+    heard: list[object] = []
+
+    def broken(event):
+        raise RuntimeError("listener bug")
+
+    game = Game(Variant(), seed=4, listeners=[heard.append])
+    game.subscribe(broken)
+    game.subscribe(heard.append)
+    card = game.card
+    with pytest.raises(RuntimeError, match="listener bug"):
+        game.apply("pass")
+    # the pass is fully committed: token moved, history, turn and seat advanced
+    assert (game.tokens(0), game.tokens_on_card, game.seat, game.turn) == (10, 1, 1, 1)
+    assert game.history[-1].seat == 0 and game.card == card
+    assert heard[-2:] == [game.history[-1]] * 2  # the listeners after the broken one too
+    with pytest.raises(RuntimeError, match="listener bug"):
+        game.apply("take")
+    # take committed, next card revealed, both events delivered to the working listener
+    assert game.cards(1) == (card,) and game.tokens(1) == 12 and game.card != card
+    assert heard[-4:] == [e for e in game.history[-2:] for _ in range(2)]
+    assert game.legal_actions() and not game.over  # the game can go on
+
+
+def test_acting_for_a_seat_that_does_not_exist_says_so():
+    game = Game(Variant(), seed=1)
+    with pytest.raises(IllegalActionError, match="seat 9 does not exist; valid: 0 to 3"):
+        game.apply("pass", seat=9)

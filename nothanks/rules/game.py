@@ -68,7 +68,7 @@ class Game:
         self._next = 0
         self.card = 0
         self.tokens_on_card = 0
-        self._reveal()
+        self._notify((self._reveal(),))
 
     def _check_order(self, order: tuple[int, ...]) -> None:
         v = self.variant
@@ -84,10 +84,22 @@ class Game:
         """Call ``listener(event)`` for every later event."""
         self._listeners.append(listener)
 
-    def _emit(self, event: Event) -> None:
-        self.history.append(event)
-        for listener in self._listeners:
-            listener(event)
+    def _notify(self, events: tuple[Event, ...]) -> None:
+        """Deliver committed events to every listener, in order.
+
+        Called only once the transition is complete, so a listener sees a consistent
+        game. A listener that raises neither corrupts the game nor keeps the event from
+        the others; the first error is raised after every listener had its events.
+        """
+        failure: Exception | None = None
+        for event in events:
+            for listener in self._listeners:
+                try:
+                    listener(event)
+                except Exception as exc:  # re-raised below, after the others were told
+                    failure = failure or exc
+        if failure is not None:
+            raise failure
 
     # --- state queries ---------------------------------------------------------------
     @property
@@ -141,9 +153,14 @@ class Game:
         """Apply ``action`` for the player to move (``seat``, if given, must be that player).
 
         Raises :class:`IllegalActionError`, leaving the state unchanged, for a pass with no
-        tokens, acting out of turn, acting after the end, or an unknown action.
+        tokens, acting out of turn, a seat that does not exist, acting after the end, or
+        an unknown action. The transition is atomic: the new state (tokens, cards,
+        history, next card, whose turn) is committed before any listener hears of it.
         """
         actor = self.seat if seat is None else seat
+        if not 0 <= actor < self.variant.players:
+            raise IllegalActionError(
+                f"seat {actor} does not exist; valid: 0 to {self.variant.players - 1}")
         if self.over:
             raise IllegalActionError(
                 f"player {actor} cannot {action!s}: the game is over (all "
@@ -161,32 +178,39 @@ class Game:
                 )
             self._tokens[actor] -= 1
             self.tokens_on_card += 1
-            self._emit(Passed(self.turn, actor, self.card, self.tokens_on_card))
+            passed = Passed(self.turn, actor, self.card, self.tokens_on_card)
+            self.history.append(passed)
             self.seat = (actor + 1) % self.variant.players
             self.turn += 1
+            self._notify((passed,))
         elif action == Action.TAKE:
             card, tokens = self.card, self.tokens_on_card
             self._tokens[actor] += tokens
             self._cards[actor] = tuple(sorted(self._cards[actor] + (card,)))
             self.tokens_on_card = 0
-            self._emit(Took(self.turn, actor, card, tokens))
+            took = Took(self.turn, actor, card, tokens)
+            self.history.append(took)
             self.turn += 1
-            if self._next < len(self._order):
-                self._reveal()
-            else:
-                self._finish()
+            after = self._reveal() if self._next < len(self._order) else self._finish()
+            self._notify((took, after))
         else:
             raise IllegalActionError(
                 f"player {actor} tried unknown action {action!r}; valid: 'take', 'pass'"
             )
 
-    def _reveal(self) -> None:
+    def _reveal(self) -> Event:
+        """Turn up the next card (state and history); the caller notifies."""
         self.card = self._order[self._next]
         self._next += 1
-        self._emit(CardRevealed(self.turn, self.card, self.cards_left))
+        event = CardRevealed(self.turn, self.card, self.cards_left)
+        self.history.append(event)
+        return event
 
-    def _finish(self) -> None:
+    def _finish(self) -> Event:
+        """End the game (state and history); the caller notifies."""
         self.over = True
         final = self.scores()
         ranks, points = ranks_and_points(final)
-        self._emit(GameOver(self.turn, final, ranks, points))
+        event = GameOver(self.turn, final, ranks, points)
+        self.history.append(event)
+        return event
