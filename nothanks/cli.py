@@ -35,30 +35,39 @@ def _variant_from(args: argparse.Namespace, players: int):
 
 
 def _simulate(parser: argparse.ArgumentParser) -> Runner:
-    parser.add_argument("--players", required=True,
-                        help="comma-separated agent specs, one per seat, e.g. "
-                             "heuristic,heuristic,random:p=0.3,tom1")
+    parser.add_argument("--players", required=True, action="append", metavar="SPECS",
+                        help="agent specs, one per seat: 'heuristic,random:p=0.3,tom1,tom1', "
+                             "or with several parameters 'tom2:rt=-1.5,s=0.2;tom0;tom0;tom0' "
+                             "(';' between players); may be repeated, one player each")
     parser.add_argument("--games", type=int, default=100, help="number of games (default 100)")
-    parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
     parser.add_argument("--out", type=Path, default=None,
-                        help="directory for games.parquet and decisions.parquet")
+                        help="new or empty directory for games.parquet and decisions.parquet")
+    parser.add_argument("--force", action="store_true",
+                        help="replace games.parquet and decisions.parquet in a non-empty --out")
     parser.add_argument("--no-rotate", action="store_true", help="keep agents in fixed seats")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     _variant_arguments(parser)
 
     def run(args: argparse.Namespace) -> int:
+        from .agents import make_agent, split_specs
         from .experiments.rows import compact_frames
         from .io import write_frame
         from .runner import play_games, summarize
-        specs = [s for s in args.players.split(",") if s.strip()]
+        specs = [spec for text in args.players for spec in split_specs(text)]
         if args.games < 1:
-            raise SystemExit(f"--games must be at least 1 (got {args.games})")
+            return _fail("simulate", f"--games must be at least 1 (got {args.games})")
+        if args.seed < 0:
+            return _fail("simulate", f"--seed must be a non-negative integer (got {args.seed})")
         variant = _variant_from(args, len(specs))
+        for spec in specs:  # every spec fails now, before a game is played
+            make_agent(spec)
+        if args.out is not None:
+            _check_output(args.out, ("games.parquet", "decisions.parquet"), args.force)
         results = list(play_games(specs, args.games, args.seed, variant,
                                   rotate=not args.no_rotate))
         games, decisions = compact_frames(results)
         if args.out is not None:
-            args.out.mkdir(parents=True, exist_ok=True)
             write_frame(games, args.out / "games.parquet")
             write_frame(decisions, args.out / "decisions.parquet")
         summary = summarize(games, decisions)
@@ -68,6 +77,35 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
             print(summary.to_string(float_format=lambda x: f"{x:.3f}"))
         return 0
     return run
+
+
+class OutputError(ValueError):
+    """An output location that cannot be used (says why and what to do)."""
+
+
+def _check_output(out: Path, names: Sequence[str], force: bool) -> None:
+    """Make sure ``out`` is a directory we may write ``names`` into, before any work.
+
+    Refuses a file, a non-empty directory (unless ``force``) and a place we cannot
+    write to; creates the directory.
+    """
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--out {out} is a file; give a new or empty directory")
+    if out.exists() and any(out.iterdir()) and not force:
+        raise OutputError(f"--out {out} is not empty; give a new or empty directory, or "
+                          f"--force to replace {' and '.join(names)} in it")
+    import tempfile
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        raise OutputError(f"--out {out} cannot be written: {exc.strerror or exc}") from None
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"nothanks {command}: error: {message}", file=sys.stderr)
+    return 2
 
 
 def _agents(parser: argparse.ArgumentParser) -> Runner:
@@ -100,25 +138,20 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
     def run(args: argparse.Namespace) -> int:
-        from .analysis import AnalysisInputError
-        from .experiments import DesignError, LogError
         from .report import make_figures
         if args.games is not None and args.games < 1:
-            print(f"nothanks figures: error: --games must be at least 1 (got {args.games})",
-                  file=sys.stderr)
-            return 2
+            return _fail("figures", f"--games must be at least 1 (got {args.games})")
+        if args.jobs is not None and args.jobs < 1:
+            return _fail("figures", f"--jobs must be at least 1 (got {args.jobs})")
+        _check_output(args.out, ("the figures",), force=True)  # figures are regenerated
         options = [f"--out {args.out}", f"--cache {args.cache}"]
         options += [f"--participants {args.participants}"] if args.participants else []
         options += [f"--games {args.games}"] if args.games else []
         options += ["--quick"] if args.quick else []
-        try:
-            report = make_figures(args.out, args.cache, participants=args.participants,
-                                  games=args.games, quick=args.quick, jobs=args.jobs,
-                                  progress=not args.no_progress,
-                                  command="nothanks figures " + " ".join(options))
-        except (AnalysisInputError, DesignError, LogError, FileNotFoundError) as exc:
-            print(f"nothanks figures: error: {exc}", file=sys.stderr)
-            return 2
+        report = make_figures(args.out, args.cache, participants=args.participants,
+                              games=args.games, quick=args.quick, jobs=args.jobs,
+                              progress=not args.no_progress,
+                              command="nothanks figures " + " ".join(options))
         steps = ", ".join(f"{k} {v:.1f} s" for k, v in report.seconds.items())
         print(f"{report.out}: {len(report.files)} files ({steps})")
         return 0
@@ -136,6 +169,8 @@ def commands() -> dict[str, tuple[str, Configure]]:
                 experiments_cli.configure_run),
         "export": ("export an experiment log (or a folder of them) as CSV files",
                    experiments_cli.configure_export),
+        "verify": ("check a run or participant folder: schema, row counts, checksums, "
+                   "completeness; says how to repair", experiments_cli.configure_verify),
         "synthetic": ("generate the synthetic participant data set (stand-in players)",
                       experiments_cli.configure_synthetic),
         "figures": ("make the thesis figures (8-14), statistics tables and results table",
@@ -156,12 +191,21 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .agents import AgentSpecError
-    from .rules import VariantError
+    """Run the command line; every expected failure is one line on stderr, exit code 2."""
     parser, runners = build_parser()
     args = parser.parse_args(argv)
+    from .agents import AgentSpecError
+    from .analysis import AnalysisInputError
+    from .experiments import DesignError, LogError
+    from .experiments.run import RunError
+    from .rules import VariantError
     try:
         return runners[args.command](args)
-    except (AgentSpecError, VariantError) as exc:
-        print(f"nothanks {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+    except (AgentSpecError, VariantError, OutputError, DesignError, LogError, RunError,
+            AnalysisInputError) as exc:
+        return _fail(args.command, str(exc))
+    except OSError as exc:  # e.g. a read-only or full disk while writing results
+        where = f" ({exc.filename})" if exc.filename else ""
+        return _fail(args.command, f"{exc.strerror or exc}{where}")
+    except KeyboardInterrupt:
+        return 130

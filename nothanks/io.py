@@ -17,6 +17,7 @@ def atomic_write_bytes(data: bytes, path: Path) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~umask())  # as open() would: mkstemp makes files 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -29,3 +30,10 @@ def write_frame(frame: pd.DataFrame, path: Path) -> None:
     buffer = _io.BytesIO()
     frame.to_parquet(buffer, index=False)
     atomic_write_bytes(buffer.getvalue(), Path(path))
+
+
+def umask() -> int:
+    """The process's file-creation mask (read by setting it and restoring it)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

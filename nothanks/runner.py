@@ -71,16 +71,16 @@ def play_games(
 
 
 def summarize(games: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:
-    """Per agent spec: player-games, mean score, mean rank points, win share, pass share,
-    decisions per game."""
+    """Per agent spec: player-games (games times the seats it held), mean score, mean rank
+    points, win share, pass share, decisions per game it played."""
     by_agent = games.groupby("agent", sort=True)
     summary = pd.DataFrame({
-        "games": by_agent.size(),
+        "player_games": by_agent.size(),
         "mean_score": by_agent["score"].mean(),
         "mean_rank_points": by_agent["rank_points"].mean(),
         "win_share": by_agent["rank"].apply(lambda r: float((r == 1).mean())),
     })
     dec = decisions.groupby("agent", sort=True)
     summary["pass_share"] = dec["action"].apply(lambda a: float((a == Action.PASS).mean()))
-    summary["decisions_per_game"] = dec.size() / summary["games"]
+    summary["decisions_per_game"] = dec.size() / summary["player_games"]
     return summary

@@ -22,7 +22,7 @@ from nothanks.experiments import (
     run_design,
 )
 from nothanks.experiments.design import Table
-from nothanks.experiments.store import PARTS, ExperimentDir
+from nothanks.experiments.store import PARTS, RECEIPTS, ExperimentDir
 
 from helpers import TOM2_MINI
 
@@ -123,11 +123,11 @@ def test_resume_after_deleting_parts_plays_exactly_the_missing_games(tmp_path, s
     context = LogContext(design.name, design.hash)
     for start, stop in directory.chunks()[:4]:  # an interrupted run: 4 of 6 chunks
         directory.write_chunk(start, stop, play_chunk(design, start, stop, context))
-    # and a chunk interrupted before its games part (which marks completion) was written
-    partial = play_chunk(design, 8, 10, context)
-    directory.write_chunk(8, 10, {k: v for k, v in partial.items() if k != "games"} |
-                          {"games": partial["games"]})
+    # and a chunk interrupted before its games part and its receipt (which marks
+    # completion) were written
+    directory.write_chunk(8, 10, play_chunk(design, 8, 10, context))
     (out / PARTS / "games" / "part-000000008-000000010.parquet").unlink()
+    (out / PARTS / RECEIPTS / "part-000000008-000000010.json").unlink()
     with pytest.raises(LogError, match="4 of 12 games are missing"):
         load(out)
     assert len(load(out, allow_incomplete=True).games) == 8 * 4
@@ -183,7 +183,7 @@ def test_in_flight_chunks_are_bounded(monkeypatch):
     submitted: list[tuple[int, int]] = []
 
     class Recording:
-        def __init__(self, max_workers, initializer=None):
+        def __init__(self, max_workers, initializer=None, initargs=()):
             pass
 
         def submit(self, fn, design, start, stop, *args):

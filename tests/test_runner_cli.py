@@ -86,7 +86,7 @@ def test_simulate_writes_tables_and_summary(tmp_path, capsys):
     assert code == 0
     summary = json.loads(capsys.readouterr().out)
     assert {row["agent"] for row in summary} == {"heuristic", "random"}
-    assert all(row["games"] == 80 for row in summary)
+    assert all(row["player_games"] == 80 for row in summary)
     games = pd.read_parquet(out / "games.parquet")
     decisions = pd.read_parquet(out / "decisions.parquet")
     assert list(games.columns) == list(GAME_COLUMNS)
@@ -191,7 +191,7 @@ def test_simulate_summary_agrees_with_the_written_tables(tmp_path, capsys):
     for agent, row in summary.items():
         mine = games[games.agent == agent]
         moves = decisions[decisions.agent == agent]
-        assert row["games"] == len(mine) == (24 if agent == "heuristic" else 12)
+        assert row["player_games"] == len(mine) == (24 if agent == "heuristic" else 12)
         assert row["mean_score"] == pytest.approx(mine.score.mean())
         assert row["mean_rank_points"] == pytest.approx(mine.rank_points.mean())
         assert row["win_share"] == pytest.approx((mine["rank"] == 1).mean())

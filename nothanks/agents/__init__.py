@@ -9,6 +9,7 @@ from .spec import (
     parse_spec,
     register,
     registered,
+    split_specs,
 )
 from .standin import HumanStandIn
 
@@ -30,6 +31,7 @@ __all__ = [
     "parse_spec",
     "register",
     "registered",
+    "split_specs",
 ]
 # last: the models register tom0, tom1, tom2 and tom:k=N with the registry filled above
 from . import cognitive  # noqa: E402, F401

@@ -1,6 +1,7 @@
 """Baseline agents to compare the cognitive models against."""
 from __future__ import annotations
 
+import math
 import random
 
 from ..rules import Action, Variant, View, sequence_gain
@@ -36,6 +37,9 @@ class HeuristicAgent(Agent):
 
     def __init__(self, T: float = 0.0) -> None:
         super().__init__()
+        if not math.isfinite(T):
+            raise ValueError(f"heuristic: T={T} is not a number of points; valid: any finite "
+                             "number (e.g. 0, -3)")
         self.T = T
 
     def decide(self, view: View) -> Action:

@@ -57,6 +57,32 @@ def parse_spec(text: str) -> AgentSpec:
     return AgentSpec(name.strip(), params)
 
 
+def split_specs(text: str) -> list[str]:
+    """One spec per player from a list written on one line.
+
+    Players are separated by ``;``, or by ``,`` when no ``;`` is used; in the comma form an
+    item ``key=value`` (no agent name before it) continues the previous player's
+    parameters, so ``tom2:rt=-1.5,s=0.2,tom0,tom0,tom0`` is four players. An empty player
+    (``,random,random``) is an error that names its position.
+    """
+    if ";" in text:
+        items = text.split(";")
+    else:
+        items = []
+        for item in text.split(","):
+            if "=" in item and ":" not in item and items and items[-1].strip():
+                items[-1] += "," + item
+            else:
+                items.append(item)
+    specs = [item.strip() for item in items]
+    for position, spec in enumerate(specs, start=1):
+        if not spec:
+            raise AgentSpecError(
+                f"player {position} of {text!r} is empty; give one agent spec per seat, "
+                "e.g. 'tom2:rt=-1.5,s=0.2;tom0;tom0;tom0' or 'heuristic,random,random,random'")
+    return specs
+
+
 def _convert(value: str, default: object, where: str) -> object:
     """Convert a spec string to the type of the parameter's default."""
     try:

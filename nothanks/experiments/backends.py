@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -32,7 +34,8 @@ def execute(chunks: Sequence[Chunk], design: Design, context: LogContext, traces
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     limit = in_flight or 2 * jobs
     queue = iter(chunks)
-    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_tune_worker)
+    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_tune_worker,
+                                   initargs=(os.getpid(),))
     try:
         running = {}
         for chunk in _take(queue, limit):
@@ -53,9 +56,23 @@ def execute(chunks: Sequence[Chunk], design: Design, context: LogContext, traces
 GC_THRESHOLDS = (10_000, 10, 10)
 
 
-def _tune_worker() -> None:
-    """Initializer of worker processes."""
+#: How often (seconds) a worker checks that the process that started it is alive.
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _tune_worker(parent: int) -> None:
+    """Initializer of worker processes: collector thresholds, and a watchdog that ends
+    the worker when its parent dies (a killed ``nothanks run`` leaves no orphans)."""
     gc.set_threshold(*GC_THRESHOLDS)
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True,
+                     name="nothanks-parent-watchdog").start()
+
+
+def _exit_with_parent(parent: int) -> None:
+    while True:
+        time.sleep(PARENT_CHECK_SECONDS)
+        if os.getppid() != parent:  # re-parented: the parent is gone
+            os._exit(1)
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""``nothanks run``, ``nothanks export`` and ``nothanks synthetic``: each ``configure_*``
+"""``nothanks run``, ``export``, ``verify`` and ``synthetic``: each ``configure_*``
 function adds its options to a parser and returns the function that runs the command
 (registered in :mod:`nothanks.cli`)."""
 from __future__ import annotations
@@ -35,37 +35,36 @@ def configure_run(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     def run(args: argparse.Namespace) -> int:
-        from .design import DesignError, load_design, shipped_designs
+        from .design import load_design, shipped_designs
         from .run import run_design
-        from .schema import LogError
         if args.list:
             for name, path in shipped_designs().items():
                 d = load_design(path)
-                first = d.description.splitlines()[0] if d.description else ""
                 print(f"{name:16s} {d.total_games:7d} games  {len(d.conditions):3d} "
-                      f"conditions  {first}")
+                      f"conditions  {first_sentence(d.description)}")
             return 0
         if args.design is None or args.out is None:
             print("nothanks run: error: give DESIGN and --out DIR (or --list)", file=sys.stderr)
             return 2
-        try:
-            design = load_design(args.design)
-            changes = {k: v for k, v in (("games", args.games), ("seed", args.seed),
-                                         ("human", args.human)) if v is not None}
-            if changes:
-                design = design.with_options(**changes)
-            summary = run_design(design, args.out, jobs=args.jobs, client=args.dask,
-                                 chunk_size=args.chunk_size, traces=args.traces,
-                                 progress=not args.no_progress)
-        except (DesignError, LogError) as exc:
-            print(f"nothanks run: error: {exc}", file=sys.stderr)
-            return 2
-        except KeyboardInterrupt:
-            return 130
+        design = load_design(args.design)
+        changes = {k: v for k, v in (("games", args.games), ("seed", args.seed),
+                                     ("human", args.human)) if v is not None}
+        if changes:
+            design = design.with_options(**changes)
+        summary = run_design(design, args.out, jobs=args.jobs, client=args.dask,
+                             chunk_size=args.chunk_size, traces=args.traces,
+                             progress=not args.no_progress)
         print(f"{summary.directory}: {summary.games} games ({summary.played} played now, "
               f"{summary.skipped} already done) in {summary.seconds:.1f} s")
         return 0
     return run
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a description, on one line (for listings)."""
+    flat = " ".join(text.split())
+    end = flat.find(". ")
+    return flat if end < 0 else flat[:end + 1]
 
 
 def configure_export(parser: argparse.ArgumentParser) -> Runner:
@@ -78,14 +77,31 @@ def configure_export(parser: argparse.ArgumentParser) -> Runner:
     def run(args: argparse.Namespace) -> int:
         from .log import export_csv
         from .schema import LogError
+        if args.csv.exists() and not args.csv.is_dir():
+            raise LogError(f"--csv {args.csv} is a file; give a directory for the CSV files")
         try:
             written = export_csv(args.directory, args.csv, allow_incomplete=args.allow_incomplete)
         except LogError as exc:
-            print(f"nothanks export: error: {exc}", file=sys.stderr)
-            return 2
+            if "are missing" in str(exc) and not args.allow_incomplete:
+                raise LogError(f"{exc}. To export the finished games anyway: nothanks export "
+                               f"{args.directory} --csv {args.csv} --allow-incomplete") from None
+            raise
         for path in written:
             print(path)
         return 0
+    return run
+
+
+def configure_verify(parser: argparse.ArgumentParser) -> Runner:
+    parser.add_argument("directory", type=Path,
+                        help="experiment or participant directory (or a folder of them)")
+
+    def run(args: argparse.Namespace) -> int:
+        from .verify import verify
+        reports = verify(args.directory)
+        for report in reports:
+            print(report.render())
+        return 0 if all(r.ok for r in reports) else 1
     return run
 
 

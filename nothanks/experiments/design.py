@@ -290,7 +290,10 @@ def _parse(data: Mapping, source: str) -> Design:
     for key in ("name", "tables"):
         if key not in data:
             raise fail(f"missing required key {key!r}")
-    name = _typed(data, "name", str, source)
+    try:
+        name = _typed(data, "name", str)
+    except DesignError as exc:
+        raise fail(str(exc)) from None
     tables_data = data["tables"]
     if not isinstance(tables_data, list) or not tables_data:
         raise fail("'tables' must be a non-empty list of [[tables]] entries")
@@ -343,9 +346,9 @@ def _parse(data: Mapping, source: str) -> Design:
     try:
         return Design(
             name=name, tables=tuple(tables),
-            games=_typed(data, "games", int, source, 1),
-            seed=_typed(data, "seed", int, source, 0),
-            rotate=_typed(data, "rotate", bool, source, True),
+            games=_typed(data, "games", int, 1),
+            seed=_typed(data, "seed", int, 0),
+            rotate=_typed(data, "rotate", bool, True),
             variant=variant, sweeps=tuple(sweeps), schedule=schedule,
             human=data.get("human"), description=str(data.get("description", "")).strip(),
         )
@@ -353,13 +356,18 @@ def _parse(data: Mapping, source: str) -> Design:
         raise DesignError(f"{source}: {exc}") from None
 
 
-def _typed(data: Mapping, key: str, kind: type, source: str, default: object = None):
+def _typed(data: Mapping, key: str, kind: type, default: object = None):
+    """``data[key]`` checked to be of ``kind`` (the caller adds where it came from)."""
     value = data.get(key, default)
     if value is None:
-        raise DesignError(f"{source}: missing required key {key!r}")
+        raise DesignError(f"missing required key {key!r}")
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise DesignError(f"{source}: {key!r} must be a {kind.__name__}, got {value!r}")
+        raise DesignError(f"{key!r} must be {_KIND_NAMES.get(kind, kind.__name__)}, got "
+                          f"{value!r}")
     return value
+
+
+_KIND_NAMES = {int: "an integer", str: "a string", bool: "true or false"}
 
 
 def _check_design(d: Design) -> None:
@@ -368,6 +376,8 @@ def _check_design(d: Design) -> None:
         raise DesignError(f"design name {d.name!r} must be non-empty without spaces")
     if d.games < 1:
         raise DesignError(f"'games' must be at least 1 (got {d.games})")
+    if d.seed < 0:
+        raise DesignError(f"'seed' must be a non-negative integer (got {d.seed})")
     labels = [t.label for t in d.tables]
     if len(set(labels)) != len(labels):
         raise DesignError(f"table labels must be unique; got {labels}")

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import sys
 import time
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
 from .backends import execute
 from .design import Design, DesignError, load_design
 from .rows import LogContext
-from .store import ExperimentDir
+from .store import DAMAGED, ExperimentDir
 
 
 # ------------------------------------------------------------------------- running
@@ -38,11 +39,20 @@ def default_chunk_size(total: int) -> int:
     return max(1, min(50, -(-total // 16)))
 
 
+class RunError(ValueError):
+    """A run option that cannot work (says which, and what would be valid)."""
+
+
 def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None = None,
-        client=None, chunk_size: int | None = None, traces: bool = False,
-        progress: bool = True, in_flight: int | None = None,
-        participant: str | None = None) -> RunSummary:
+               client=None, chunk_size: int | None = None, traces: bool = False,
+               progress: bool = True, in_flight: int | None = None,
+               participant: str | None = None) -> RunSummary:
     """Run ``design`` into directory ``out``, resuming whatever is already there.
+
+    Everything is checked before the directory is created: the design and its agents,
+    the options, and a Dask scheduler given by address. On a resume, finished chunks
+    are checked against their checksums first; damaged ones are discarded and replayed
+    (:meth:`~nothanks.experiments.store.ExperimentDir.repair`).
 
     Args:
         jobs: local worker processes (default: all cores; 1 runs in this process).
@@ -58,12 +68,25 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
             f"design {design.name!r} seats a human; play it with a ParticipantSession, or "
             "give a stand-in to play the human seat (nothanks run --human SPEC, e.g. "
             "human-standin)")
+    for name, value in (("jobs", jobs), ("chunk_size", chunk_size), ("in_flight", in_flight)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or value < 1):
+            raise RunError(f"{name}={value!r} is invalid; valid: a whole number >= 1 (or "
+                           "leave it out for the default)")
+    if isinstance(client, str):
+        with connect(client) as own:
+            return run_design(design, out, jobs=jobs, client=own, chunk_size=chunk_size,
+                              traces=traces, progress=progress, in_flight=in_flight,
+                              participant=participant)
     begun = time.perf_counter()
     context = LogContext(design.name, design.hash, participant,
                          synthetic=design.has_human)
     directory = ExperimentDir.open(
         out, design, chunk_size or default_chunk_size(design.total_games), traces=traces,
         participant=participant, synthetic=context.synthetic)
+    for damage in directory.repair():
+        print(f"{damage}: set aside in {directory.path / DAMAGED}; its games are played "
+              "again", file=sys.stderr)
     pending = directory.missing_chunks()
     skipped = design.total_games - sum(b - a for a, b in pending)
     backend = "dask" if client is not None else "local"
@@ -72,10 +95,14 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
     played = 0
     try:
         for (start, stop), parts in execute(pending, design, context, traces, jobs, client,
-                                             in_flight):
+                                            in_flight):
             directory.write_chunk(start, stop, parts)
             played += stop - start
             bar.update(stop - start)
+    except BrokenProcessPool:
+        raise RunError(
+            f"a worker process died (killed, or out of memory?) after {played} new games; "
+            "every finished game is saved: re-run the same command to play the rest") from None
     except KeyboardInterrupt:
         bar.close()
         print(f"\ninterrupted after {played} new games; re-run the same command to play the "
@@ -86,6 +113,22 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
     directory.finish()
     return RunSummary(directory.path, design.total_games, played, skipped,
                       time.perf_counter() - begun, True)
+
+
+#: Seconds to wait for a Dask scheduler given by address before giving up.
+CONNECT_TIMEOUT = 5
+
+
+def connect(address: str):
+    """A ``distributed.Client`` for ``address``, or a :class:`RunError` saying it is not
+    reachable (within :data:`CONNECT_TIMEOUT` seconds)."""
+    from distributed import Client
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise RunError(f"cannot reach the Dask scheduler at {address!r} within "
+                       f"{CONNECT_TIMEOUT} s ({type(exc).__name__}: {exc}); start it "
+                       "(dask scheduler) or check the address, e.g. tcp://host:8786") from None
 
 
 def _progress(total: int, done: int, enabled: bool, name: str):

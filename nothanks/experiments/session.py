@@ -84,6 +84,9 @@ class ParticipantSession:
         self.directory = Path(out_dir) / participant_id
         self._store = ExperimentDir.open(self.directory, self.design, 1,
                                          participant=participant_id, synthetic=self.synthetic)
+        #: files found damaged and set aside when the session was opened (the games
+        #: they held are played again); a damaged merged table stops the session instead
+        self.repaired = self._store.repair(replay_merged=False)
         self._store.begin_run(backend="session")
         self._context = LogContext(self.design.name, self.design.hash, participant_id,
                                    self.synthetic)

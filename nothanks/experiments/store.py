@@ -8,13 +8,21 @@
     parts/<table>/part-<first>-<stop>.parquet   while games are being played
     <table>.parquet          the parts merged, once every game is done
 
-Chunk ``[start, stop)`` is complete iff its ``games`` part exists; that part is written
-last, each part atomically, so an interrupted chunk is simply played again.
+Chunk ``[start, stop)`` is complete iff its receipt exists: a small JSON file with the
+row count and SHA-256 of each of the chunk's parts, written after them (each file
+atomically), so an interrupted chunk is simply played again. A resumed run checks every
+finished chunk against its receipt and replays damaged ones; once merged, the tables'
+checksums are kept in the manifest and checked the same way.
 """
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import os
+import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
 
@@ -22,7 +30,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..io import atomic_write_bytes
+from ..io import atomic_write_bytes, umask
 from .schema import (
     ROW_TABLES,
     SCHEMA_VERSION,
@@ -36,6 +44,11 @@ from .schema import (
 
 MANIFEST = "manifest.json"
 PARTS = "parts"
+#: Folder (inside ``parts``) of the chunk receipts: row counts and checksums of a chunk's
+#: parts, written after them; a chunk is done iff its receipt exists.
+RECEIPTS = "_receipts"
+#: Folder of files set aside by :meth:`ExperimentDir.repair` (never read by the loader).
+DAMAGED = "damaged"
 #: Rows per row group when merging parts (bounds the memory a merge needs).
 MERGE_ROWS = 250_000
 
@@ -74,11 +87,8 @@ def _part_range(path: Path) -> tuple[int, int]:
 
 
 class ExperimentDir:
-    """One experiment's directory: manifest, part files as games finish, merged tables.
-
-    Chunk ``[start, stop)`` is complete iff its ``games`` part exists; that part is
-    written last, each part atomically, so an interrupted chunk is simply played again.
-    """
+    """One experiment's directory: manifest, part files as games finish, merged tables
+    (see the module docstring for the layout and the integrity checks)."""
 
     def __init__(self, path: Path, manifest: dict) -> None:
         self.path = path
@@ -105,10 +115,17 @@ class ExperimentDir:
                 raise LogError(f"{path} was started {'with' if manifest['traces'] else 'without'}"
                                f" --traces; resume it the same way")
             return cls(path, manifest)
+        if path.exists() and not path.is_dir():
+            raise LogError(f"{path} is a file, not a directory; choose a new or empty "
+                           "directory for the experiment")
         if path.exists() and any(path.iterdir()):
             raise LogError(f"{path} is not empty and has no {MANIFEST}; refusing to write an "
                            "experiment into it (choose an empty or new directory)")
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LogError(f"cannot create the experiment directory {path}: "
+                           f"{exc.strerror or exc}") from None
         manifest = {
             "schema_version": SCHEMA_VERSION, "experiment": design.name,
             "design_hash": design.hash, "design": design.to_dict(),
@@ -117,8 +134,12 @@ class ExperimentDir:
             "code_version": code_version(), "parameters": _parameters(design), "runs": [],
         }
         self = cls(path, manifest)
-        self._write_manifest()
-        self._write_conditions(design)
+        try:
+            self._write_manifest()
+            self._write_conditions(design)
+        except OSError as exc:
+            raise LogError(f"cannot write into {path}: {exc.strerror or exc} (is it "
+                           "read-only?)") from None
         return self
 
     def _write_manifest(self) -> None:
@@ -166,12 +187,17 @@ class ExperimentDir:
     def _tables(self) -> tuple[str, ...]:
         return tuple(t for t in ROW_TABLES if t != "traces" or self.manifest["traces"])
 
+    def _receipt(self, chunk: tuple[int, int]) -> Path:
+        return self.path / PARTS / RECEIPTS / (_part_name(*chunk)[:-len(".parquet")] + ".json")
+
     def done_chunks(self) -> set[tuple[int, int]]:
+        """Chunks whose parts are all written (their receipt exists); see :meth:`verify`."""
         if self.manifest["compacted"]:
             return set(self.chunks())
-        folder = self.path / PARTS / "games"
-        return {_part_range(p) for p in folder.glob("part-*.parquet")} if folder.exists() \
-            else set()
+        folder = self.path / PARTS / RECEIPTS
+        if not folder.exists():
+            return set()
+        return {_part_range(p.with_suffix(".parquet")) for p in folder.glob("part-*.json")}
 
     def missing_chunks(self) -> list[tuple[int, int]]:
         done = self.done_chunks()
@@ -184,41 +210,133 @@ class ExperimentDir:
         self._write_experiment("complete" if self.manifest["compacted"] else "running")
 
     def write_chunk(self, start: int, stop: int, parts: Mapping[str, bytes]) -> None:
-        """Write a chunk's parts atomically, the games part last (it marks completion)."""
+        """Write a chunk's parts atomically, then its receipt (row counts and checksums of
+        every part), which marks the chunk complete."""
+        receipt = {}
         for table in self._tables():
             folder = self.path / PARTS / table
             folder.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(parts[table], folder / _part_name(start, stop))
+            receipt[table] = {"sha256": _sha256(parts[table]),
+                              "rows": pq.read_metadata(io.BytesIO(parts[table])).num_rows}
+        target = self._receipt((start, stop))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(json.dumps(receipt, sort_keys=True).encode(), target)
+
+    # ------------------------------------------------------------ integrity
+    def problems(self) -> list[Damage]:
+        """Every file that does not match its recorded checksum (or is missing).
+
+        Before the merge, each finished chunk's parts are checked against its receipt;
+        after it, the merged tables against the checksums in the manifest.
+        """
+        found: list[Damage] = []
+        if self.manifest["compacted"]:
+            for table, expected in self.manifest.get("merged", {}).items():
+                path = self.path / f"{table}.parquet"
+                found += _check_file(path, expected, None)
+            return found
+        for chunk in sorted(self.done_chunks()):
+            receipt_path = self._receipt(chunk)
+            try:
+                receipt = json.loads(receipt_path.read_text())
+            except (OSError, ValueError):
+                found.append(Damage(receipt_path, "unreadable receipt", chunk))
+                continue
+            for table in self._tables():
+                path = self.path / PARTS / table / _part_name(*chunk)
+                found += _check_file(path, receipt.get(table), chunk)
+        return found
+
+    def repair(self, *, replay_merged: bool = True) -> list[Damage]:
+        """Set aside what :meth:`problems` finds so that the next run replays it.
+
+        A damaged chunk's parts and receipt move to ``damaged/<time>/`` (kept as
+        evidence, never read again) and the chunk counts as not played. A damaged merged
+        table sets aside every merged table, so every game is played again (results are
+        the same: a game depends only on its deal) — unless ``replay_merged`` is false
+        (participants cannot replay their session): then nothing is changed and a
+        :class:`LogError` says what is wrong.
+        """
+        damaged = self.problems()
+        if not damaged:
+            return damaged
+        if self.manifest["compacted"]:
+            if not replay_merged:
+                listed = "; ".join(str(d) for d in damaged)
+                raise LogError(f"{listed}. Nothing was changed: restore the file from a "
+                               "backup (the games cannot be played again)")
+            self._set_aside([self.path / f"{t}.parquet" for t in self._tables()])
+            self.manifest["compacted"] = False
+            self.manifest.pop("merged", None)
+            self._write_manifest()
+            self._write_experiment("running")
+            return damaged
+        for chunk in sorted({d.chunk for d in damaged if d.chunk is not None}):
+            # the receipt first: once it is gone the chunk is not done any more
+            self._set_aside([self._receipt(chunk)] + [
+                self.path / PARTS / table / _part_name(*chunk) for table in self._tables()])
+        return damaged
+
+    def _set_aside(self, files: list[Path]) -> None:
+        """Move ``files`` (those that exist) under ``damaged/<UTC time>/``."""
+        stamp = _now().replace(":", "").replace("+0000", "Z")
+        for file in files:
+            if file.exists():
+                target = self.path / DAMAGED / stamp / file.relative_to(self.path)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(file, target)
 
     def finish(self) -> bool:
-        """Merge the parts once every chunk is done; returns whether it is complete."""
+        """Merge the parts once every chunk is done; returns whether it is complete.
+
+        The merge is all or nothing: every table is first written to a temporary file;
+        only when all are written are they renamed into place and the manifest marked
+        compacted (with their checksums), and only then are the parts deleted.
+        """
         import shutil
         self.manifest["runs"][-1]["finished_at"] = _now()
         complete = not self.missing_chunks()
         if complete and not self.manifest["compacted"]:
-            for table in self._tables():
-                self._merge(table)
+            merged = {}
+            temporary: dict[str, Path] = {}
+            try:
+                for table in self._tables():
+                    temporary[table] = self._merge(table)
+                for table, tmp in temporary.items():
+                    merged[table] = {"sha256": _sha256_file(tmp),
+                                     "rows": pq.read_metadata(tmp).num_rows}
+            except BaseException:
+                for tmp in temporary.values():
+                    tmp.unlink(missing_ok=True)
+                raise
+            for table, tmp in temporary.items():
+                os.replace(tmp, self.path / f"{table}.parquet")
             self.manifest["compacted"] = True
+            self.manifest["merged"] = merged
         self._write_manifest()
         if complete:
             shutil.rmtree(self.path / PARTS, ignore_errors=True)
         self._write_experiment("complete" if complete else "running")
         return complete
 
-    def _merge(self, table: str) -> None:
-        """Stream the parts of ``table`` into one file, holding at most about
-        ``MERGE_ROWS`` rows in memory (one row group each)."""
-        import os
-        import tempfile
-        target = self.path / f"{table}.parquet"
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f".{table}.", suffix=".tmp")
+    def _merge(self, table: str) -> Path:
+        """Stream the parts of ``table`` into a temporary file beside the target, holding
+        at most about ``MERGE_ROWS`` rows in memory (one row group each)."""
+        fd, name = tempfile.mkstemp(dir=self.path, prefix=f".{table}.", suffix=".tmp")
         os.close(fd)
+        tmp = Path(name)
         try:
             with pq.ParquetWriter(tmp, arrow_schema(table), compression="zstd") as writer:
                 buffered: list[pa.Table] = []
                 for start, stop in self.chunks():
                     part = self.path / PARTS / table / _part_name(start, stop)
-                    buffered.append(read_table(part, table))
+                    try:
+                        buffered.append(read_table(part, table))
+                    except LogError as exc:
+                        raise LogError(
+                            f"{exc}. The run is not merged (no table was changed); re-run "
+                            "the same command to replay the damaged games") from None
                     if sum(t.num_rows for t in buffered) >= MERGE_ROWS:
                         writer.write_table(pa.concat_tables(buffered))
                         buffered = []
@@ -226,10 +344,46 @@ class ExperimentDir:
                     writer.write_table(pa.concat_tables(buffered))
             with open(tmp, "rb") as handle:
                 os.fsync(handle.fileno())
-            os.replace(tmp, target)
+            tmp.chmod(0o666 & ~umask())
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
+        return tmp
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A file of an experiment directory that failed its check, and the chunk it holds."""
+
+    path: Path
+    problem: str
+    chunk: tuple[int, int] | None  # None: a merged table
+
+    def __str__(self) -> str:
+        games = "" if self.chunk is None else f" (games {self.chunk[0]}-{self.chunk[1] - 1})"
+        return f"{self.path}: {self.problem}{games}"
+
+
+def _check_file(path: Path, expected: Mapping | None, chunk) -> list[Damage]:
+    if expected is None:
+        return [Damage(path, "no checksum recorded", chunk)]
+    if not path.exists():
+        return [Damage(path, "missing", chunk)]
+    if _sha256_file(path) != expected["sha256"]:
+        return [Damage(path, "checksum differs (truncated or changed since written)", chunk)]
+    return []
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _parameters(design) -> dict[str, dict]:
