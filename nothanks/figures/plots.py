@@ -54,8 +54,9 @@ def mark_synthetic(fig: Figure) -> None:
     """Write the synthetic label across the figure and above it, so no crop loses it."""
     fig.text(0.5, 0.5, SYNTHETIC_LABEL, ha="center", va="center", rotation=25,
              fontsize=30, color="tab:red", alpha=0.22, weight="bold", zorder=10)
-    fig.text(0.99, 0.995, SYNTHETIC_LABEL, ha="right", va="top", fontsize="small",
-             color="tab:red", weight="bold")
+    title = fig.get_suptitle()
+    fig.suptitle(f"{SYNTHETIC_LABEL}\n{title}" if title else SYNTHETIC_LABEL,
+                 color="tab:red", weight="bold", fontsize="medium")
 
 
 def _color(label: str) -> tuple:
@@ -92,8 +93,8 @@ def proportional_ranking(shares: pd.DataFrame, title: str, focal: str = "partici
         part = shares[shares[by] == group].set_index("rank").reindex(places)
         x = np.arange(len(places)) + (i - (len(groups) - 1) / 2) * width
         games = int(part["games"].iloc[0])
-        errors = (100 * np.vstack([part["share"] - part["ci_low"],
-                                   part["ci_high"] - part["share"]])
+        errors = (100 * np.clip(np.vstack([part["share"] - part["ci_low"],
+                                           part["ci_high"] - part["share"]]), 0, None)
                   if {"ci_low", "ci_high"} <= set(part.columns) else None)
         bars = ax.bar(x, 100 * part["share"], width * 0.92, color=_color(group), yerr=errors,
                       capsize=2, error_kw={"elinewidth": 0.9, "ecolor": "0.25"},
@@ -157,7 +158,8 @@ def prediction_accuracy_bars(accuracy: pd.DataFrame) -> Figure:
     for i, model in enumerate(models):
         part = accuracy[accuracy["model"] == model].set_index("actual").reindex(kinds)
         x = np.arange(len(kinds)) + (i - (len(models) - 1) / 2) * width
-        errors = np.vstack([part["accuracy"] - part["ci_low"], part["ci_high"] - part["accuracy"]])
+        errors = np.clip(np.vstack([part["accuracy"] - part["ci_low"],
+                                    part["ci_high"] - part["accuracy"]]), 0, None)
         bars = ax.bar(x, 100 * part["accuracy"], width * 0.92, yerr=100 * errors, capsize=3,
                       color=_color(model), label=model, zorder=2,
                       error_kw={"elinewidth": 1, "ecolor": "0.2"})
@@ -212,8 +214,8 @@ def rt_sweep_lines(sweep: pd.DataFrame) -> Figure:
     ax.set_ylabel("mean rank points of the higher order")
     ax.set_title("Higher-order model against lower order, over RT")
     if "flag" in sweep.columns:
-        ax.set_xlabel("retrieval threshold RT of the token memory\n(filled marker: differs "
-                      "from the lower order, Holm p < 0.05; open: n.s.)")
+        ax.set_xlabel("retrieval threshold RT of the token memory\n(filled: differs from "
+                      "the lower order, Holm p < 0.05; open: n.s.)")
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
