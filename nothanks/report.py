@@ -1,12 +1,15 @@
 """``nothanks figures`` (``make figures``): experiments -> analysis -> figures -> files.
 
 :func:`make_figures` makes sure the thesis's simulation designs (``table7``,
-``figure14``) have logs in the cache (:func:`nothanks.experiments.ensure_design`: run or
-resumed once, then reused), reads the participant sessions (default ``data/synthetic``),
+``figure14``) and the readings ablation (``readings``) have logs in the cache
+(:func:`nothanks.experiments.ensure_design`: run or resumed once, then reused), reads
+the participant sessions (default ``data/synthetic``),
 computes every statistic (:func:`nothanks.analysis.statistics`), draws the figures
 (:func:`nothanks.figures.draw`) and writes into ``out``: each figure as PNG and PDF,
-each statistics table as CSV, ``results.md`` (ours beside the thesis's numbers) and
-``README.md`` (what each file is, which thesis figure, which data, which command).
+each statistics table as CSV, ``results.md`` (ours beside the thesis's numbers, the
+readings ablation) and ``README.md`` (what each file is, which thesis figure, which data
+and whether it is synthetic, which command). Every number carries its source, read from
+the logs: ``simulation``, ``synthetic`` or ``participants``.
 This is the one module that imports every layer.
 """
 from __future__ import annotations
@@ -74,6 +77,7 @@ class FigureLogs:
     table7: ex.Log
     figure14: ex.Log
     participants: ex.Log | None
+    readings: ex.Log | None = None
     sources: dict[str, str] = field(default_factory=dict)
 
 
@@ -86,6 +90,21 @@ NOTES = """\
   (bad-move feedback too). Paired t-tests use each participant's mean rank points per
   opponent order (thesis t(29)); the mixed model uses every game (`rank_points ~ opponent
   order + (1 | participant)`, statsmodels `mixedlm`, REML).
+- **Shared deals**: game *i* of every condition of a design is played on the same deal
+  (same seed and seating), so two focal models against the same opponents (ToM1 and
+  ToM2 against three ToM0) are compared deal by deal: paired t-test and Wilcoxon
+  signed-rank test of the per-deal difference of rank points, and a percentile bootstrap
+  95% CI of its mean (10,000 resamples, seeded), beside the thesis's unpaired Welch tests.
+  Whether a ToM2 model made ToM1's moves is counted from the logged decisions, deal by
+  deal, never assumed.
+- **Intervals and flags**: shares carry 95% Wilson intervals, means 95% t-intervals.
+  Flags say in which direction a test is significant: `higher`/`lower` (the higher-order
+  model's rank points against the comparison) or `n.s.`, after a Holm correction within
+  one family (all points of the RT sweep; each kind of simulation test).
+- **Sources**: every table has a `source` column (`token_recalls`: `data_source`) read
+  from the log: `simulation` (models only), `synthetic` (stand-ins played the
+  participants' seat) or `participants`. Figures drawn from synthetic sessions say
+  "SYNTHETIC — not data" in the image.
 - **Simulations**: Welch's t-test compares the opponents' rows (3 per game: 1,500) with
   the focal model's (500). This reproduces the size of the thesis's df (909.8, 854.3,
   865.0; with equal variances 500 vs 1,500 rows give df = 855.5); comparing with the
@@ -100,6 +119,14 @@ NOTES = """\
   whose card was taken before the participant acted are left out.
 - **Token recalls**: leaf (exact count), root (class values), none (defaults 3/8/11); the
   error is the mean |candidate - true count| over the candidates the model used.
+- **Readings** (`tables/readings.csv`): per reading, ToM1 vs 3 x ToM0 and ToM2 vs 3 x
+  ToM1: win share of the focal model, and its margin = rank points minus the opponents'
+  mean per deal (paired t CI), also against the default reading on the same deals. How
+  often ToM2's move differs from ToM1's: the focal players of ToM2 vs 3 x ToM1 and of the
+  control ToM1 vs 3 x ToM1 see the same states until their first differing decision, so
+  the per-decision rate = diverging deals / decisions compared up to and including the
+  first divergence (Wilson CI). Recall accuracy: share of exact recalls, and share of leaf
+  recalls in which an older leaf beat the newest.
 - **Figure 14**: our retrieval thresholds differ from the thesis's (RT -15 ... -11):
   activations in our memory have another scale (see the figure14 design and
   data/README.md for the range where recall changes).
@@ -116,12 +143,14 @@ def load_logs(cache: Path, *, participants: Path | None = None, games: int | Non
     cache.mkdir(parents=True, exist_ok=True)
     table7 = ex.ensure_design("table7", cache, games, jobs, progress, quick)
     figure14 = ex.ensure_design("figure14", cache, games, jobs, progress, quick)
+    readings = ex.ensure_design("readings", cache, games, jobs, progress, quick)
     people = ex.ensure_participants(participants, cache, quick)
-    sources = {"table7": str(table7), "figure14": str(figure14)}
+    sources = {"table7": str(table7), "figure14": str(figure14), "readings": str(readings)}
     if people is not None:
         sources["participants"] = str(people)
     return FigureLogs(ex.load_cached(table7), ex.load_cached(figure14),
-                      ex.load_cached(people) if people else None, sources)
+                      ex.load_cached(people) if people else None,
+                      ex.load_cached(readings), sources)
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -155,7 +184,7 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
         data = load_logs(cache, participants=participants, games=games, quick=quick,
                          jobs=jobs, progress=progress)
     with timer("statistics"):
-        stats = an.statistics(data.table7, data.figure14, data.participants)
+        stats = an.statistics(data.table7, data.figure14, data.participants, data.readings)
     with timer("figures"):
         figures = gallery.draw(
             stats, instances=ex.instance_table(), history=ex.token_memory_history(),
@@ -176,7 +205,7 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
             written.append(path)
         results = an.results_table(stats)
         results_md = out / "results.md"
-        results_md.write_text(_results_markdown(results))
+        results_md.write_text(_results_markdown(results, stats.get("readings")))
         written.append(results_md)
         readme = out / "README.md"
         readme.write_text(_readme(figures, stats, results, data, command))
@@ -191,15 +220,33 @@ def _metadata(suffix: str) -> dict:
     return {"Software": "nothanks"}
 
 
-def _results_markdown(results: pd.DataFrame) -> str:
-    return ("# Results beside the thesis\n\n"
+def _results_markdown(results: pd.DataFrame, readings: pd.DataFrame | None = None) -> str:
+    banner = an.results_banner(results)
+    text = ("# Results beside the thesis\n\n" + (banner + "\n" if banner else "") +
             "Generated by `nothanks figures`; thesis values are quoted from the section "
             "given. Welch tests compare the opponents' rows (3 per game) with the focal "
             "model's (1 per game), the reading that reproduces the thesis's df of about "
             "850-910; the per-game-mean reading and a one-sample test against parity "
             "are listed too (see `nothanks.analysis.welch_rank_points`). Tests are "
-            "oriented as in the thesis: lower order (or parity) minus higher order.\n\n"
-            + markdown_table(results) + "\n")
+            "oriented as in the thesis: lower order (or parity) minus higher order; flags "
+            "say whether the higher-order model scored `higher` or `lower` (Holm-corrected "
+            "within each family of tests) or `n.s.`. Paired tests on shared deals compare "
+            "two focal models deal by deal (see README.md). Shares carry 95% Wilson "
+            "intervals, means 95% t-intervals. `source` says where each number comes "
+            "from.\n\n" + markdown_table(results) + "\n")
+    if readings is not None:
+        text += ("\n## Readings\n\nEach open reading of the thesis alone "
+                 "(docs/models.md, \"Readings\"; design `readings`), every table on the same "
+                 "deals. Margin: the focal model's rank points minus its opponents' mean, per "
+                 "deal (95% t CI; > 0 favours the focal model); vs default: the margin minus "
+                 "the default reading's on the same deals. \"ToM2 move differs\": the "
+                 "per-decision rate at which ToM2's move differs from ToM1's (ToM2 vs 3 x ToM1 "
+                 "against the control ToM1 vs 3 x ToM1 on the same deals: diverging deals / "
+                 "decisions compared up to and including the first divergence). Shares with "
+                 "95% Wilson intervals.\n\n"
+                 + markdown_table(an.readings_rows(readings)) + "\n\n"
+                 + an.readings_conclusion(readings) + "\n")
+    return text
 
 
 def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
@@ -214,6 +261,7 @@ def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
         "one game": f"one game played in the pipeline (`{','.join(ex.TRACE_PLAYERS)}`, "
                     f"seed {ex.TRACE_SEED})",
     }
+    sources = _figure_sources(stats)
     lines = [
         "# Figures",
         "",
@@ -222,22 +270,40 @@ def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
         "`results.md`. Simulations are cached in the `--cache` folder (one directory per "
         "design and hash; delete it to re-simulate after changing the models).",
         "",
-        "| file | thesis | shows | data |",
-        "| --- | --- | --- | --- |",
+        "| file | thesis | shows | data | source |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for spec in FIGURES:
         if spec.stem not in figures:
             continue
         lines.append(f"| [`{spec.stem}.png`]({spec.stem}.png), [`pdf`]({spec.stem}.pdf) | "
-                     f"{spec.thesis} | {spec.caption} | {describe[spec.data]} |")
+                     f"{spec.thesis} | {spec.caption} | {describe[spec.data]} | "
+                     f"{sources.get(spec.data, '—')} |")
+    synthetic = [s.stem for s in FIGURES
+                 if s.stem in figures and sources.get(s.data) == "synthetic"]
+    if synthetic:
+        lines += ["", f"**{an.SYNTHETIC_LABEL}**: " + ", ".join(f"`{m}`" for m in synthetic)
+                  + " are drawn from synthetic participants (stand-in agents in the "
+                  "participants' seat), not from people; each image carries that label."]
     missing = [s.stem for s in FIGURES if s.stem not in figures]
     if missing:
         lines += ["", "Not drawn (no data): " + ", ".join(f"`{m}`" for m in missing)]
     lines += ["", "## How the statistics are read", "", NOTES.rstrip()]
     lines += ["", "## Tables", ""]
     lines += [f"- [`tables/{name}.csv`](tables/{name}.csv)" for name in stats]
-    lines += ["", "## Results beside the thesis", "", markdown_table(results), ""]
+    banner = an.results_banner(results)
+    lines += ["", "## Results beside the thesis", ""] + ([banner] if banner else [])
+    lines += [markdown_table(results), ""]
     return "\n".join(lines)
+
+
+def _figure_sources(stats: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """FigureSpec.data -> the source the statistics tables record for it."""
+    tables = {"participants": "participant_rank_shares", "table7": "simulation_rank_shares",
+              "figure14": "rt_sweep"}
+    sources = {data: str(stats[name]["source"].iloc[0])
+               for data, name in tables.items() if name in stats}
+    return {**sources, "one game": "simulation", "instances": "model (instance set)"}
 
 
 def _games(log: ex.Log) -> int:

@@ -34,7 +34,8 @@ def test_every_file_the_readme_lists_exists(built):
 def test_results_table_puts_thesis_values_beside_ours(built):
     results = (built / "out" / "results.md").read_text()
     row = next(line for line in results.splitlines() if line.startswith("| Welch t ToM0 vs ToM1 |"))
-    thesis, where, ours = [c.strip() for c in row.strip("|").split("|")][1:]
+    thesis, where, ours, source = [c.strip() for c in row.strip("|").split("|")][1:]
+    assert source == "simulation"
     assert thesis == "t(909.8) = -15.8, p < 0.005" and where == "§5.2.2, Fig. 11"
     assert re.match(r"t\(\d+(\.\d)?\) = -?\d+\.\d\d, p [<=] ", ours)
     assert "not computed" not in results.split("rt sweep ToM2 vs ToM1")[0]

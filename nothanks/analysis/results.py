@@ -1,17 +1,23 @@
 """Our value of every statistic as one line of text, beside the thesis's (:mod:`.thesis`).
 
 :func:`results_rows` formats the tables of :func:`~.tables.statistics` the way the
-thesis prints them (t(df) = ..., p, effect size, CI; shares in %), under the keys of
-:data:`~.thesis.THESIS`, so ``results.md`` can put both side by side.
+thesis prints them (t(df) = ..., p, effect size, CI; shares in % with their Wilson
+interval), under the keys of :data:`~.thesis.THESIS`, so ``results.md`` can put both side
+by side; every row names the source of its numbers (``simulation``, ``synthetic``,
+``participants``). :func:`readings_rows` formats the readings ablation.
 """
 from __future__ import annotations
 
 import pandas as pd
 
+from .paired import SYNTHETIC_LABEL, wilson_interval
+from .tables import SHARED_DEALS_TEST
 from .thesis import THESIS
 
 
 def _t(row: pd.Series) -> str:
+    if pd.isna(row["t"]):  # every paired difference equal: no test
+        return f"every difference {row['difference']:.2f}: no test"
     df = f"{row['df']:.0f}" if float(row["df"]).is_integer() else f"{row['df']:.1f}"
     return (f"t({df}) = {row['t']:.2f}, {_p(row['p'])}; {row['effect']} = "
             f"{row['effect_size']:.2f}, 95% CI of difference [{row['ci_low']:.2f}, "
@@ -26,78 +32,204 @@ def _pct(value: float) -> str:
     return f"{100 * value:.1f}%"
 
 
-def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str]]:
-    """(statistic key as in THESIS or a new name, our value) for every statistic."""
-    rows: list[tuple[str, str]] = []
+def _share(value: float, low: float, high: float) -> str:
+    """A share with its 95% interval, e.g. ``42.0% [39.8%, 44.2%]``."""
+    return f"{_pct(value)} [{_pct(low)}, {_pct(high)}]"
+
+
+def _interval(value: float, low: float, high: float, signed: bool = False) -> str:
+    sign = "+" if signed else ""
+    return f"{value:{sign}.2f} [{low:{sign}.2f}, {high:{sign}.2f}]"
+
+
+def _flag(row: dict) -> str:
+    return f"{row['flag']} (Holm p = {row['p_holm']:.3g})" if row["flag"] != "n.s." else "n.s."
+
+
+def _source(table: pd.DataFrame) -> str:
+    return str(table["source"].iloc[0]) if "source" in table.columns and len(table) else "—"
+
+
+def _same_moves(stats: dict[str, pd.DataFrame]) -> dict[tuple[str, str], str]:
+    """(model, opponent label) -> how often it made the lower order's moves, as text.
+
+    From the shared-deal comparison in Table 7 (e.g. ToM2 and ToM1 against three ToM0)
+    and, against ToM1 opponents, the readings design's default tables (ToM2 vs 3 x ToM1
+    against the control ToM1 vs 3 x ToM1). Nothing is said without those logs.
+    """
+    notes: dict[tuple[str, str], str] = {}
+    for r in stats.get("shared_deal_moves", pd.DataFrame()).to_dict("records"):
+        notes[(r["b"], r["opponent"])] = (
+            f"{r['b']} made {r['a']}'s moves on {r['identical_deals']} of {r['deals']} "
+            f"shared deals")
+    readings = stats.get("readings")
+    if readings is not None and (readings["reading"] == "default").any():
+        r = readings.set_index("reading").loc["default"]
+        rate = _share(r["tom2_differs"], r["tom2_differs_ci_low"], r["tom2_differs_ci_high"])
+        notes.setdefault(("ToM2", "ToM1"), (
+            f"ToM2's move differed from ToM1's in {rate} of "
+            f"{int(r['tom2_decisions_compared'])} decisions compared on shared deals "
+            "(readings design, default reading)"))
+    return notes
+
+
+def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str, str]]:
+    """(statistic key as in THESIS or a new name, our value, source) for every statistic."""
+    rows: list[tuple[str, str, str]] = []
     places = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th"}
     if "participant_rank_shares" in stats:
         shares = stats["participant_rank_shares"]
+        source = _source(shares)
         for r in shares.itertuples():
             rows.append((f"participants {places[r.rank]} vs {r.opponent_label}",
-                         f"{_pct(r.share)} of {r.games} games"))
+                         f"{_share(r.share, r.ci_low, r.ci_high)} of {r.games} games", source))
         for r in stats["participant_tests"].to_dict("records"):
-            rows.append((f"paired t {r['a']} vs {r['b']}", _t(pd.Series(r))))
+            rows.append((f"paired t {r['a']} vs {r['b']}", _t(pd.Series(r)), source))
         mixed = stats["participant_mixed_model"]
         for r in mixed.to_dict("records"):
             if r["term"] == "participant variance":
-                rows.append(("mixed model: participant variance", f"{r['coef']:.3f}"))
+                rows.append(("mixed model: participant variance", f"{r['coef']:.3f}", source))
             else:
                 rows.append((f"mixed model: {r['term']}",
                              (f"{r['coef']:.3f} (SE {r['se']:.3f}, z = {r['z']:.2f}, "
-                             f"{_p(r['p'])}, 95% CI [{r['ci_low']:.2f}, {r['ci_high']:.2f}])")))
+                              f"{_p(r['p'])}, 95% CI [{r['ci_low']:.2f}, {r['ci_high']:.2f}])"),
+                             source))
         for r in stats["prediction_accuracy"].itertuples():
             rows.append((f"accuracy {r.model} {r.actual}",
-                         f"{_pct(r.accuracy)} [{_pct(r.ci_low)}, {_pct(r.ci_high)}] of {r.n}"))
+                         f"{_share(r.accuracy, r.ci_low, r.ci_high)} of {r.n}", source))
         actions = stats["participant_actions"].iloc[0]
         rows.append(("participants' pass share",
-                     f"{_pct(actions['pass_share'])} of {int(actions['decisions'])}"))
+                     f"{_share(actions['pass_share'], actions['ci_low'], actions['ci_high'])} "
+                     f"of {int(actions['decisions'])}", source))
         if "bad_moves" in stats:
             for r in stats["bad_moves"].itertuples():
                 rows.append((f"marked bad {r.model}",  # two decimals, as the thesis
-                             f"{100 * r.share:.2f}% ({r.marked} of {r.actions} actions)"))
+                             f"{100 * r.share:.2f}% [{100 * r.ci_low:.2f}%, "
+                             f"{100 * r.ci_high:.2f}%] ({r.marked} of {r.actions} actions)",
+                             source))
             c = stats["feedback_concentration"].iloc[0]
             rows.append(("marks from the top 10% of participants",
                          (f"{_pct(c['top_share'])} ({int(c['top_participants'])} of "
-                         f"{int(c['participants'])} participants, {int(c['marks'])} marks)")))
-            rows.append(("participants with < 10 marks", _pct(c["few_share"])))
+                          f"{int(c['participants'])} participants, {int(c['marks'])} marks; "
+                          "a share of marks, not of independent trials: no interval)"),
+                         source))
+            few = round(c["few_share"] * c["participants"])
+            low, high = wilson_interval(few, int(c["participants"]))
+            rows.append(("participants with < 10 marks", _share(c["few_share"], low, high),
+                         source))
+    notes = _same_moves(stats)
+
+    def noted(text: str, model: str, opponent: str) -> str:
+        note = notes.get((model, opponent))
+        return f"{text}; {note}" if note else text
+
     tests = stats["simulation_tests"]
+    source = _source(tests)
     welch = tests[tests["test"].str.startswith("Welch")]
     labels = dict(zip(welch["a_spec"], welch["a"], strict=True))  # opponent spec -> label
     for r in tests.to_dict("records"):
         kind = r["test"]
+        opponent = labels.get(r["a_spec"], r.get("opponent"))
         if kind == "Welch t (rows)":
             name = f"Welch t {r['a']} vs {r['b']}"
         elif kind == "Welch t (game_mean)":
             name = f"Welch t {r['a']} (per-game mean) vs {r['b']}"
+        elif kind == SHARED_DEALS_TEST:
+            opponent = r["opponent"]
+            name = f"paired t {r['a']} vs {r['b']} (shared deals, vs {opponent})"
         else:
-            name = f"{r['b']} vs parity 1.5 (vs {labels[r['a_spec']]})"
-        rows.append((name, f"{_t(pd.Series(r))}; n = {r['n_a']} vs {r['n_b']}"
-                     if kind.startswith("Welch") else f"{_t(pd.Series(r))}; n = {r['n_b']}"))
+            name = f"{r['b']} vs parity 1.5 (vs {opponent})"
+        if kind.startswith("Welch"):
+            value = f"{_t(pd.Series(r))}; n = {r['n_a']} vs {r['n_b']}"
+        elif kind == SHARED_DEALS_TEST:
+            value = (f"{_t(pd.Series(r))}; Wilcoxon {_p(r['wilcoxon_p'])}; bootstrap 95% CI "
+                     f"[{r['boot_ci_low']:.2f}, {r['boot_ci_high']:.2f}] "
+                     f"({int(r['boot_resamples'])} resamples); wins {_pct(r['win_a'])} vs "
+                     f"{_pct(r['win_b'])}, difference {_pct(r['win_difference'])} "
+                     f"[{_pct(r['win_ci_low'])}, {_pct(r['win_ci_high'])}]; "
+                     f"n = {int(r['deals'])} deals")
+        else:
+            value = f"{_t(pd.Series(r))}; n = {r['n_b']}"
+        rows.append((name, noted(f"{value}; {_flag(r)}", r["b"], opponent), source))
     shares = stats["simulation_rank_shares"]
     for r in shares[shares["rank"] == 1].itertuples():
         rows.append((f"{r.focal_label} 1st vs {r.opponent_label}",
-                     f"{_pct(r.share)} of {r.games} games"))
+                     noted(f"{_share(r.share, r.ci_low, r.ci_high)} of {r.games} games",
+                           r.focal_label, r.opponent_label), _source(shares)))
     sweep = stats["rt_sweep"]
     for (higher, lower), part in sweep.groupby(["higher", "lower"]):
-        values = ", ".join(f"{rt:g}: {m:.2f}{'' if p < 0.05 else ' (n.s.)'}"
-                           for rt, m, p in zip(part["rt"], part["mean"], part["p"], strict=True))
-        rows.append((f"rt sweep {higher} vs {lower}", f"mean rank points by RT — {values}"))
+        values = ", ".join(f"{r['rt']:g}: {_interval(r['mean'], r['ci_low'], r['ci_high'])} "
+                           f"{r['flag']}" for r in part.to_dict("records"))
+        rows.append((f"rt sweep {higher} vs {lower}",
+                     f"mean rank points [95% CI] by RT, flag after Holm over the sweep — "
+                     f"{values}", _source(sweep)))
     if "token_recalls" in stats:
         recalls = stats["token_recalls"]
         for (model, rt), part in recalls.groupby(["model", "rt"]):
             by = part.set_index("source")
-            shares_text = ", ".join(f"{s} {_pct(by.loc[s, 'share'])}"
-                                    for s in ("leaf", "root", "none") if s in by.index)
+            shares_text = ", ".join(
+                f"{s} {_share(by.loc[s, 'share'], by.loc[s, 'ci_low'], by.loc[s, 'ci_high'])}"
+                for s in ("leaf", "root", "none") if s in by.index)
             rows.append((f"token recall {model} RT {rt:g}",
-                         f"{shares_text}; mean |error| {by.loc['all', 'mean_abs_error']:.2f}"))
+                         f"{shares_text}; mean |error| {by.loc['all', 'mean_abs_error']:.2f}",
+                         str(recalls["data_source"].iloc[0])))
     return rows
 
 
 def results_table(stats: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Ours beside the thesis's value (with its section) for every statistic."""
-    ours = dict(results_rows(stats))
+    """Ours beside the thesis's value (with its section) for every statistic, with the
+    source of ours."""
+    ours = {key: (value, source) for key, value, source in results_rows(stats)}
     keys = list(ours) + [k for k in THESIS if k not in ours]  # ours in section order
     return pd.DataFrame([{
         "statistic": key, "thesis": THESIS.get(key, ("—", ""))[0],
-        "where": THESIS.get(key, ("", "—"))[1], "ours": ours.get(key, "not computed"),
+        "where": THESIS.get(key, ("", "—"))[1],
+        "ours": ours.get(key, ("not computed", ""))[0],
+        "source": ours.get(key, ("", "—"))[1],
     } for key in keys])
+
+
+def results_banner(results: pd.DataFrame) -> str:
+    """The warning ``results.md`` opens with when any row is synthetic, else ""."""
+    synthetic = int((results["source"] == "synthetic").sum())
+    if not synthetic:
+        return ""
+    return (f"> **{SYNTHETIC_LABEL}.** {synthetic} rows below (source `synthetic`) come from "
+            "stand-in agents playing the participants' seat; they exercise the analysis and "
+            "are not human data. Figures drawn from them carry the same label.\n")
+
+
+def readings_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The readings ablation (:func:`~.readings.readings_table`) as text, one row per
+    reading: shares with Wilson intervals, paired margins with t intervals."""
+    def margin(r: pd.Series, kind: str, name: str) -> str:
+        value = r[f"{kind}_{name}"]
+        if pd.isna(value):
+            return "—"
+        return _interval(value, r[f"{kind}_{name}_ci_low"], r[f"{kind}_{name}_ci_high"],
+                         signed=True)
+
+    rows = []
+    for _, r in table.iterrows():
+        rows.append({
+            "reading": r["reading"],
+            "ToM1 vs 3 ToM0: win share": _share(r["tom1_win_share"], r["tom1_win_ci_low"],
+                                                r["tom1_win_ci_high"]),
+            "ToM1 margin": margin(r, "tom1", "margin"),
+            "ToM1 margin vs default": margin(r, "tom1", "vs_default"),
+            "ToM2 vs 3 ToM1: win share": _share(r["tom2_win_share"], r["tom2_win_ci_low"],
+                                                r["tom2_win_ci_high"]),
+            "ToM2 margin": margin(r, "tom2", "margin"),
+            "ToM2 margin vs default": margin(r, "tom2", "vs_default"),
+            "ToM2 move differs from ToM1's": _share(r["tom2_differs"],
+                                                    r["tom2_differs_ci_low"],
+                                                    r["tom2_differs_ci_high"]),
+            "recall exact": _share(r["exact_share"], r["exact_share_ci_low"],
+                                   r["exact_share_ci_high"]),
+            "older leaf beats newest": _share(r["older_leaf_rate"],
+                                              r["older_leaf_rate_ci_low"],
+                                              r["older_leaf_rate_ci_high"]),
+            "deals": int(r["tom2_games"]),
+            "source": r["source"],
+        })
+    return pd.DataFrame(rows)

@@ -37,6 +37,7 @@ from .frames import (
     require_unique,
     with_agent_labels,
 )
+from .paired import direction_flags, wilson_columns, wilson_interval
 
 #: The thesis's comparisons between opponent orders (§5.1.2, Figure 9).
 ORDER_PAIRS = (("ToM0", "ToM1"), ("ToM0", "ToM2"), ("ToM1", "ToM2"))
@@ -101,7 +102,8 @@ def rank_shares(focal: pd.DataFrame, by: str = "opponent_label", players: int = 
 
     Ties count at the tied place (rank = 1 + number of players strictly better), as in
     the log's ``rank`` column: two players tied for first both count as first. Shares
-    of one group sum to 1; ``parity`` is 1/players (the thesis's 25% line).
+    of one group sum to 1; ``parity`` is 1/players (the thesis's 25% line); ``ci_low`` and
+    ``ci_high`` bound each share (Wilson 95%).
     """
     require_columns(focal, [by, "rank"], "focal rows")
     require_rows(focal, "focal rows")
@@ -118,7 +120,8 @@ def rank_shares(focal: pd.DataFrame, by: str = "opponent_label", players: int = 
     long["games"] = long[by].map(counts.sum(axis=1))
     long["share"] = long["count"] / long["games"]
     long["parity"] = 1.0 / players
-    return long[[by, "rank", "count", "games", "share", "parity"]]
+    long = long.join(wilson_columns(long["count"], long["games"]))
+    return long[[by, "rank", "count", "games", "share", "parity", "ci_low", "ci_high"]]
 
 
 # --- participants (Figure 9) -----------------------------------------------------------
@@ -343,6 +346,9 @@ def rt_sweep(games: pd.DataFrame, thresholds: Mapping[str, float] | None = None
 
     Figure 14: one row per (higher, lower, rt) with n, mean, its 95% t-interval, the lower
     order's mean and the Welch test higher-vs-lower over rows (the thesis's reading).
+    The whole sweep is one family of tests: ``p_holm`` is Holm-adjusted over every row,
+    and ``flag`` says ``higher``/``lower`` (the higher order's rank points against the
+    lower's, Holm p < 0.05) or ``n.s.``.
     Games must be focal designs between two different orders at one threshold per game;
     ``thresholds`` is passed to :func:`retrieval_thresholds`.
     """
@@ -374,7 +380,10 @@ def rt_sweep(games: pd.DataFrame, thresholds: Mapping[str, float] | None = None
                      "mean": float(high.mean()), "ci_low": ci_low, "ci_high": ci_high,
                      "lower_mean": float(low.mean()), "t": float(welch.statistic),
                      "df": float(welch.df), "p": float(welch.pvalue)})
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    table["p_holm"], table["flag"] = direction_flags(table["p"],
+                                                     table["mean"] > table["lower_mean"])
+    return table
 
 
 # --- predictions (Figure 10) -----------------------------------------------------------
@@ -389,7 +398,6 @@ def prediction_accuracy(predictions: pd.DataFrame) -> pd.DataFrame:
     with n, correct, accuracy and its 95% Wilson interval. For Figure 10, pass only the
     predictions about participants (:func:`predictions_about`).
     """
-    from statsmodels.stats.proportion import proportion_confint
     require_columns(predictions, ["agent_label", "tom_order", "predicted_action",
                                   "actual_action"], "predictions")
     resolved = predictions[predictions["actual_action"].notna()]
@@ -414,10 +422,10 @@ def prediction_accuracy(predictions: pd.DataFrame) -> pd.DataFrame:
             if len(part) == 0:
                 continue
             correct = int(part["correct"].sum())
-            low, high = proportion_confint(correct, len(part), alpha=0.05, method="wilson")
+            low, high = wilson_interval(correct, len(part))
             rows.append({"model": label, "actual": actual, "n": len(part),
                          "correct": correct, "accuracy": correct / len(part),
-                         "ci_low": float(low), "ci_high": float(high)})
+                         "ci_low": low, "ci_high": high})
     return pd.DataFrame(rows)
 
 
@@ -507,6 +515,7 @@ def bad_move_shares(decisions: pd.DataFrame) -> pd.DataFrame:
     table = frame.groupby("label", as_index=False).agg(actions=("marked", "size"),
                                                        marked=("marked", "sum"))
     table["share"] = table["marked"] / table["actions"]
+    table = table.join(wilson_columns(table["marked"], table["actions"]))
     return table.rename(columns={"label": "model"})
 
 
@@ -547,7 +556,7 @@ def recall_summary(recalls: pd.DataFrame, by: Sequence[str] = ("model", "rt")) -
     and ``true_tokens``. Rows that are no recall (oracle, exact-own) are left out. Per
     group in ``by`` and source (plus ``all``): n, share of the group's recalls, the mean
     absolute error over candidates (what the model reasons with on average) and of the
-    best candidate.
+    best candidate; ``ci_low``/``ci_high`` bound the share (Wilson 95%).
     """
     require_columns(recalls, [*by, "source", "recalled", "true_tokens"], "recalls")
     source = recalls["source"].astype(str).replace({"default": "none"})
@@ -579,7 +588,8 @@ def recall_summary(recalls: pd.DataFrame, by: Sequence[str] = ("model", "rt")) -
     table = pd.concat([per_source, overall], ignore_index=True)
     table = table.join(frame.groupby(by).size().rename("group_n"), on=by)
     table["share"] = table["n"] / table["group_n"]
+    table = table.join(wilson_columns(table["n"], table["group_n"]))
     rank = {o: i for i, o in enumerate((*RECALL_SOURCES, "all"))}
     table = table.assign(_rank=table["source"].map(rank)).sort_values([*by, "_rank"])
-    return table[[*by, "source", "n", "share", "mean_abs_error", "best_abs_error"]
-                 ].reset_index(drop=True)
+    return table[[*by, "source", "n", "share", "mean_abs_error", "best_abs_error", "ci_low",
+                  "ci_high"]].reset_index(drop=True)

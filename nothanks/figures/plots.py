@@ -3,7 +3,8 @@
 Each takes the table a statistic in :mod:`nothanks.analysis` returns and gives back a
 :class:`matplotlib.figure.Figure` built without pyplot (no global figure registry, any
 backend), drawn in one seaborn style that reads well in print; :mod:`.gallery` says which
-table feeds which figure and :mod:`nothanks.report` saves them.
+table feeds which figure and :mod:`nothanks.report` saves them. A figure drawn from a
+table whose ``source`` is ``synthetic`` carries "SYNTHETIC — not data" in the image.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.figure import Figure
 
-from ..analysis import AnalysisInputError, require_columns, require_rows
+from ..analysis import SYNTHETIC_LABEL, AnalysisInputError, require_columns, require_rows
 
 _PALETTE = sns.color_palette("colorblind")
 #: One colour per player type, the same in every figure (colour-blind safe).
@@ -31,12 +32,31 @@ STYLE = {**sns.axes_style("whitegrid"), **sns.plotting_context("paper", font_sca
 
 
 def styled(draw: Callable[..., Figure]) -> Callable[..., Figure]:
-    """Draw inside the shared style, without changing the caller's rcParams."""
+    """Draw inside the shared style, without changing the caller's rcParams, and label the
+    figure when its table (the first argument) is synthetic."""
     @wraps(draw)
     def wrapper(*args, **kwargs) -> Figure:
         with mpl.rc_context(STYLE):
-            return draw(*args, **kwargs)
+            fig = draw(*args, **kwargs)
+            if args and is_synthetic(args[0]):
+                mark_synthetic(fig)
+            return fig
     return wrapper
+
+
+def is_synthetic(table: object) -> bool:
+    """Whether a statistics table says its numbers come from synthetic participants."""
+    return (isinstance(table, pd.DataFrame) and "source" in table.columns
+            and bool((table["source"].astype(str) == "synthetic").any()))
+
+
+def mark_synthetic(fig: Figure) -> None:
+    """Write the synthetic label across the figure and above it, so no crop loses it."""
+    fig.text(0.5, 0.5, SYNTHETIC_LABEL, ha="center", va="center", rotation=25,
+             fontsize=30, color="tab:red", alpha=0.22, weight="bold", zorder=10)
+    title = fig.get_suptitle()
+    fig.suptitle(f"{SYNTHETIC_LABEL}\n{title}" if title else SYNTHETIC_LABEL,
+                 color="tab:red", weight="bold", fontsize="medium")
 
 
 def _color(label: str) -> tuple:
@@ -59,7 +79,8 @@ def proportional_ranking(shares: pd.DataFrame, title: str, focal: str = "partici
     """Figures 8, 11, 12, 13: share of games the focal player finished at each place.
 
     ``shares`` is :func:`nothanks.analysis.rank_shares`; one bar colour per opponent type,
-    the dashed line is parity (1/players: a share above it beats the opponents' own).
+    whiskers are the 95% Wilson intervals when the table has them, the dashed line is
+    parity (1/players: a share above it beats the opponents' own).
     """
     require_columns(shares, [by, "rank", "share", "parity", "games"], "rank shares")
     require_rows(shares, "rank shares")
@@ -72,15 +93,21 @@ def proportional_ranking(shares: pd.DataFrame, title: str, focal: str = "partici
         part = shares[shares[by] == group].set_index("rank").reindex(places)
         x = np.arange(len(places)) + (i - (len(groups) - 1) / 2) * width
         games = int(part["games"].iloc[0])
-        bars = ax.bar(x, 100 * part["share"], width * 0.92, color=_color(group),
+        errors = (100 * np.clip(np.vstack([part["share"] - part["ci_low"],
+                                           part["ci_high"] - part["share"]]), 0, None)
+                  if {"ci_low", "ci_high"} <= set(part.columns) else None)
+        bars = ax.bar(x, 100 * part["share"], width * 0.92, color=_color(group), yerr=errors,
+                      capsize=2, error_kw={"elinewidth": 0.9, "ecolor": "0.25"},
                       label=f"vs {group} ({games} games)", zorder=2)
-        ax.bar_label(bars, fmt="%.1f", fontsize="x-small", padding=1)
+        ax.bar_label(bars, fmt="%.1f", fontsize="x-small", padding=1,
+                     label_type="edge" if errors is None else "center")
     parity = 100 * float(shares["parity"].iloc[0])
     _parity_line(ax, parity, f"parity ({parity:g}%)", in_legend=True)
     ax.set_xticks(range(len(places)), [PLACE_NAMES.get(p, str(p)) for p in places])
     ax.set_xlabel("final place")
     ax.set_ylabel(f"games of {focal} (%)")
-    ax.set_ylim(0, max(100 * shares["share"].max() * 1.18, 30))
+    top = shares["ci_high"].max() if "ci_high" in shares.columns else shares["share"].max()
+    ax.set_ylim(0, min(100, max(100 * top * 1.12, 30)))
     ax.set_title(title)
     ax.legend(loc="upper left" if shares.loc[shares["rank"] == 1, "share"].max() < 0.35
               else "upper right")
@@ -131,7 +158,8 @@ def prediction_accuracy_bars(accuracy: pd.DataFrame) -> Figure:
     for i, model in enumerate(models):
         part = accuracy[accuracy["model"] == model].set_index("actual").reindex(kinds)
         x = np.arange(len(kinds)) + (i - (len(models) - 1) / 2) * width
-        errors = np.vstack([part["accuracy"] - part["ci_low"], part["ci_high"] - part["accuracy"]])
+        errors = np.clip(np.vstack([part["accuracy"] - part["ci_low"],
+                                    part["ci_high"] - part["accuracy"]]), 0, None)
         bars = ax.bar(x, 100 * part["accuracy"], width * 0.92, yerr=100 * errors, capsize=3,
                       color=_color(model), label=model, zorder=2,
                       error_kw={"elinewidth": 1, "ecolor": "0.2"})
@@ -150,7 +178,11 @@ def prediction_accuracy_bars(accuracy: pd.DataFrame) -> Figure:
 @styled
 def rt_sweep_lines(sweep: pd.DataFrame) -> Figure:
     """Figure 14: mean rank points of the higher order against the lower, over the
-    retrieval threshold, with 95% confidence intervals (t) and the 1.5 parity line."""
+    retrieval threshold, with 95% confidence intervals (t) and the 1.5 parity line.
+
+    With a ``flag`` column (:func:`nothanks.analysis.rt_sweep`), a filled marker is a
+    significant difference from the lower order after the Holm correction, an open one
+    n.s., and "lower" is written next to points where the higher order scored lower."""
     require_columns(sweep, ["higher", "lower", "rt", "mean", "ci_low", "ci_high"], "rt sweep")
     require_rows(sweep, "rt sweep")
     fig = Figure(figsize=(6.4, 4.2), layout="constrained")
@@ -163,16 +195,27 @@ def rt_sweep_lines(sweep: pd.DataFrame) -> Figure:
         part = sweep[(sweep["higher"] == higher) & (sweep["lower"] == lower)].sort_values("rt")
         color = _color(higher) if lower == "ToM0" else _PALETTE[4]
         shift = (i - (len(pairs) - 1) / 2) * dodge
+        marker = next(markers)
         ax.errorbar(part["rt"] + shift, part["mean"],
                     yerr=[part["mean"] - part["ci_low"], part["ci_high"] - part["mean"]],
-                    marker=next(markers), color=color, capsize=3, linewidth=1.5,
-                    label=f"{higher} vs {lower}")
+                    marker=marker, color=color, capsize=3, linewidth=1.5,
+                    markerfacecolor="white", label=f"{higher} vs {lower}")
+        if "flag" in part.columns:
+            shown = part[part["flag"] != "n.s."]
+            ax.scatter(shown["rt"] + shift, shown["mean"], marker=marker, color=color,
+                       zorder=4, s=30)
+            for r in part[part["flag"] == "lower"].itertuples():
+                ax.annotate("lower", xy=(r.rt + shift, r.mean), xytext=(4, -10),
+                            textcoords="offset points", fontsize="x-small", color=color)
     _parity_line(ax, 1.5, "parity (1.5)", in_legend=True)
     low, high = sweep["ci_low"].min(), sweep["ci_high"].max()
     ax.set_ylim(max(-0.05, low - 0.1), min(3.05, high + 0.1))  # rank points lie in 0..3
     ax.set_xlabel("retrieval threshold RT of the token memory")
     ax.set_ylabel("mean rank points of the higher order")
     ax.set_title("Higher-order model against lower order, over RT")
+    if "flag" in sweep.columns:
+        ax.set_xlabel("retrieval threshold RT of the token memory\n(filled: differs from "
+                      "the lower order, Holm p < 0.05; open: n.s.)")
     fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
