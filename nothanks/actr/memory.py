@@ -40,6 +40,10 @@ _NOISE_BLOCK = 4096  # standard logistic draws fetched from the generator at a t
 _ABSENT = -1  # slot code of a chunk that lacks the slot
 _UNKNOWN = -2  # slot code of a request value no chunk holds
 _SCORE_CACHE_SIZE = 4096  # request values whose scores are kept per slot
+_PLAN_CACHE_SIZE = 4096  # retrieval requests whose candidates are kept
+_PLAIN_NUMBERS = (int, float)
+_ABSENT_VALUE = object()  # a slot a chunk lacks
+_EMPTY: dict[Any, np.ndarray] = {}  # an empty array per dtype, shared until a column grows  # real numbers recognised without an ABC check
 
 
 class CurrentTimeReferenceError(ValueError):
@@ -52,6 +56,8 @@ class CurrentTimeReferenceError(ValueError):
 
 # --------------------------------------------------------------------- validation
 def _number(name: str, value: Any) -> float:
+    if type(value) is float and -math.inf < value < math.inf:  # the common case, checked fast
+        return value
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
     value = float(value)
@@ -134,16 +140,18 @@ class _Growable:
     write per read instead of one element write per chunk.
     """
 
-    __slots__ = ("_data", "_filled", "_items", "_view")
+    __slots__ = ("_data", "_filled", "_items", "_view", "append")
 
     def __init__(self, dtype: Any, initial: Sequence[Any] = ()):
         self._items: list[Any] = list(initial)
-        self._data = np.empty(max(16, 2 * len(self._items)), dtype=dtype)
+        #: append a value: the list's own method, saving a Python call per chunk
+        self.append = self._items.append
+        # no array until the first view: most value indexes of a unique slot are never read
+        self._data = _EMPTY.get(dtype)
+        if self._data is None:
+            self._data = _EMPTY[dtype] = np.empty(0, dtype=dtype)
         self._filled = 0  # items already copied into _data
         self._view: np.ndarray | None = None
-
-    def append(self, value: Any) -> None:
-        self._items.append(value)
 
     def __setitem__(self, index: int, value: Any) -> None:
         self._items[index] = value
@@ -161,7 +169,7 @@ class _Growable:
         size = len(self._items)
         if self._filled != size:
             if size > len(self._data):
-                grown = np.empty(max(2 * len(self._data), size), dtype=self._data.dtype)
+                grown = np.empty(max(2 * len(self._data), size, 16), dtype=self._data.dtype)
                 grown[: self._filled] = self._data[: self._filled]
                 self._data = grown
             if self._data.dtype == object:  # one by one: tuples are values, not rows
@@ -204,7 +212,7 @@ class _Column:
             self.rows_of.append(_Growable(np.int64))
         self.rows_of[code].append(row)
         self.codes.append(code)
-        if self.numeric and not isinstance(value, Real):
+        if self.numeric and type(value) not in _PLAIN_NUMBERS and not isinstance(value, Real):
             self._to_objects()
         self.values.append(value)
         self.present += 1
@@ -221,6 +229,36 @@ class _Column:
     def original(self, codes: np.ndarray) -> list[SlotValue | None]:
         """The values as stored (ints stay ints), None where the slot is absent."""
         return [None if code == _ABSENT else self.value_of[code] for code in codes.tolist()]
+
+
+class _Plan:
+    """One retrieval request's candidates, kept from retrieval to retrieval.
+
+    A model asks the same few requests over and over ({kind, player} for token counts),
+    so the rows matching the exact-match slots are kept and extended with each chunk
+    that arrives instead of being filtered anew; the scored slots' mismatch columns are
+    kept until a chunk arrives.
+    """
+
+    __slots__ = ("exact", "needed", "rows", "scored", "scores", "seen")
+
+    def __init__(self, exact: list[tuple[_Column, int]], scored: _Scored, rows: np.ndarray,
+                 seen: int):
+        self.exact = exact
+        self.scored = scored
+        self.needed = [column for _, _, column, _ in scored]  # slots a candidate must hold
+        self.rows = _Growable(np.int64, rows.tolist())
+        self.seen = seen
+        self.scores: tuple[np.ndarray, ...] | None = None
+
+    def extend(self, upto: int) -> None:
+        """Add the matching rows among chunks ``seen .. upto - 1``."""
+        rows = self.rows
+        for row in range(self.seen, upto):
+            if all(column.codes._items[row] == code for column, code in self.exact) and all(
+                    column.codes._items[row] != _ABSENT for column in self.needed):
+                rows.append(row)
+        self.seen = upto
 
 
 # ------------------------------------------------------------------- the memory
@@ -301,6 +339,7 @@ class DeclarativeMemory:
         # (pure); cleared when a chunk is stored or a slot's function changes
         self._scores: dict[str, dict[SlotValue, np.ndarray]] = {}
         self._scores_chunks = 0
+        self._plans: dict[tuple, _Plan] = {}  # request items -> its candidates
 
         for slot, fn in (mismatch or {}).items():
             self.set_mismatch(slot, fn)
@@ -396,6 +435,7 @@ class DeclarativeMemory:
     def set_mismatch(self, slot: str, fn: MismatchFunction | None) -> None:
         """Register ``fn`` for ``slot``; None makes the slot an exact-match constraint."""
         self._scores.pop(slot, None)
+        self._plans.clear()
         if fn is None:
             self._mismatch.pop(slot, None)
             return
@@ -461,27 +501,32 @@ class DeclarativeMemory:
                 raise ValueError(f"{chunk!r} is already stored with fixed_activation "
                                  f"{chunk.fixed_activation!r}; merging cannot change it to "
                                  f"{fixed!r}")
-        if self._time != self._time_value_last:
-            self._time_values.append(self._time)
-            self._time_value_last = self._time
-        self._reference_time_index.append(len(self._time_values) - 1)
+        now = self._time
+        if now != self._time_value_last:
+            self._time_values.append(now)
+            self._time_value_last = now
+        self._reference_time_index.append(len(self._time_values._items) - 1)
         self._reference_row.append(row)
-        self._reference_count[row] = self._reference_count[row] + 1
-        self._latest_reference = self._time
+        self._reference_count[row] = self._reference_count._items[row] + 1
+        self._latest_reference = now
         return chunk
 
     def _store(self, chunk: Chunk) -> int:
         row = len(self._chunks)
         self._chunks.append(chunk)
         self._row_of[chunk._key] = row
-        for slot in chunk:
-            if slot not in self._columns:
-                self._columns[slot] = _Column(row)
-        for slot, column in self._columns.items():
-            if slot in chunk:
-                column.append(row, chunk[slot])
-            else:
+        slots = chunk._slots
+        columns = self._columns
+        for slot in slots:
+            if slot not in columns:
+                columns[slot] = _Column(row)
+                self._plans.clear()  # a request naming this slot may now have candidates
+        for slot, column in columns.items():
+            value = slots.get(slot, _ABSENT_VALUE)
+            if value is _ABSENT_VALUE:
                 column.append_absent()
+            else:
+                column.append(row, value)
         fixed = chunk.fixed_activation
         self._fixed.append(math.nan if fixed is None else fixed)
         self._learned += fixed is None
@@ -550,6 +595,11 @@ class DeclarativeMemory:
             return np.log(self._reference_count.view() / (1.0 - d)) - d * np.log(lifetime)
         ages = t - self._time_values.view()
         strengths = np.power(ages, -d, out=ages)  # one per distinct reference time
+        if len(self._reference_row._items) == len(self._chunks):
+            # one reference per chunk (reference j is chunk j's): its sum is that one
+            # strength, so the log is taken per distinct time and looked up (NumPy's log is
+            # elementwise, so the values are the same bits as the log of the sums)
+            return np.log(strengths, out=strengths)[self._reference_time_index.view()]
         compiled = _kernel_module.kernels()
         if compiled is not None:
             summed = compiled.reference_sums(self._reference_row.view(),
@@ -767,7 +817,7 @@ class DeclarativeMemory:
         tau = self._retrieval_threshold if threshold is None else _number("threshold", threshold)
         if offset:
             offset = _number("offset", offset)
-        rows, scored = self._split(request)
+        rows, scored, compiled = self._candidates(request, record)
         count = len(self._chunks) if rows is None else len(rows)
         if count == 0:
             latency = _latency(self._latency_factor, tau)
@@ -779,7 +829,6 @@ class DeclarativeMemory:
         if self._noise > 0:
             per_time = self._noise_mode == "per_time"
             noise = self._noise_now() if per_time else self._draw_noise(count)
-        compiled = None if record else self._compiled_scores(scored)
         if compiled is not None:
             total, best = self._evaluate_compiled(rows, count, compiled, noise, offset)
         else:
@@ -805,6 +854,57 @@ class DeclarativeMemory:
             trace = self._record(request, tau, rows, scored, base, mismatches, noise, offset,
                                  total, winner, latency)
         return Retrieval(winner, activation, latency, trace)
+
+    def _candidates(self, request: Mapping[str, SlotValue], record: bool
+                    ) -> tuple[np.ndarray | None, _Scored, tuple[np.ndarray, ...] | None]:
+        """Candidate rows, scored slots and (for the kernel) their mismatch columns.
+
+        A plain dict request on the kernel path uses its kept plan; anything else (a
+        record, no kernel, a request no chunk can match yet) is worked out afresh.
+        """
+        if not record and type(request) is dict and _kernel_module.kernels() is not None:
+            plan = self._plan(request)
+            if plan is not None:
+                return plan.rows.view(), plan.scored, plan.scores
+        rows, scored = self._split(request)
+        return rows, scored, None if record else self._compiled_scores(scored)
+
+    def _plan(self, request: dict) -> _Plan | None:
+        """The kept plan of ``request``, brought up to date with the chunks stored since.
+
+        None when the request has no exact-match slot (nothing to filter), when no chunk
+        holds a requested slot or exact value (later chunks may, so it is not kept) or
+        when a value is unhashable."""
+        try:
+            key = tuple(request.items())
+            plan = self._plans.get(key)
+        except TypeError:
+            return None
+        count = len(self._chunks)
+        if plan is not None and plan.seen == count:
+            return plan
+        if plan is None:
+            exact: list[tuple[_Column, int]] = []
+            for slot, value in request.items():
+                column = self._columns.get(slot)
+                if column is None:
+                    return None
+                if slot not in self._mismatch:
+                    code = column.code_of.get(value)
+                    if code is None:
+                        return None
+                    exact.append((column, code))
+            if not exact:  # every chunk holding the scored slots is a candidate: no filter
+                return None
+            rows, scored = self._split(request)
+            plan = _Plan(exact, scored, rows, count)
+            if len(self._plans) >= _PLAN_CACHE_SIZE:
+                self._plans.clear()
+            self._plans[key] = plan
+        else:
+            plan.extend(count)
+        plan.scores = self._compiled_scores(plan.scored)
+        return plan
 
     def _compiled_scores(self, scored: _Scored) -> tuple[np.ndarray, ...] | None:
         """Every chunk's unscaled mismatch per scored slot, for the compiled kernel; None
