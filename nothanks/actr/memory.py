@@ -41,9 +41,9 @@ _ABSENT = -1  # slot code of a chunk that lacks the slot
 _UNKNOWN = -2  # slot code of a request value no chunk holds
 _SCORE_CACHE_SIZE = 4096  # request values whose scores are kept per slot
 _PLAN_CACHE_SIZE = 4096  # retrieval requests whose candidates are kept
-_PLAIN_NUMBERS = (int, float)
+_PLAIN_NUMBERS = (int, float)  # real numbers recognised without an ABC check
 _ABSENT_VALUE = object()  # a slot a chunk lacks
-_EMPTY: dict[Any, np.ndarray] = {}  # an empty array per dtype, shared until a column grows  # real numbers recognised without an ABC check
+_EMPTY: dict[Any, np.ndarray] = {}  # an empty array per dtype, shared until a column grows
 
 
 class CurrentTimeReferenceError(ValueError):
