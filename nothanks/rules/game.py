@@ -135,13 +135,15 @@ class Game:
 
     def view(self, seat: int) -> View:
         """What ``seat`` may see now (see :class:`View`)."""
-        if not 0 <= seat < self.variant.players:
-            raise ValueError(f"seat {seat} does not exist; valid: 0 to {self.variant.players - 1}")
-        others = tuple(self._tokens) if self.variant.open_tokens else None
+        variant = self.variant
+        if not 0 <= seat < variant.players:
+            raise ValueError(f"seat {seat} does not exist; valid: 0 to {variant.players - 1}")
+        history = self.history
         return View(
-            seat, self.variant, self.seat, None if self.over else self.card,
-            self.tokens_on_card, self._tokens[seat], tuple(self._cards), self.cards_left,
-            self.history, len(self.history), others,
+            seat, variant, self.seat, None if self.over else self.card,
+            self.tokens_on_card, self._tokens[seat], tuple(self._cards),
+            len(self._order) - self._next, history, len(history),
+            tuple(self._tokens) if variant.open_tokens else None,
         )
 
     def scores(self) -> tuple[int, ...]:
