@@ -25,9 +25,7 @@ from typing import Any
 import numpy as np
 
 from .agents import Agent, make_agent
-from .rules import (Action, Category, Event, Game, IllegalActionError, Variant,
-                    sequence_category)
-
+from .rules import Action, Category, Event, Game, IllegalActionError, Variant, sequence_category
 
 #: A sequence category's name as logged, by category (a dict lookup, not ``str()``).
 _CATEGORY_NAMES = {category: str(category) for category in Category}

@@ -32,12 +32,14 @@ def _compile() -> SimpleNamespace | None:
         return None
 
     @numba.njit(cache=True, nogil=True)
-    def activations(base, noise, noise_by_row, rows, use_rows, count, offset, mismatches,
+    def activations(base, noise, noise_by_row, rows, use_rows, count, offset, m0, m1, m2, m3,
                     slots, penalty, out):
         """Fill ``out[:count]`` with candidate activations; return the first best index.
 
-        ``mismatches`` holds at least two arrays (padded) so indexing it types; only the
-        first ``slots`` are used."""
+        The mismatch columns come as four separate arrays (unused ones are any float
+        array): numba types plain array arguments in C, but a tuple of arrays in Python,
+        which cost more than the whole loop. Only the first ``slots`` (at most 4) are used.
+        """
         best = 0
         for i in range(count):
             row = rows[i] if use_rows else i
@@ -47,11 +49,13 @@ def _compile() -> SimpleNamespace | None:
             if offset != 0.0:
                 value = value + offset
             if slots == 1:
-                value = value + mismatches[0][row] * penalty
+                value = value + m0[row] * penalty
             elif slots > 1:
-                summed = mismatches[0][row] + mismatches[1][row]
-                for slot in range(2, slots):
-                    summed = summed + mismatches[slot][row]
+                summed = m0[row] + m1[row]
+                if slots > 2:
+                    summed = summed + m2[row]
+                if slots > 3:
+                    summed = summed + m3[row]
                 value = value + summed * penalty
             out[i] = value
             if value > out[best]:

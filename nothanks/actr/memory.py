@@ -643,11 +643,15 @@ class DeclarativeMemory:
         self._time_noise, self._time_noise_at = noise, self._time
         return noise
 
-    def _split(self, request: Mapping[str, SlotValue]) -> tuple[np.ndarray | None, _Scored]:
+    def _split(self, request: Mapping[str, SlotValue],
+               exact: list[tuple[_Column, int]] | None = None
+               ) -> tuple[np.ndarray | None, _Scored]:
         """Candidate rows (None = every chunk) and the slots scored by partial matching.
 
         A requested slot with no mismatch function filters candidates through its value
-        index; a slot with one keeps only chunks that have the slot.
+        index; a slot with one keeps only chunks that have the slot. ``exact`` (if given)
+        receives the exact-match (column, code) pairs, and is emptied when no chunk can
+        match (a slot or value no chunk holds yet: no plan can be kept).
         """
         if not isinstance(request, Mapping):
             raise TypeError(f"a retrieval request must be a mapping of slot name to value, "
@@ -660,6 +664,8 @@ class DeclarativeMemory:
             if column is None:
                 if not isinstance(slot, str):
                     raise TypeError(f"slot names must be strings, got {slot!r}")
+                if exact is not None:
+                    exact.clear()
                 return np.empty(0, np.int64), []
             fn = self._mismatch.get(slot)
             if fn is not None:
@@ -671,7 +677,11 @@ class DeclarativeMemory:
                 raise TypeError(f"request value for slot {slot!r} must be hashable, "
                                 f"got {value!r}") from None
             if code is None:
+                if exact is not None:
+                    exact.clear()
                 return np.empty(0, np.int64), []
+            if exact is not None:
+                exact.append((column, code))
             if rows is None:
                 rows = column.rows_of[code].view()
             else:
@@ -859,52 +869,32 @@ class DeclarativeMemory:
                     ) -> tuple[np.ndarray | None, _Scored, tuple[np.ndarray, ...] | None]:
         """Candidate rows, scored slots and (for the kernel) their mismatch columns.
 
-        A plain dict request on the kernel path uses its kept plan; anything else (a
-        record, no kernel, a request no chunk can match yet) is worked out afresh.
+        A plain dict request with exact-match slots keeps a plan on the kernel path, so
+        asking it again costs a dict lookup plus the chunks stored since; anything else
+        (a record, no kernel, a request no chunk can match yet) is worked out afresh.
         """
+        exact: list[tuple[_Column, int]] | None = None
         if not record and type(request) is dict and _kernel_module.kernels() is not None:
-            plan = self._plan(request)
+            try:
+                key = tuple(request.items())
+                plan = self._plans.get(key)
+            except TypeError:  # an unhashable value: _split reports it
+                plan = key = None
             if plan is not None:
+                count = len(self._chunks)
+                if plan.seen != count:
+                    plan.extend(count)
+                    plan.scores = self._compiled_scores(plan.scored)
                 return plan.rows.view(), plan.scored, plan.scores
-        rows, scored = self._split(request)
-        return rows, scored, None if record else self._compiled_scores(scored)
-
-    def _plan(self, request: dict) -> _Plan | None:
-        """The kept plan of ``request``, brought up to date with the chunks stored since.
-
-        None when the request has no exact-match slot (nothing to filter), when no chunk
-        holds a requested slot or exact value (later chunks may, so it is not kept) or
-        when a value is unhashable."""
-        try:
-            key = tuple(request.items())
-            plan = self._plans.get(key)
-        except TypeError:
-            return None
-        count = len(self._chunks)
-        if plan is not None and plan.seen == count:
-            return plan
-        if plan is None:
-            exact: list[tuple[_Column, int]] = []
-            for slot, value in request.items():
-                column = self._columns.get(slot)
-                if column is None:
-                    return None
-                if slot not in self._mismatch:
-                    code = column.code_of.get(value)
-                    if code is None:
-                        return None
-                    exact.append((column, code))
-            if not exact:  # every chunk holding the scored slots is a candidate: no filter
-                return None
-            rows, scored = self._split(request)
-            plan = _Plan(exact, scored, rows, count)
+            exact = [] if key is not None else None
+        rows, scored = self._split(request, exact)
+        compiled = None if record else self._compiled_scores(scored)
+        if exact:
             if len(self._plans) >= _PLAN_CACHE_SIZE:
                 self._plans.clear()
-            self._plans[key] = plan
-        else:
-            plan.extend(count)
-        plan.scores = self._compiled_scores(plan.scored)
-        return plan
+            plan = self._plans[key] = _Plan(exact, scored, rows, len(self._chunks))
+            plan.scores = compiled
+        return rows, scored, compiled
 
     def _compiled_scores(self, scored: _Scored) -> tuple[np.ndarray, ...] | None:
         """Every chunk's unscaled mismatch per scored slot, for the compiled kernel; None
@@ -950,11 +940,16 @@ class DeclarativeMemory:
             if np.isinf(candidates).any():
                 self._raise_current_time_reference(rows, candidates)
         total = np.empty(count)
-        padded = scores + (base, base)[len(scores):]  # the kernel indexes two at least
+        if len(scores) > 4:  # the kernel takes four columns: fold all but the last three,
+            head = scores[0] + scores[1]  # adding left to right as the kernel would
+            for column in scores[2:-3]:
+                head += column
+            scores = (head, *scores[-3:])
+        m0, m1, m2, m3 = scores + (base,) * (4 - len(scores))
         best = _kernel_module.kernels().activations(
             base, _kernel_module.EMPTY if noise is None else noise,
             self._noise_mode == "per_time", _kernel_module.NO_ROWS if rows is None else rows,
-            rows is not None, count, float(offset), padded, len(scores),
+            rows is not None, count, float(offset), m0, m1, m2, m3, len(scores),
             self._mismatch_penalty, total)
         return total, best
 
