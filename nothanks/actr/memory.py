@@ -570,7 +570,7 @@ class DeclarativeMemory:
         raise ``CurrentTimeReferenceError`` only if that chunk is actually needed.
         """
         t = self._time
-        key = (t, len(self._chunks), len(self._reference_row))
+        key = (t, len(self._chunks), len(self._reference_row._items))
         if key == self._base_key:
             return self._base
         fixed = self._fixed.view()

@@ -160,9 +160,10 @@ class Game:
         history, next card, whose turn) is committed before any listener hears of it.
         """
         actor = self.seat if seat is None else seat
-        if not 0 <= actor < self.variant.players:
+        players = self.variant.players
+        if not 0 <= actor < players:
             raise IllegalActionError(
-                f"seat {actor} does not exist; valid: 0 to {self.variant.players - 1}")
+                f"seat {actor} does not exist; valid: 0 to {players - 1}")
         if self.over:
             raise IllegalActionError(
                 f"player {actor} cannot {action!s}: the game is over (all "
@@ -182,19 +183,21 @@ class Game:
             self.tokens_on_card += 1
             passed = Passed(self.turn, actor, self.card, self.tokens_on_card)
             self.history.append(passed)
-            self.seat = (actor + 1) % self.variant.players
+            self.seat = (actor + 1) % players
             self.turn += 1
-            self._notify((passed,))
+            if self._listeners:
+                self._notify((passed,))
         elif action == Action.TAKE:
             card, tokens = self.card, self.tokens_on_card
             self._tokens[actor] += tokens
-            self._cards[actor] = tuple(sorted(self._cards[actor] + (card,)))
+            self._cards[actor] = tuple(sorted((*self._cards[actor], card)))
             self.tokens_on_card = 0
             took = Took(self.turn, actor, card, tokens)
             self.history.append(took)
             self.turn += 1
             after = self._reveal() if self._next < len(self._order) else self._finish()
-            self._notify((took, after))
+            if self._listeners:
+                self._notify((took, after))
         else:
             raise IllegalActionError(
                 f"player {actor} tried unknown action {action!r}; valid: 'take', 'pass'"
