@@ -2,8 +2,8 @@
 
 * kept request plans: the candidates of a repeated request follow the chunks stored
   since (token-memory traffic: recall, store two chunks, move the clock);
-* single-reference base levels: the log per distinct reference time, looked up per
-  chunk, equals the log of the per-chunk sums;
+* reference trie: summing each history node once (parent's sum plus one strength) and
+  looking the log up per chunk equals the log of each chunk's summed references;
 * more than four scored slots: the kernel takes four mismatch columns, the first ones
   folded in NumPy in the same order.
 """
@@ -54,22 +54,28 @@ def test_kept_plans_follow_new_chunks(merge, noise_mode):
     assert sum(r[0] is not None for r in kernel_path) > 50
 
 
-def test_single_reference_base_levels_equal_the_summed_ones():
+@pytest.mark.parametrize("merge_every", [0, 3, 7])
+def test_reference_trie_sums_equal_the_summed_references(merge_every):
+    """Chunks with one reference, with shared histories and with long ones."""
     memory = DeclarativeMemory(seed=0)
     rng = np.random.default_rng(2)
     for index in range(400):
-        memory.add({"n": index})
-        memory.advance(float(rng.choice([0.25, 1.0, 3.5])))
+        memory.add({"n": index % merge_every if merge_every else index})
+        if rng.random() < 0.7:
+            memory.advance(float(rng.choice([0.25, 1.0, 3.5])))
+    memory.advance(1.0)
     t = memory.time
-    shortcut = memory._learned_base_levels(t)
+    trie = memory._learned_base_levels(t)
     strengths = np.power(t - memory._time_values.view(), -memory.decay)
     summed = np.bincount(memory._reference_row.view(),
                          weights=strengths[memory._reference_time_index.view()],
                          minlength=len(memory))
-    assert np.array_equal(shortcut, np.log(summed))
-    memory.add({"n": 3})  # a second reference: the general sum is used again
-    memory.advance(1.0)
-    assert memory._learned_base_levels(memory.time).shape == (400,)
+    assert np.array_equal(trie, np.log(summed))
+    actr_kernel.use(False)
+    try:
+        assert np.array_equal(memory._learned_base_levels(t), trie)
+    finally:
+        actr_kernel.use(True)
 
 
 SIX_SLOTS = {"a": Linear(10), "b": Weber(), "c": ExactMatch(3), "d": Linear(4),

@@ -63,20 +63,21 @@ def _compile() -> SimpleNamespace | None:
         return best
 
     @numba.njit(cache=True, nogil=True)
-    def reference_sums(rows, time_index, strengths, chunks):
-        """``Σ_j strength(t_j)`` per chunk, added in reference order as ``np.bincount``
-        does; the strengths themselves (power) stay in NumPy, whose ``power`` and ``log``
-        differ from the C library's in the last bit."""
-        summed = np.zeros(chunks)
-        for j in range(rows.shape[0]):
-            summed[rows[j]] += strengths[time_index[j]]
-        return summed
+    def node_sums(parent, time_index, strengths):
+        """``Σ_j strength(t_j)`` per node of the reference trie: node 0 (no reference)
+        is 0, every other node its parent's sum plus its own reference's strength, in
+        creation order (a parent is always older than its children)."""
+        sums = np.empty(parent.shape[0])
+        sums[0] = 0.0
+        for node in range(1, parent.shape[0]):
+            sums[node] = sums[parent[node]] + strengths[time_index[node]]
+        return sums
 
-    return SimpleNamespace(activations=activations, reference_sums=reference_sums)
+    return SimpleNamespace(activations=activations, node_sums=node_sums)
 
 
 def kernels() -> SimpleNamespace | None:
-    """The compiled kernels (``activations``, ``reference_sums``), or None: numba is
+    """The compiled kernels (``activations``, ``node_sums``), or None: numba is
     missing or ``NOTHANKS_ACTR_KERNEL=0`` switched them off."""
     global _kernels, _loaded
     if not _loaded:

@@ -326,6 +326,16 @@ class DeclarativeMemory:
         self._time_value_last = math.nan
         self._reference_count = _Growable(np.float64)  # per chunk, float for the log
         self._created = _Growable(np.float64)
+        # The same references as a trie of reference-time sequences, for the kernel: node
+        # 0 is "no reference yet", a node's child adds one reference at one time, and a
+        # chunk points to the node of its whole history. Chunks with the same history
+        # share a node, so Σ_j (t − t_j)^(−d) is summed once per node, each node's sum
+        # its parent's plus one strength: the same additions in the same order as
+        # summing the chunk's references one by one.
+        self._node_of = _Growable(np.int64)  # per chunk
+        self._node_parent = _Growable(np.int64, [0])
+        self._node_time = _Growable(np.int64, [0])  # index of the node's reference time
+        self._node_child: dict[tuple[int, int], int] = {}
         self._latest_reference = -math.inf
         # caches: base levels per (time, chunks, references); noise per model time
         self._base_key: tuple[float, int, int] | None = None
@@ -505,8 +515,16 @@ class DeclarativeMemory:
         if now != self._time_value_last:
             self._time_values.append(now)
             self._time_value_last = now
-        self._reference_time_index.append(len(self._time_values._items) - 1)
+        time_index = len(self._time_values._items) - 1
+        self._reference_time_index.append(time_index)
         self._reference_row.append(row)
+        node = self._node_of._items[row]
+        child = self._node_child.get((node, time_index))
+        if child is None:
+            child = self._node_child[node, time_index] = len(self._node_parent._items)
+            self._node_parent.append(node)
+            self._node_time.append(time_index)
+        self._node_of[row] = child
         self._reference_count[row] = self._reference_count._items[row] + 1
         self._latest_reference = now
         return chunk
@@ -532,6 +550,7 @@ class DeclarativeMemory:
         self._learned += fixed is None
         self._reference_count.append(0.0)
         self._created.append(self._time)
+        self._node_of.append(0)
         return row
 
     @property
@@ -595,20 +614,17 @@ class DeclarativeMemory:
             return np.log(self._reference_count.view() / (1.0 - d)) - d * np.log(lifetime)
         ages = t - self._time_values.view()
         strengths = np.power(ages, -d, out=ages)  # one per distinct reference time
-        if len(self._reference_row._items) == len(self._chunks):
-            # one reference per chunk (reference j is chunk j's): its sum is that one
-            # strength, so the log is taken per distinct time and looked up (NumPy's log is
-            # elementwise, so the values are the same bits as the log of the sums)
-            return np.log(strengths, out=strengths)[self._reference_time_index.view()]
         compiled = _kernel_module.kernels()
         if compiled is not None:
-            summed = compiled.reference_sums(self._reference_row.view(),
-                                             self._reference_time_index.view(), strengths,
-                                             len(self._chunks))
-        else:
-            summed = np.bincount(self._reference_row.view(),
-                                 weights=strengths[self._reference_time_index.view()],
-                                 minlength=len(self._chunks))
+            # one sum per history node, then per chunk its node's (NumPy's log is
+            # elementwise: the same bits whether taken per node or per chunk)
+            sums = compiled.node_sums(self._node_parent.view(), self._node_time.view(),
+                                      strengths)
+            sums[0] = 1.0  # the root, which no chunk points to: no log(0)
+            return np.log(sums, out=sums)[self._node_of.view()]
+        summed = np.bincount(self._reference_row.view(),
+                             weights=strengths[self._reference_time_index.view()],
+                             minlength=len(self._chunks))
         return np.log(summed, out=summed)
 
     def _draw_noise(self, count: int) -> np.ndarray:
@@ -653,7 +669,7 @@ class DeclarativeMemory:
         receives the exact-match (column, code) pairs, and is emptied when no chunk can
         match (a slot or value no chunk holds yet: no plan can be kept).
         """
-        if not isinstance(request, Mapping):
+        if type(request) is not dict and not isinstance(request, Mapping):
             raise TypeError(f"a retrieval request must be a mapping of slot name to value, "
                             f"got {type(request).__name__}")
         rows: np.ndarray | None = None
@@ -906,17 +922,20 @@ class DeclarativeMemory:
         """
         if _kernel_module.kernels() is None:
             return None
+        if not scored:
+            return ()
         if self._scores_chunks != len(self._chunks):
             self._scores.clear()
             self._scores_chunks = len(self._chunks)
         columns = []
+        caches = self._scores
         for slot, value, column, fn in scored:
             kind = type(fn)
             if kind not in BUILT_IN_MISMATCH or not (column.numeric or kind is ExactMatch):
                 return None
-            cache = self._scores.get(slot)
+            cache = caches.get(slot)
             if cache is None:
-                cache = self._scores[slot] = {}
+                cache = caches[slot] = {}
             try:
                 scores = cache.get(value)
             except TypeError:  # unhashable: the NumPy path reports it
