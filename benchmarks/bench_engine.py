@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> list[tuple[str, float, str]]:
             name = f"{label}, decisions {'recorded' if record else 'not recorded'}"
             rows.append((name, rate, verdict))
             print(f"{name:42s} {rate:10,.0f} games/s   "
-                  f"{f'target >= {target:d} ' if target else ''}{verdict}")
+                  f"{f'target >= {int(target)} ' if target else ''}{verdict}")
     return rows
 
 

@@ -18,17 +18,20 @@ replay a game to rebuild its state.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .agents import Agent, make_agent
-from .rules import Action, Category, Event, Game, IllegalActionError, Variant, sequence_category
+from .rules import Action, Category, Event, Game, IllegalActionError, Variant
 
 #: A sequence category's name as logged, by category (a dict lookup, not ``str()``).
-_CATEGORY_NAMES = {category: str(category) for category in Category}
+#: Sequence category by the number of the card's neighbours the player owns (0, 1, 2):
+#: :func:`nothanks.rules.sequence_category`, inlined on the per-decision path.
+_CATEGORY_NAMES = tuple(str(category) for category in Category)
 
 
 def game_seed(root_seed: int, game_index: int) -> int:
@@ -43,14 +46,14 @@ def agent_seed(seed: int, seat: int) -> int:
     return int(state >> np.uint64(1))
 
 
-@dataclass(frozen=True, slots=True)
-class DecisionRecord:
+class DecisionRecord(NamedTuple):
     """One decision: what the deciding player saw, what the game knew, what was done.
 
     ``info`` is what the agent reported about its decision (native Python values;
     cognitive models: ToM order, reason, predictions, recalled counts...), ``trace`` its
     reasoning trace when traces are on. ``decision_time`` and ``marks`` are filled for a
-    person's decisions in a participant session.
+    person's decisions in a participant session. (An immutable named tuple: one is made
+    per decision of every game, so it must be cheap to build.)
     """
 
     index: int
@@ -66,7 +69,7 @@ class DecisionRecord:
     true_tokens: tuple[int, ...]
     action: Action
     forced: bool
-    info: dict[str, Any] = field(default_factory=dict)
+    info: Mapping[str, Any] = MappingProxyType({})
     trace: Any = None
     decision_time: float | None = None
     marks: tuple[int, ...] | None = None
@@ -228,7 +231,8 @@ class Match:
         return DecisionRecord(
             len(self.decisions), game.turn, seat, self._specs[seat], card,
             game.tokens_on_card, own, cards, game.cards_left,
-            _CATEGORY_NAMES[sequence_category(cards, card)], game.token_counts, action,
+            _CATEGORY_NAMES[(card - 1 in cards) + (card + 1 in cards)], game.token_counts,
+            action,
             own == 0, info, trace, decision_time, marks,
         )
 
