@@ -60,8 +60,11 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
         if args.seed < 0:
             return _fail("simulate", f"--seed must be a non-negative integer (got {args.seed})")
         variant = _variant_from(args, len(specs))
-        for spec in specs:  # every spec fails now, before a game is played
-            make_agent(spec)
+        for seat, spec in enumerate(specs):  # every spec fails now, before a game is played
+            try:
+                make_agent(spec).start(seat, variant, 0)
+            except ValueError as exc:
+                return _fail("simulate", f"agent spec {spec!r}: {exc}")
         if args.out is not None:
             _check_output(args.out, ("games.parquet", "decisions.parquet"), args.force)
         results = list(play_games(specs, args.games, args.seed, variant,

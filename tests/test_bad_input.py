@@ -156,3 +156,22 @@ def test_loading_a_finished_run_after_bad_input_still_works(tmp_path):
     assert main(["run", "smoke", "--out", str(tmp_path / "ok"), "--jobs", "1",
                  "--no-progress"]) == 0
     assert len(load(tmp_path / "ok").games) == 48
+
+
+def test_an_instance_file_with_a_card_outside_the_deck_is_refused(tmp_path, capsys):
+    from nothanks.agents.cognitive import DEFAULT_INSTANCES
+    lines = DEFAULT_INSTANCES.read_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    fields = lines[header + 1].split(",")
+    card = lines[header].split(",").index("card")
+    fields[card] = "99"
+    bad = tmp_path / "instances.csv"
+    bad.write_text("\n".join(lines[: header + 1] + [",".join(fields)] + lines[header + 2:]))
+    one_line_error(capsys, ["simulate", "--players", f"tom0:instances={bad},random,random,"
+                            "random", "--games", "1"], "instance card(s) [99] lie outside")
+    design = tmp_path / "d.toml"
+    design.write_text(f'name = "d"\n[[tables]]\nlabel = "a"\nplayers = ["tom0:instances={bad}"'
+                      ', "random", "random", "random"]\n')
+    one_line_error(capsys, ["run", str(design), "--out", str(tmp_path / "out")],
+                   "lie outside this game's deck 3-35")
+    assert not (tmp_path / "out").exists()

@@ -252,7 +252,8 @@ class Design:
         return _parse(data, source)
 
     def validate_agents(self) -> None:
-        """Build every agent spec once, so unknown agents or parameters fail before a run."""
+        """Build and start every agent spec once, so unknown agents, bad parameters or an
+        instance file that does not fit the deck fail before a run."""
         checked: set[str] = set()
         for cond in self.conditions:
             for role, spec in enumerate(cond.players):
@@ -264,8 +265,8 @@ class Design:
                     continue
                 checked.add(spec)
                 try:
-                    make_agent(spec)
-                except AgentSpecError as exc:
+                    make_agent(spec).start(role, self.variant, 0)  # e.g. instances vs deck
+                except (AgentSpecError, ValueError) as exc:
                     raise DesignError(
                         f"design {self.name!r}, condition {cond.label!r}, role {role}: {exc}"
                     ) from None

@@ -58,6 +58,16 @@ class InstanceSet:
     def __len__(self) -> int:
         return len(self.instances)
 
+    def check_deck(self, low_card: int, high_card: int) -> None:
+        """Raise :class:`InstanceFileError` if an instance's card is not in the deck
+        ``low_card``..``high_card`` (such an instance could never match a real state)."""
+        outside = sorted({i.card for i in self.instances if not low_card <= i.card <= high_card})
+        if outside:
+            raise InstanceFileError(
+                f"{self.source}: instance card(s) {outside[:5]} lie outside this game's deck "
+                f"{low_card}-{high_card}; valid: cards {low_card} to {high_card} (regenerate "
+                "the file for this deck, or play a variant whose deck holds them)")
+
     def by_category(self) -> dict[Category, int]:
         """Number of instances per category."""
         counts = dict.fromkeys(Category, 0)

@@ -158,6 +158,7 @@ class ToMAgent(Agent):
             "token_s": token_noise, "token_chunks": token_chunks}
         self.oracle_tokens = oracle_tokens
         self.instance_set: InstanceSet = load_instances(instances or None)
+        self._checked_decks: set[tuple[int, int]] = set()  # decks the instances fit
         self.traces = trace
         self.last_trace: DecisionTrace | None = None
         self._memory_args = {"decay": d, "noise": s, "mismatch_penalty": mp,
@@ -204,6 +205,10 @@ class ToMAgent(Agent):
         """New game: fresh memories seeded from ``seed``; every opponent starts with the
         variant's (public) starting tokens, stored as the first leaf and root."""
         super().start(seat, variant, seed)
+        deck = (variant.low_card, variant.high_card)
+        if deck not in self._checked_decks:
+            self.instance_set.check_deck(*deck)
+            self._checked_decks.add(deck)
         self._new_memories(variant, seed)
         truth = self.token_memory.truth
         self.token_memory = TokenMemory(self._token_dm,
