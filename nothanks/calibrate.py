@@ -32,6 +32,7 @@ import math
 import shutil
 import sys
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -428,8 +429,11 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         model_preset: a preset the ToM seats start from (e.g. when fitting stand-ins).
         jobs, client: how each trial's games are played (as :func:`run_design`).
     """
-    import optuna
-
+    try:
+        import optuna
+    except ModuleNotFoundError:
+        raise CalibrationError("calibration needs Optuna: pip install 'nothanks[calibrate]'"
+                               ) from None
     params = _pick(params, PARAMETERS, "parameter")
     targets = _pick(targets, TARGETS, "target")
     heldout = tuple(t for t in _pick(heldout, TARGETS, "target") if t not in targets)
@@ -650,12 +654,16 @@ def _plots(study, out: Path) -> list[Path]:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from optuna.exceptions import ExperimentalWarning
     from optuna.visualization import matplotlib as ovm
     files = []
     for stem, draw in (("history", ovm.plot_optimization_history),
                        ("importances", ovm.plot_param_importances)):
         try:
-            ax = draw(study)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ExperimentalWarning)
+                warnings.simplefilter("ignore", UserWarning)  # "too few trials": equal bars
+                ax = draw(study)
         except (ValueError, RuntimeError, ZeroDivisionError) as exc:
             print(f"calibrate: no {stem} plot ({exc})", file=sys.stderr)
             continue
