@@ -720,7 +720,8 @@ def heldout_check(study_out: str | Path, params: Mapping[str, object],
     targets = tuple(dict.fromkeys([*fitted, *heldout]))
     configs = {}
     for name, values in (("defaults", {}), (label, params)):
-        configs[name] = evaluate(values, targets, study_out / "heldout" / f"{name}-{seed}",
+        folder = study_out / "heldout" / f"{name}-{seed}-{games}-{_params_hash(values)}"
+        configs[name] = evaluate(values, targets, folder,
                                  games=games, seed=seed, jobs=jobs, client=client,
                                  model_preset=model_preset, progress=progress)
     path = study_out / "heldout.md"
@@ -728,7 +729,27 @@ def heldout_check(study_out: str | Path, params: Mapping[str, object],
     rows = [{"target": n, "config": c, "value": m.value, "ci_low": m.low, "ci_high": m.high,
              "n": m.n, "note": m.note} for c, ms in configs.items() for n, m in ms.items()]
     pd.DataFrame(rows).to_csv(study_out / "heldout.csv", index=False)
+    (study_out / "heldout.json").write_text(json.dumps({"seed": seed, "games": games}))
+    record_check(study_out, label)
     return path
+
+
+def record_check(study_out: str | Path, label: str) -> Path | None:
+    """Add the held-out check's values (``heldout.csv``) to the preset's provenance."""
+    study_out = Path(study_out)
+    preset, table = study_out / f"{label}.toml", study_out / "heldout.csv"
+    if not preset.exists() or not table.exists():
+        return None
+    check = json.loads((study_out / "heldout.json").read_text())
+    rows = pd.read_csv(table)
+    rows = rows.loc[rows["config"] == label]
+    text = preset.read_text().split("\n[provenance.check]")[0].rstrip("\n")
+    lines = ["", "[provenance.check]", "# every target on a seed the fit never used: [value, 95% low, 95% high]",
+             f"seed = {check['seed']}", f"games = {check['games']}"]
+    lines += [f"{r.target} = [{r.value:.6g}, {r.ci_low:.6g}, {r.ci_high:.6g}]"
+              for r in rows.itertuples()]
+    preset.write_text(text + "\n" + "\n".join(lines) + "\n")
+    return preset
 
 
 def ship_preset(study_out: str | Path, name: str, presets_dir: Path | None = None) -> list[Path]:

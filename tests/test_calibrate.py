@@ -138,3 +138,12 @@ def test_targets_are_ranges_with_a_loss_of_zero_inside():
     assert share.loss(0.5) == 0 and share.loss(0.46) == pytest.approx(1.0)
     assert cal.TARGETS["older_chunk_rate"].loss(0.07) == pytest.approx(4.0)
     assert cal.stage_games(2000, (0.25, 1.0)) == [500, 1500]
+
+
+def test_a_preset_plays_exactly_like_its_values_written_out():
+    from nothanks.runner import play_games
+    values = ",".join(f"{k}={v}" for k, v in load_preset("thesis-fit").params.items())
+    by_preset = [r.scores for r in play_games(
+        ["tom0:preset=thesis-fit"] * 3 + ["tom1:preset=thesis-fit"], 2, 5)]
+    written = [r.scores for r in play_games([f"tom0:{values}"] * 3 + [f"tom1:{values}"], 2, 5)]
+    assert by_preset == written
