@@ -744,7 +744,8 @@ def record_check(study_out: str | Path, label: str) -> Path | None:
     rows = pd.read_csv(table)
     rows = rows.loc[rows["config"] == label]
     text = preset.read_text().split("\n[provenance.check]")[0].rstrip("\n")
-    lines = ["", "[provenance.check]", "# every target on a seed the fit never used: [value, 95% low, 95% high]",
+    lines = ["", "[provenance.check]",
+             "# every target on a seed the fit never used: [value, 95% low, 95% high]",
              f"seed = {check['seed']}", f"games = {check['games']}"]
     lines += [f"{r.target} = [{r.value:.6g}, {r.ci_low:.6g}, {r.ci_high:.6g}]"
               for r in rows.itertuples()]
