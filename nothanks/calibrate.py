@@ -528,8 +528,8 @@ def _requeue_interrupted(study) -> None:
     parameters again (their finished games are on disk and are reused). One process
     works on a study at a time; its trials run their games in parallel instead."""
     from optuna.trial import TrialState
-    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-        study._storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
+    for trial in study.get_trials(deepcopy=True, states=(TrialState.RUNNING,)):
+        study.tell(trial.number, state=TrialState.FAIL)
         if trial.params:
             study.enqueue_trial(trial.params, skip_if_exists=False)
 
@@ -622,7 +622,9 @@ def write_preset(params: Mapping[str, object], out: Path, name: str, settings: d
     lines += ["", "[provenance]", f"command = {_toml(command)}", f"seed = {settings['seed']}",
               f"trials = {trials}", f"games = {settings['games']}",
               f"targets = {json.dumps(settings['targets'])}", f"loss = {loss:.6g}",
-              "# the instance rule behind the instance file",
+              f"model_preset = {_toml(settings.get('model_preset') or '')}"
+              "  # the ToM seats' preset while fitting ('' = defaults)",
+              *(["# the instance rule behind the instance file"] if rule else []),
               *[f"rule_{k} = {_toml(v)}" for k, v in rule.items()],
               "", "[provenance.reached]"]
     lines += [f"{k} = {v:.6g}" for k, v in metrics.items()]

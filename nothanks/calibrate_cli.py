@@ -81,6 +81,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             games=args.games, seed=args.seed, stages=stages, storage=args.storage,
             study_name=args.study_name, model_preset=args.model_preset, jobs=args.jobs,
             client=args.scheduler, progress=not args.no_progress, command=command.strip())
+        if not any(t.state.name == "COMPLETE" for t in result.study.trials):
+            raise CalibrationError(f"{result.out}: every trial was pruned or failed; run "
+                                   "more trials (--trials) or fewer stages (--stages 1)")
         print(f"{result.out}: {len(result.study.trials)} trials, best loss "
               f"{result.study.best_value:.4g}, {result.seconds_per_trial:.1f} s per trial")
         if args.check_seed is not None:
