@@ -52,6 +52,7 @@ DEFAULT_GAMES = 2000
 DEFAULT_STAGES = (0.25, 1.0)
 #: Targets fitted unless others are named; the rest are predictions (held out).
 DEFAULT_FIT = ("tom1_share", "older_chunk_rate")
+#: Targets only reported by default: predictions of the fit.
 DEFAULT_HELDOUT = ("tom2_share", "tom1_welch_t", "tom2_welch_t", "fig14_tom1_slope")
 #: The thesis's reading of its Welch tests: 500 games per pairing (§5.2.2).
 THESIS_GAMES = 500
@@ -95,6 +96,7 @@ class Parameter:
         return f"{self.name:16s} {self.group:9s} {what:22s} default {self.default!r}: {self.reason}"
 
 
+#: Every free parameter by name: range, default and the reason for the range.
 PARAMETERS: dict[str, Parameter] = {p.name: p for p in (
     Parameter("fraction", "instances", gi.FRACTION, low=0.2, high=0.5,
               reason="no-sequence take rule, tokens needed per card point (§3.2): below 0.2 "
@@ -302,6 +304,7 @@ def _pass_share_all(log: ex.Log, label: str) -> Measure:
 
 
 
+#: Every target by name: the thesis's number, its section and the range fitted to.
 TARGETS: dict[str, Target] = {t.name: t for t in (
     _share_target("tom1_share", "ToM1 vs ToM0", "over 48%", "§5.2.2, Table 7, Fig. 11",
                   0.48, None),
