@@ -1,7 +1,7 @@
 """Games per second of the rules engine with baseline agents, on one core.
 
 Run: python benchmarks/bench_engine.py [--games N]
-Target (issue 2): >= 2,000 games/s for four random agents.
+Targets: >= 2,000 games/s for four random agents.
 """
 from __future__ import annotations
 

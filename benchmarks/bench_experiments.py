@@ -1,7 +1,7 @@
 """Experiment runner: logging overhead and parallel speed-up on the table7 design.
 
 Run: python benchmarks/bench_experiments.py [--games N] [--traced-games N]
-Targets (issue 5): logging overhead <= 10% of simulation time, with the compact log and
+Targets: logging overhead <= 10% of simulation time, with the compact log and
 with the full log (--traces); 2 local processes >= 1.7x the throughput of one.
 
 * overhead, compact log: ``play_chunk`` (decision rows, predictions, recalls, Parquet

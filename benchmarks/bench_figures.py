@@ -1,7 +1,7 @@
 """The figures pipeline: ``nothanks figures`` from an empty and from a warm cache.
 
 Run: python benchmarks/bench_figures.py [--full] [--cache DIR] [--out DIR]
-Targets (issue 6): ``make figures`` from an empty cache (every simulation included)
+Targets: ``make figures`` from an empty cache (every simulation included)
 <= 10 minutes on the 2-core machine; with a warm cache <= 60 s.
 
 Without ``--full`` it times ``--quick`` (4 games per condition, 3 sweep values, 3

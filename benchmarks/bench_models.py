@@ -2,7 +2,7 @@
 
 Run: python benchmarks/bench_models.py [--games 40] [--table7-games 500] [--skip-table7]
 
-Prints (issue 4 targets):
+Prints (with the targets the models were tuned to):
 * a 4-player game of four ToM2 models (token memory on, traces off): median ms per
   game on one core, target <= 50 ms;
 * the full Table 7 run (3 designs x 500 games, 2 processes): seconds, target <= 60 s;

@@ -6,7 +6,7 @@ Run: python benchmarks/table7_calibration.py [--games 500] [--games-tom2-tom1 20
 Per design it prints the focal model's win share, its rank distribution, mean rank
 points of focal and opponents with a Welch t-test (focal: one value per game;
 opponents: three per game, as the thesis's t(909.8) implies), mean tokens held at the
-end, and pass shares. Seats rotate (nothanks.runner.play_games). Targets (issue 4):
+end, and pass shares. Seats rotate (nothanks.runner.play_games). Targets:
 ToM1 and ToM2 win >= 40% of games against 3 x ToM0 with p < 0.005; ToM2's mean rank
 points exceed 3 x ToM1's over 2,000 games; mean tokens at the end between 8 and 12.
 """

@@ -25,7 +25,10 @@ from typing import Any
 import numpy as np
 
 from .agents import Agent, make_agent
-from .rules import Action, Event, Game, IllegalActionError, Variant, sequence_category
+from .rules import Action, Category, Event, Game, IllegalActionError, Variant, sequence_category
+
+#: A sequence category's name as logged, by category (a dict lookup, not ``str()``).
+_CATEGORY_NAMES = {category: str(category) for category in Category}
 
 
 def game_seed(root_seed: int, game_index: int) -> int:
@@ -221,11 +224,12 @@ class Match:
         seat = game.seat
         cards = game.cards(seat)
         own = game.tokens(seat)
+        card = game.card
         return DecisionRecord(
-            len(self.decisions), game.turn, seat, self._specs[seat], game.card,
+            len(self.decisions), game.turn, seat, self._specs[seat], card,
             game.tokens_on_card, own, cards, game.cards_left,
-            str(sequence_category(cards, game.card)), game.token_counts, action, own == 0,
-            info, trace, decision_time, marks,
+            _CATEGORY_NAMES[sequence_category(cards, card)], game.token_counts, action,
+            own == 0, info, trace, decision_time, marks,
         )
 
     def propose(self) -> DecisionRecord:
@@ -300,6 +304,7 @@ class Match:
         if self.pending is not None:
             self.commit()
         game, agents, decisions = self.game, self.agents, self.decisions
+        traced = [getattr(agent, "traces", False) for agent in agents]
         while not game.over:
             seat = game.seat
             agent = agents[seat]
@@ -307,8 +312,11 @@ class Match:
             if not record:
                 game.apply(action, seat)
                 continue
-            decision = self._record(Action(action), agent.decision_info(), _trace_of(agent))
-            game.apply(decision.action, seat)
+            if type(action) is not Action:
+                action = Action(action)
+            decision = self._record(action, agent.decision_info(),
+                                    _trace_of(agent) if traced[seat] else None)
+            game.apply(action, seat)
             decisions.append(decision)
         return self.record()
 

@@ -146,7 +146,7 @@ def test_summary_counts_player_games(tmp_path):
 def test_run_list_descriptions_end_with_a_whole_sentence(capsys):
     assert main(["run", "--list"]) == 0
     listing = capsys.readouterr().out
-    for name, path in shipped_designs().items():
+    for name in shipped_designs():
         line = next(line for line in listing.splitlines() if line.startswith(name + " "))
         assert line.rstrip().endswith(".") or line.rstrip().endswith(":"), line
     assert first_sentence("One. Two.") == "One."

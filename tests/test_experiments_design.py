@@ -100,7 +100,7 @@ def test_hash_ignores_description_but_not_parameters():
 @pytest.mark.parametrize("text,message", [
     (BASE.replace('name = "t"', ""), "t.toml: missing required key 'name'"),
     ("colour = 1" + BASE, r"unknown key\(s\) \['colour'\]; valid keys"),
-    (BASE.replace("games = 4", 'games = "4"'), "'games' must be a int"),
+    (BASE.replace("games = 4", 'games = "4"'), "'games' must be an integer"),
     (BASE.replace("games = 4", "games = 0"), "'games' must be at least 1"),
     (BASE.replace('"heuristic"]', '"heuristic", "random"]'), ("seats 5 players but the "
                                                              "variant has 4")),

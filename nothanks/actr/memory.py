@@ -40,6 +40,10 @@ _NOISE_BLOCK = 4096  # standard logistic draws fetched from the generator at a t
 _ABSENT = -1  # slot code of a chunk that lacks the slot
 _UNKNOWN = -2  # slot code of a request value no chunk holds
 _SCORE_CACHE_SIZE = 4096  # request values whose scores are kept per slot
+_PLAN_CACHE_SIZE = 4096  # retrieval requests whose candidates are kept
+_PLAIN_NUMBERS = (int, float)  # real numbers recognised without an ABC check
+_ABSENT_VALUE = object()  # a slot a chunk lacks
+_EMPTY: dict[Any, np.ndarray] = {}  # an empty array per dtype, shared until a column grows
 
 
 class CurrentTimeReferenceError(ValueError):
@@ -52,6 +56,8 @@ class CurrentTimeReferenceError(ValueError):
 
 # --------------------------------------------------------------------- validation
 def _number(name: str, value: Any) -> float:
+    if type(value) is float and -math.inf < value < math.inf:  # the common case, checked fast
+        return value
     if isinstance(value, bool) or not isinstance(value, Real):
         raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
     value = float(value)
@@ -134,16 +140,18 @@ class _Growable:
     write per read instead of one element write per chunk.
     """
 
-    __slots__ = ("_data", "_filled", "_items", "_view")
+    __slots__ = ("_data", "_filled", "_items", "_view", "append")
 
     def __init__(self, dtype: Any, initial: Sequence[Any] = ()):
         self._items: list[Any] = list(initial)
-        self._data = np.empty(max(16, 2 * len(self._items)), dtype=dtype)
+        #: append a value: the list's own method, saving a Python call per chunk
+        self.append = self._items.append
+        # no array until the first view: most value indexes of a unique slot are never read
+        self._data = _EMPTY.get(dtype)
+        if self._data is None:
+            self._data = _EMPTY[dtype] = np.empty(0, dtype=dtype)
         self._filled = 0  # items already copied into _data
         self._view: np.ndarray | None = None
-
-    def append(self, value: Any) -> None:
-        self._items.append(value)
 
     def __setitem__(self, index: int, value: Any) -> None:
         self._items[index] = value
@@ -161,7 +169,7 @@ class _Growable:
         size = len(self._items)
         if self._filled != size:
             if size > len(self._data):
-                grown = np.empty(max(2 * len(self._data), size), dtype=self._data.dtype)
+                grown = np.empty(max(2 * len(self._data), size, 16), dtype=self._data.dtype)
                 grown[: self._filled] = self._data[: self._filled]
                 self._data = grown
             if self._data.dtype == object:  # one by one: tuples are values, not rows
@@ -204,7 +212,7 @@ class _Column:
             self.rows_of.append(_Growable(np.int64))
         self.rows_of[code].append(row)
         self.codes.append(code)
-        if self.numeric and not isinstance(value, Real):
+        if self.numeric and type(value) not in _PLAIN_NUMBERS and not isinstance(value, Real):
             self._to_objects()
         self.values.append(value)
         self.present += 1
@@ -221,6 +229,36 @@ class _Column:
     def original(self, codes: np.ndarray) -> list[SlotValue | None]:
         """The values as stored (ints stay ints), None where the slot is absent."""
         return [None if code == _ABSENT else self.value_of[code] for code in codes.tolist()]
+
+
+class _Plan:
+    """One retrieval request's candidates, kept from retrieval to retrieval.
+
+    A model asks the same few requests over and over ({kind, player} for token counts),
+    so the rows matching the exact-match slots are kept and extended with each chunk
+    that arrives instead of being filtered anew; the scored slots' mismatch columns are
+    kept until a chunk arrives.
+    """
+
+    __slots__ = ("exact", "needed", "rows", "scored", "scores", "seen")
+
+    def __init__(self, exact: list[tuple[_Column, int]], scored: _Scored, rows: np.ndarray,
+                 seen: int):
+        self.exact = exact
+        self.scored = scored
+        self.needed = [column for _, _, column, _ in scored]  # slots a candidate must hold
+        self.rows = _Growable(np.int64, rows.tolist())
+        self.seen = seen
+        self.scores: tuple[np.ndarray, ...] | None = None
+
+    def extend(self, upto: int) -> None:
+        """Add the matching rows among chunks ``seen .. upto - 1``."""
+        rows = self.rows
+        for row in range(self.seen, upto):
+            if all(column.codes._items[row] == code for column, code in self.exact) and all(
+                    column.codes._items[row] != _ABSENT for column in self.needed):
+                rows.append(row)
+        self.seen = upto
 
 
 # ------------------------------------------------------------------- the memory
@@ -288,6 +326,16 @@ class DeclarativeMemory:
         self._time_value_last = math.nan
         self._reference_count = _Growable(np.float64)  # per chunk, float for the log
         self._created = _Growable(np.float64)
+        # The same references as a trie of reference-time sequences, for the kernel: node
+        # 0 is "no reference yet", a node's child adds one reference at one time, and a
+        # chunk points to the node of its whole history. Chunks with the same history
+        # share a node, so Σ_j (t − t_j)^(−d) is summed once per node, each node's sum
+        # its parent's plus one strength: the same additions in the same order as
+        # summing the chunk's references one by one.
+        self._node_of = _Growable(np.int64)  # per chunk
+        self._node_parent = _Growable(np.int64, [0])
+        self._node_time = _Growable(np.int64, [0])  # index of the node's reference time
+        self._node_child: dict[tuple[int, int], int] = {}
         self._latest_reference = -math.inf
         # caches: base levels per (time, chunks, references); noise per model time
         self._base_key: tuple[float, int, int] | None = None
@@ -301,6 +349,7 @@ class DeclarativeMemory:
         # (pure); cleared when a chunk is stored or a slot's function changes
         self._scores: dict[str, dict[SlotValue, np.ndarray]] = {}
         self._scores_chunks = 0
+        self._plans: dict[tuple, _Plan] = {}  # request items -> its candidates
 
         for slot, fn in (mismatch or {}).items():
             self.set_mismatch(slot, fn)
@@ -396,6 +445,7 @@ class DeclarativeMemory:
     def set_mismatch(self, slot: str, fn: MismatchFunction | None) -> None:
         """Register ``fn`` for ``slot``; None makes the slot an exact-match constraint."""
         self._scores.pop(slot, None)
+        self._plans.clear()
         if fn is None:
             self._mismatch.pop(slot, None)
             return
@@ -461,32 +511,46 @@ class DeclarativeMemory:
                 raise ValueError(f"{chunk!r} is already stored with fixed_activation "
                                  f"{chunk.fixed_activation!r}; merging cannot change it to "
                                  f"{fixed!r}")
-        if self._time != self._time_value_last:
-            self._time_values.append(self._time)
-            self._time_value_last = self._time
-        self._reference_time_index.append(len(self._time_values) - 1)
+        now = self._time
+        if now != self._time_value_last:
+            self._time_values.append(now)
+            self._time_value_last = now
+        time_index = len(self._time_values._items) - 1
+        self._reference_time_index.append(time_index)
         self._reference_row.append(row)
-        self._reference_count[row] = self._reference_count[row] + 1
-        self._latest_reference = self._time
+        node = self._node_of._items[row]
+        child = self._node_child.get((node, time_index))
+        if child is None:
+            child = self._node_child[node, time_index] = len(self._node_parent._items)
+            self._node_parent.append(node)
+            self._node_time.append(time_index)
+        self._node_of[row] = child
+        self._reference_count[row] = self._reference_count._items[row] + 1
+        self._latest_reference = now
         return chunk
 
     def _store(self, chunk: Chunk) -> int:
         row = len(self._chunks)
         self._chunks.append(chunk)
         self._row_of[chunk._key] = row
-        for slot in chunk:
-            if slot not in self._columns:
-                self._columns[slot] = _Column(row)
-        for slot, column in self._columns.items():
-            if slot in chunk:
-                column.append(row, chunk[slot])
-            else:
+        slots = chunk._slots
+        columns = self._columns
+        for slot in slots:
+            if slot not in columns:
+                columns[slot] = _Column(row)
+                self._plans.clear()  # a request naming this slot may now have candidates
+        for slot, column in columns.items():
+            value = slots.get(slot, _ABSENT_VALUE)
+            if value is _ABSENT_VALUE:
                 column.append_absent()
+            else:
+                column.append(row, value)
         fixed = chunk.fixed_activation
         self._fixed.append(math.nan if fixed is None else fixed)
         self._learned += fixed is None
         self._reference_count.append(0.0)
         self._created.append(self._time)
+        self._node_of.append(0)
         return row
 
     @property
@@ -525,7 +589,7 @@ class DeclarativeMemory:
         raise ``CurrentTimeReferenceError`` only if that chunk is actually needed.
         """
         t = self._time
-        key = (t, len(self._chunks), len(self._reference_row))
+        key = (t, len(self._chunks), len(self._reference_row._items))
         if key == self._base_key:
             return self._base
         fixed = self._fixed.view()
@@ -552,13 +616,15 @@ class DeclarativeMemory:
         strengths = np.power(ages, -d, out=ages)  # one per distinct reference time
         compiled = _kernel_module.kernels()
         if compiled is not None:
-            summed = compiled.reference_sums(self._reference_row.view(),
-                                             self._reference_time_index.view(), strengths,
-                                             len(self._chunks))
-        else:
-            summed = np.bincount(self._reference_row.view(),
-                                 weights=strengths[self._reference_time_index.view()],
-                                 minlength=len(self._chunks))
+            # one sum per history node, then per chunk its node's (NumPy's log is
+            # elementwise: the same bits whether taken per node or per chunk)
+            sums = compiled.node_sums(self._node_parent.view(), self._node_time.view(),
+                                      strengths)
+            sums[0] = 1.0  # the root, which no chunk points to: no log(0)
+            return np.log(sums, out=sums)[self._node_of.view()]
+        summed = np.bincount(self._reference_row.view(),
+                             weights=strengths[self._reference_time_index.view()],
+                             minlength=len(self._chunks))
         return np.log(summed, out=summed)
 
     def _draw_noise(self, count: int) -> np.ndarray:
@@ -593,13 +659,17 @@ class DeclarativeMemory:
         self._time_noise, self._time_noise_at = noise, self._time
         return noise
 
-    def _split(self, request: Mapping[str, SlotValue]) -> tuple[np.ndarray | None, _Scored]:
+    def _split(self, request: Mapping[str, SlotValue],
+               exact: list[tuple[_Column, int]] | None = None
+               ) -> tuple[np.ndarray | None, _Scored]:
         """Candidate rows (None = every chunk) and the slots scored by partial matching.
 
         A requested slot with no mismatch function filters candidates through its value
-        index; a slot with one keeps only chunks that have the slot.
+        index; a slot with one keeps only chunks that have the slot. ``exact`` (if given)
+        receives the exact-match (column, code) pairs, and is emptied when no chunk can
+        match (a slot or value no chunk holds yet: no plan can be kept).
         """
-        if not isinstance(request, Mapping):
+        if type(request) is not dict and not isinstance(request, Mapping):
             raise TypeError(f"a retrieval request must be a mapping of slot name to value, "
                             f"got {type(request).__name__}")
         rows: np.ndarray | None = None
@@ -610,6 +680,8 @@ class DeclarativeMemory:
             if column is None:
                 if not isinstance(slot, str):
                     raise TypeError(f"slot names must be strings, got {slot!r}")
+                if exact is not None:
+                    exact.clear()
                 return np.empty(0, np.int64), []
             fn = self._mismatch.get(slot)
             if fn is not None:
@@ -621,7 +693,11 @@ class DeclarativeMemory:
                 raise TypeError(f"request value for slot {slot!r} must be hashable, "
                                 f"got {value!r}") from None
             if code is None:
+                if exact is not None:
+                    exact.clear()
                 return np.empty(0, np.int64), []
+            if exact is not None:
+                exact.append((column, code))
             if rows is None:
                 rows = column.rows_of[code].view()
             else:
@@ -767,7 +843,7 @@ class DeclarativeMemory:
         tau = self._retrieval_threshold if threshold is None else _number("threshold", threshold)
         if offset:
             offset = _number("offset", offset)
-        rows, scored = self._split(request)
+        rows, scored, compiled = self._candidates(request, record)
         count = len(self._chunks) if rows is None else len(rows)
         if count == 0:
             latency = _latency(self._latency_factor, tau)
@@ -779,7 +855,6 @@ class DeclarativeMemory:
         if self._noise > 0:
             per_time = self._noise_mode == "per_time"
             noise = self._noise_now() if per_time else self._draw_noise(count)
-        compiled = None if record else self._compiled_scores(scored)
         if compiled is not None:
             total, best = self._evaluate_compiled(rows, count, compiled, noise, offset)
         else:
@@ -806,6 +881,37 @@ class DeclarativeMemory:
                                  total, winner, latency)
         return Retrieval(winner, activation, latency, trace)
 
+    def _candidates(self, request: Mapping[str, SlotValue], record: bool
+                    ) -> tuple[np.ndarray | None, _Scored, tuple[np.ndarray, ...] | None]:
+        """Candidate rows, scored slots and (for the kernel) their mismatch columns.
+
+        A plain dict request with exact-match slots keeps a plan on the kernel path, so
+        asking it again costs a dict lookup plus the chunks stored since; anything else
+        (a record, no kernel, a request no chunk can match yet) is worked out afresh.
+        """
+        exact: list[tuple[_Column, int]] | None = None
+        if not record and type(request) is dict and _kernel_module.kernels() is not None:
+            try:
+                key = tuple(request.items())
+                plan = self._plans.get(key)
+            except TypeError:  # an unhashable value: _split reports it
+                plan = key = None
+            if plan is not None:
+                count = len(self._chunks)
+                if plan.seen != count:
+                    plan.extend(count)
+                    plan.scores = self._compiled_scores(plan.scored)
+                return plan.rows.view(), plan.scored, plan.scores
+            exact = [] if key is not None else None
+        rows, scored = self._split(request, exact)
+        compiled = None if record else self._compiled_scores(scored)
+        if exact:
+            if len(self._plans) >= _PLAN_CACHE_SIZE:
+                self._plans.clear()
+            plan = self._plans[key] = _Plan(exact, scored, rows, len(self._chunks))
+            plan.scores = compiled
+        return rows, scored, compiled
+
     def _compiled_scores(self, scored: _Scored) -> tuple[np.ndarray, ...] | None:
         """Every chunk's unscaled mismatch per scored slot, for the compiled kernel; None
         when the NumPy path must run (no kernel, a user-defined function, a symbol slot
@@ -816,17 +922,20 @@ class DeclarativeMemory:
         """
         if _kernel_module.kernels() is None:
             return None
+        if not scored:
+            return ()
         if self._scores_chunks != len(self._chunks):
             self._scores.clear()
             self._scores_chunks = len(self._chunks)
         columns = []
+        caches = self._scores
         for slot, value, column, fn in scored:
             kind = type(fn)
             if kind not in BUILT_IN_MISMATCH or not (column.numeric or kind is ExactMatch):
                 return None
-            cache = self._scores.get(slot)
+            cache = caches.get(slot)
             if cache is None:
-                cache = self._scores[slot] = {}
+                cache = caches[slot] = {}
             try:
                 scores = cache.get(value)
             except TypeError:  # unhashable: the NumPy path reports it
@@ -850,11 +959,16 @@ class DeclarativeMemory:
             if np.isinf(candidates).any():
                 self._raise_current_time_reference(rows, candidates)
         total = np.empty(count)
-        padded = scores + (base, base)[len(scores):]  # the kernel indexes two at least
+        if len(scores) > 4:  # the kernel takes four columns: fold all but the last three,
+            head = scores[0] + scores[1]  # adding left to right as the kernel would
+            for column in scores[2:-3]:
+                head += column
+            scores = (head, *scores[-3:])
+        m0, m1, m2, m3 = scores + (base,) * (4 - len(scores))
         best = _kernel_module.kernels().activations(
             base, _kernel_module.EMPTY if noise is None else noise,
             self._noise_mode == "per_time", _kernel_module.NO_ROWS if rows is None else rows,
-            rows is not None, count, float(offset), padded, len(scores),
+            rows is not None, count, float(offset), m0, m1, m2, m3, len(scores),
             self._mismatch_penalty, total)
         return total, best
 

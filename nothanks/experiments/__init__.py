@@ -34,6 +34,7 @@ from .run import RunSummary, run_design
 from .schema import SCHEMA_VERSION, TABLES, LogError, schema_markdown
 from .session import ParticipantSession, SessionError, check_participant_id
 from .showcase import TRACE_PLAYERS, TRACE_SEED, instance_table, token_memory_history
+from .verify import VerifyReport, verify
 from .workers import play_chunk
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "SessionError",
     "Sweep",
     "Table",
+    "VerifyReport",
     "check_participant_id",
     "compact_frames",
     "ensure_design",
@@ -74,5 +76,6 @@ __all__ = [
     "run_design",
     "schema_markdown",
     "shipped_designs",
+    "verify",
     "token_memory_history",
 ]

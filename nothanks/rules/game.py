@@ -135,13 +135,15 @@ class Game:
 
     def view(self, seat: int) -> View:
         """What ``seat`` may see now (see :class:`View`)."""
-        if not 0 <= seat < self.variant.players:
-            raise ValueError(f"seat {seat} does not exist; valid: 0 to {self.variant.players - 1}")
-        others = tuple(self._tokens) if self.variant.open_tokens else None
+        variant = self.variant
+        if not 0 <= seat < variant.players:
+            raise ValueError(f"seat {seat} does not exist; valid: 0 to {variant.players - 1}")
+        history = self.history
         return View(
-            seat, self.variant, self.seat, None if self.over else self.card,
-            self.tokens_on_card, self._tokens[seat], tuple(self._cards), self.cards_left,
-            self.history, len(self.history), others,
+            seat, variant, self.seat, None if self.over else self.card,
+            self.tokens_on_card, self._tokens[seat], tuple(self._cards),
+            len(self._order) - self._next, history, len(history),
+            tuple(self._tokens) if variant.open_tokens else None,
         )
 
     def scores(self) -> tuple[int, ...]:
@@ -158,9 +160,10 @@ class Game:
         history, next card, whose turn) is committed before any listener hears of it.
         """
         actor = self.seat if seat is None else seat
-        if not 0 <= actor < self.variant.players:
+        players = self.variant.players
+        if not 0 <= actor < players:
             raise IllegalActionError(
-                f"seat {actor} does not exist; valid: 0 to {self.variant.players - 1}")
+                f"seat {actor} does not exist; valid: 0 to {players - 1}")
         if self.over:
             raise IllegalActionError(
                 f"player {actor} cannot {action!s}: the game is over (all "
@@ -180,19 +183,21 @@ class Game:
             self.tokens_on_card += 1
             passed = Passed(self.turn, actor, self.card, self.tokens_on_card)
             self.history.append(passed)
-            self.seat = (actor + 1) % self.variant.players
+            self.seat = (actor + 1) % players
             self.turn += 1
-            self._notify((passed,))
+            if self._listeners:
+                self._notify((passed,))
         elif action == Action.TAKE:
             card, tokens = self.card, self.tokens_on_card
             self._tokens[actor] += tokens
-            self._cards[actor] = tuple(sorted(self._cards[actor] + (card,)))
+            self._cards[actor] = tuple(sorted((*self._cards[actor], card)))
             self.tokens_on_card = 0
             took = Took(self.turn, actor, card, tokens)
             self.history.append(took)
             self.turn += 1
             after = self._reveal() if self._next < len(self._order) else self._finish()
-            self._notify((took, after))
+            if self._listeners:
+                self._notify((took, after))
         else:
             raise IllegalActionError(
                 f"player {actor} tried unknown action {action!r}; valid: 'take', 'pass'"

@@ -121,10 +121,12 @@ class TokenMemory:
         """Store ``seat``'s count as a leaf and its class as a root, at the current time."""
         self.stored += 1
         self._newest[seat] = (self.stored, tokens)
-        tag = {} if self.merge else {"update": self.stored}
-        self.memory.add({"kind": "leaf", "player": seat, "tokens": tokens} | tag)
-        self.memory.add({"kind": "root", "player": seat, "class": token_class(tokens).name}
-                        | tag)
+        leaf = {"kind": "leaf", "player": seat, "tokens": tokens}
+        root = {"kind": "root", "player": seat, "class": token_class(tokens).name}
+        if not self.merge:
+            leaf["update"] = root["update"] = self.stored
+        self.memory.add(leaf)
+        self.memory.add(root)
 
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
         """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""

@@ -33,6 +33,8 @@ from .traces import DecisionTrace, Prediction, TraceNode
 DEFAULT_ACTION = Action.PASS
 #: Weight of the category slot's exact-match mismatch (thesis Table 2: -100).
 CATEGORY_WEIGHT = 100.0
+#: An instance's action slot -> the action (a dict lookup instead of an enum call).
+_ACTIONS = {str(action): action for action in Action}
 #: Values of the reading switches (see :class:`ToMAgent`).
 CANDIDATE_RULES = ("all", "any")
 THRESHOLD_READINGS = ("split", "shared")
@@ -312,7 +314,7 @@ class ToMAgent(Agent):
         state = state_chunk(category, view.card, tokens_on_card, tokens)
         retrieval = self._instance_dm.retrieve(state, record=self.traces)
         failed = retrieval.chunk is None
-        action = DEFAULT_ACTION if failed else Action(retrieval.chunk["action"])
+        action = DEFAULT_ACTION if failed else _ACTIONS[retrieval.chunk["action"]]
         result = (action, state, retrieval.record, retrieval.latency, failed)
         self._tom0_cache[key] = result
         return result
@@ -339,8 +341,6 @@ class ToMAgent(Agent):
                             world: tuple[Belief, ...], root: bool) -> _Outcome:
         tom0, state, record, latency, failed = self._tom0(seat, tokens_on_card, tokens)
         failures = int(failed)
-        says = (f"no instance above the threshold: default {DEFAULT_ACTION}" if failed
-                else f"ToM0 says {tom0}")
         predictions: list[Prediction] = []
         # Inside a projection only the predicted action matters, so a projected player
         # whose ToM0 passes is not asked to predict anyone (the outcome is the same).
@@ -368,17 +368,13 @@ class ToMAgent(Agent):
                     break
                 world = _replace(world, other, belief.after_pass())
                 on_card += 1
-        action, reason = tom0, says
-        if level >= 1 and tom0 == Action.TAKE:
-            takers = [p.seat for p in predictions if p.action == Action.TAKE]
-            if takers:
-                reason = f"{says}; player {takers[0]} predicted to take -> take"
-            else:
-                action = Action.PASS
-                reason = (f"{says}; all {len(predictions)} opponents predicted to pass "
-                          "-> pass")
-        elif level >= 1:
-            reason = f"{says} -> pass"
+        takers = [p.seat for p in predictions if p.action == Action.TAKE]
+        action = tom0
+        if level >= 1 and tom0 == Action.TAKE and not takers:
+            action = Action.PASS
+        # the reason is read only at the root and in traces: not worded inside projections
+        reason = (_reason(level, tom0, failed, takers, len(predictions))
+                  if root or self.traces else "")
         node = self._node(level, seat, tokens_on_card, tokens, world[seat].source, state,
                           record, tom0, tuple(predictions), action, reason)
         return _Outcome(action, latency, failures, node, tom0, reason, tuple(predictions))
@@ -389,6 +385,20 @@ class ToMAgent(Agent):
             return None
         return TraceNode(level, seat, tokens_on_card, tokens, source, state, record, tom0,
                          predictions, action, reason)
+
+
+def _reason(level: int, tom0: Action, failed: bool, takers: list[int],
+            predicted: int) -> str:
+    """Why a reasoner at ``level`` acts as it does, in words (decision logs, traces)."""
+    says = (f"no instance above the threshold: default {DEFAULT_ACTION}" if failed
+            else f"ToM0 says {tom0}")
+    if level < 1:
+        return says
+    if tom0 != Action.TAKE:
+        return f"{says} -> pass"
+    if takers:
+        return f"{says}; player {takers[0]} predicted to take -> take"
+    return f"{says}; all {predicted} opponents predicted to pass -> pass"
 
 
 def _replace(world: tuple[Belief, ...], seat: int, belief: Belief) -> tuple[Belief, ...]:

@@ -1,0 +1,111 @@
+"""The memory's shortcuts give the same bits as the plain computation they replace.
+
+* kept request plans: the candidates of a repeated request follow the chunks stored
+  since (token-memory traffic: recall, store two chunks, move the clock);
+* reference trie: summing each history node once (parent's sum plus one strength) and
+  looking the log up per chunk equals the log of each chunk's summed references;
+* more than four scored slots: the kernel takes four mismatch columns, the first ones
+  folded in NumPy in the same order.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
+from nothanks.actr import kernel as actr_kernel
+
+
+def _token_traffic(compiled: bool, merge: bool, noise_mode: str) -> list[tuple]:
+    """Recalls and stores as the token memory makes them, on one path."""
+    actr_kernel.use(compiled)
+    try:
+        memory = DeclarativeMemory(noise=0.3, seed=5, noise_mode=noise_mode)
+        rng = np.random.default_rng(11)
+        out = []
+        for update in range(150):
+            player = int(rng.integers(3))
+            for kind in ("leaf", "root"):
+                result = memory.retrieve({"kind": kind, "player": player},
+                                         offset=-0.5 if kind == "leaf" else 0.0)
+                out.append((None if result.chunk is None else dict(result.chunk),
+                            result.activation, result.latency))
+            tag = {} if merge else {"update": update}
+            memory.add({"kind": "leaf", "player": player, "tokens": int(rng.integers(12))}
+                       | tag)
+            memory.add({"kind": "root", "player": player, "class": "low"} | tag)
+            if rng.random() < 0.8:
+                memory.advance(2.0)
+        return out
+    finally:
+        actr_kernel.use(True)
+
+
+@pytest.mark.parametrize("merge", [False, True])
+@pytest.mark.parametrize("noise_mode", ["per_time", "per_retrieval"])
+def test_kept_plans_follow_new_chunks(merge, noise_mode):
+    try:
+        kernel_path = _token_traffic(True, merge, noise_mode)
+    except ValueError:  # a retrieval at a reference's own time: both paths must say so
+        with pytest.raises(ValueError):
+            _token_traffic(False, merge, noise_mode)
+        return
+    assert kernel_path == _token_traffic(False, merge, noise_mode)
+    assert sum(r[0] is not None for r in kernel_path) > 50
+
+
+@pytest.mark.parametrize("merge_every", [0, 3, 7])
+def test_reference_trie_sums_equal_the_summed_references(merge_every):
+    """Chunks with one reference, with shared histories and with long ones."""
+    memory = DeclarativeMemory(seed=0)
+    rng = np.random.default_rng(2)
+    for index in range(400):
+        memory.add({"n": index % merge_every if merge_every else index})
+        if rng.random() < 0.7:
+            memory.advance(float(rng.choice([0.25, 1.0, 3.5])))
+    memory.advance(1.0)
+    t = memory.time
+    trie = memory._learned_base_levels(t)
+    strengths = np.power(t - memory._time_values.view(), -memory.decay)
+    summed = np.bincount(memory._reference_row.view(),
+                         weights=strengths[memory._reference_time_index.view()],
+                         minlength=len(memory))
+    assert np.array_equal(trie, np.log(summed))
+    actr_kernel.use(False)
+    try:
+        assert np.array_equal(memory._learned_base_levels(t), trie)
+    finally:
+        actr_kernel.use(True)
+
+
+SIX_SLOTS = {"a": Linear(10), "b": Weber(), "c": ExactMatch(3), "d": Linear(4),
+             "e": Weber(), "f": Linear(7)}
+
+
+def _six_slot_retrievals(compiled: bool) -> list[tuple]:
+    actr_kernel.use(compiled)
+    try:
+        memory = DeclarativeMemory(mismatch=SIX_SLOTS, seed=9, noise=0.2,
+                                   retrieval_threshold=-60.0)
+        rng = np.random.default_rng(4)
+        for _ in range(200):
+            memory.add({slot: int(rng.integers(1, 12)) for slot in SIX_SLOTS})
+        memory.advance(1.0)
+        out = []
+        for _ in range(60):
+            request = {slot: int(rng.integers(1, 12)) for slot in SIX_SLOTS}
+            for _ in range(int(rng.integers(0, 2))):
+                request.pop(list(request)[0])  # five or six scored slots
+            result = memory.retrieve(request)
+            out.append((result.chunk and dict(result.chunk), result.activation,
+                        result.latency))
+            memory.advance(0.5)
+        return out
+    finally:
+        actr_kernel.use(True)
+
+
+def test_more_than_four_scored_slots_agree_bit_for_bit():
+    kernel_path = _six_slot_retrievals(True)
+    assert kernel_path == _six_slot_retrievals(False)
+    assert sum(r[0] is not None for r in kernel_path) > 40
