@@ -163,6 +163,7 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
 
 def commands() -> dict[str, tuple[str, Configure]]:
     """Every subcommand: name -> (help line, configure function)."""
+    from . import calibrate_cli
     from .experiments import cli as experiments_cli
     return {
         "simulate": ("play games between agents and write games/decisions Parquet tables",
@@ -178,6 +179,8 @@ def commands() -> dict[str, tuple[str, Configure]]:
                       experiments_cli.configure_synthetic),
         "figures": ("make the thesis figures (8-14), statistics tables and results table",
                     _figures),
+        "calibrate": ("fit free parameters to the thesis's numbers (Optuna, resumable) and "
+                      "write the best as a preset", calibrate_cli.configure),
     }
 
 
@@ -199,13 +202,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from .agents import AgentSpecError
     from .analysis import AnalysisInputError
+    from .calibrate import CalibrationError
     from .experiments import DesignError, LogError
     from .experiments.run import RunError
     from .rules import VariantError
     try:
         return runners[args.command](args)
     except (AgentSpecError, VariantError, OutputError, DesignError, LogError, RunError,
-            AnalysisInputError) as exc:
+            AnalysisInputError, CalibrationError) as exc:
         return _fail(args.command, str(exc))
     except OSError as exc:  # e.g. a read-only or full disk while writing results
         where = f" ({exc.filename})" if exc.filename else ""

@@ -22,6 +22,7 @@ API_PAGES = {
     "experiments": ["nothanks.experiments"],
     "analysis": ["nothanks.analysis"],
     "figures": ["nothanks.figures", "nothanks.report"],
+    "calibrate": ["nothanks.calibrate"],
     "ui": ["nothanks.ui"],
 }
 #: Names re-exported from another subpackage, documented where they are defined.

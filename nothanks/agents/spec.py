@@ -2,17 +2,28 @@
 
 The same strings work on the command line, in experiment designs and in Python, e.g.
 ``heuristic:T=-3``, ``random:p=0.3``, ``tom2:rt=-1.5``.
+
+``preset=NAME`` fills in a named set of parameter values (a TOML file in
+``nothanks/agents/presets``, e.g. ``tom1:preset=thesis-fit``); parameters given in the
+spec override the preset's. A preset records where its values came from (the study that
+fitted them), so a spec stays a complete, reproducible description of an agent.
 """
 from __future__ import annotations
 
 import inspect
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .base import Agent
 
 Factory = Callable[..., Agent]
 _REGISTRY: dict[str, Factory] = {}
+#: Folder of the shipped presets (``NAME.toml``).
+PRESETS_DIR = Path(__file__).resolve().parent / "presets"
+#: The spec key that names a preset.
+PRESET_KEY = "preset"
 
 
 class AgentSpecError(ValueError):
@@ -103,6 +114,61 @@ def _convert(value: str, default: object, where: str) -> object:
     return value
 
 
+@dataclass(frozen=True)
+class Preset:
+    """Named parameter values for some agents, and where they came from.
+
+    ``params`` are spec strings (as if written in a spec); a parameter whose name is in
+    ``paths`` is a file name relative to the preset's folder (e.g. an instance file).
+    """
+
+    name: str
+    agents: tuple[str, ...]
+    params: dict[str, str]
+    description: str = ""
+    provenance: dict = field(default_factory=dict)
+
+
+def presets() -> list[str]:
+    """Names of the shipped presets."""
+    return sorted(p.stem for p in PRESETS_DIR.glob("*.toml"))
+
+
+def load_preset(name: str) -> Preset:
+    """The shipped preset ``name``; an unknown name lists the valid ones."""
+    path = PRESETS_DIR / f"{name}.toml"
+    if not name or "/" in name or not path.is_file():
+        raise AgentSpecError(f"unknown preset {name!r}; valid: {', '.join(presets()) or 'none'}")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise AgentSpecError(f"preset {name!r} ({path}): not valid TOML: {exc}") from None
+    params = {str(k): _spec_text(v) for k, v in data.get("params", {}).items()}
+    for key in data.get("paths", []):
+        if params.get(key):
+            params[key] = str((path.parent / params[key]).resolve())
+    return Preset(name, tuple(data.get("agents", ())), params,
+                  str(data.get("description", "")).strip(), dict(data.get("provenance", {})))
+
+
+def _spec_text(value: object) -> str:
+    """A TOML value as it would be written in a spec."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def resolve_params(parsed: AgentSpec) -> dict[str, str]:
+    """The spec's parameters with its preset (if any) filled in; the spec's own win."""
+    params = dict(parsed.params)
+    name = params.pop(PRESET_KEY, None)
+    if name is None:
+        return params
+    preset = load_preset(name)
+    if preset.agents and parsed.name not in preset.agents:
+        raise AgentSpecError(f"preset {name!r} is for agents {', '.join(preset.agents)}, not "
+                             f"{parsed.name!r} (spec {str(parsed)!r})")
+    return preset.params | params
+
+
 def make_agent(spec: str | AgentSpec) -> Agent:
     """Build the agent a spec names, validating its name and parameters."""
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
@@ -118,11 +184,12 @@ def make_agent(spec: str | AgentSpec) -> Agent:
         if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
     }
     kwargs = {}
-    for key, value in parsed.params.items():
+    for key, value in resolve_params(parsed).items():
         if key not in valid:
             raise AgentSpecError(
                 f"agent {parsed.name!r} has no parameter {key!r}; valid: "
                 f"{', '.join(f'{n} (default {d!r})' for n, d in valid.items()) or 'none'}"
+                f" (and {PRESET_KEY}=NAME: {', '.join(presets()) or 'no presets'})"
             )
         kwargs[key] = _convert(value, valid[key], f"agent spec {str(parsed)!r}, parameter {key}")
     try:

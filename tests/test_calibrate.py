@@ -1,0 +1,149 @@
+"""Calibration studies: outputs, resuming after a kill, presets, one-line errors."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from nothanks import calibrate as cal
+from nothanks.agents import AgentSpecError, load_preset, make_agent, presets
+from nothanks.agents import spec as spec_module
+from nothanks.cli import main
+
+optuna = pytest.importorskip("optuna")
+ROOT = Path(__file__).resolve().parents[1]
+#: A study small enough for a test: one cheap parameter, one target.
+TINY = {"params": ["fraction", "s"], "targets": ["tom1_share"], "heldout": [],
+        "games": 4, "stages": (0.5, 1.0), "progress": False}
+
+
+def test_a_tiny_study_writes_its_outputs(tmp_path):
+    result = cal.calibrate(tmp_path, trials=2, **TINY)
+    assert len(result.study.trials) == 2
+    for name in ("study.db", "trials.csv", "summary.md", "thesis-fit.toml",
+                 "thesis-fit-instances.csv"):
+        assert (tmp_path / name).exists(), name
+    preset = (tmp_path / "thesis-fit.toml").read_text()
+    assert "[provenance]" in preset and "instances" in preset
+    # every trial played its games through the runner, in stages, into its own folder
+    folders = {t.user_attrs["folder"] for t in result.study.trials}
+    assert all((tmp_path / f / "stage1" / "manifest.json").exists() for f in folders)
+    # extending the study keeps the trials and adds one
+    more = cal.calibrate(tmp_path, trials=3, **TINY)
+    assert len(more.study.trials) == 3
+
+
+def test_a_resumed_study_must_keep_its_settings(tmp_path):
+    cal.calibrate(tmp_path, trials=1, **TINY)
+    with pytest.raises(cal.CalibrationError, match="games"):
+        cal.calibrate(tmp_path, trials=2, **(TINY | {"games": 6}))
+
+
+def _finished(storage: str) -> int:
+    try:
+        study = optuna.load_study(study_name="thesis-fit", storage=storage)
+    except (KeyError, Exception):  # the database may not exist yet
+        return 0
+    states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+    return len(study.get_trials(states=states))
+
+
+@pytest.mark.timeout(300)
+def test_the_study_resumes_after_a_kill(tmp_path):
+    out = tmp_path / "study"
+    command = [sys.executable, "-m", "nothanks", "calibrate", "--out", str(out),
+               "--params", "fraction,s", "--targets", "tom1_share", "--heldout", "",
+               "--trials", "3", "--games", "4", "--stages", "0.5,1", "--no-progress"]
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    storage = f"sqlite:///{(out / 'study.db').resolve()}"
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 200
+        while _finished(storage) < 1 and process.poll() is None:
+            assert time.monotonic() < deadline, "no trial finished in time"
+            time.sleep(0.2)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    finally:
+        if process.poll() is None:
+            process.kill()
+    first = optuna.load_study(study_name="thesis-fit", storage=storage).trials
+    kept = {t.number: t.params for t in first if t.state.is_finished() and
+            t.state != optuna.trial.TrialState.FAIL}
+    assert kept, "the first trial was kept"
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=250)
+    assert done.returncode == 0, done.stderr
+    study = optuna.load_study(study_name="thesis-fit", storage=storage)
+    assert _finished(storage) == 3
+    for number, params in kept.items():
+        assert study.trials[number].params == params
+
+
+# ------------------------------------------------------------------ presets
+def test_the_shipped_preset_loads_and_explicit_params_override():
+    assert "thesis-fit" in presets()
+    preset = load_preset("thesis-fit")
+    assert Path(preset.params["instances"]).is_file()
+    agent = make_agent("tom1:preset=thesis-fit")
+    assert agent.params["s"] == pytest.approx(float(preset.params["s"]))
+    assert agent.spec == "tom1:preset=thesis-fit"
+    override = make_agent("tom1:preset=thesis-fit,s=0.05")
+    assert override.params["s"] == 0.05
+    assert make_agent("tom1").params["s"] == 0.1  # the default stays the default
+
+
+def test_a_preset_from_a_folder_applies_only_to_its_agents(tmp_path, monkeypatch):
+    (tmp_path / "quiet.toml").write_text(
+        'agents = ["tom1"]\n[params]\ns = 0.02\nleaf_penalty = 1.0\n[provenance]\nseed = 1\n')
+    monkeypatch.setattr(spec_module, "PRESETS_DIR", tmp_path)
+    agent = make_agent("tom1:preset=quiet,leaf_penalty=0.25")
+    assert agent.params["s"] == 0.02 and agent.params["leaf_penalty"] == 0.25
+    with pytest.raises(AgentSpecError, match="not 'tom2'"):
+        make_agent("tom2:preset=quiet")
+
+
+def test_an_unknown_preset_lists_the_valid_ones():
+    with pytest.raises(AgentSpecError, match="unknown preset 'nope'; valid: .*thesis-fit"):
+        make_agent("tom1:preset=nope")
+
+
+# ------------------------------------------------------------------ errors
+@pytest.mark.parametrize("option, value, valid", [
+    ("--params", "fraction,nope", "fraction"),
+    ("--targets", "tom1_share,bogus", "older_chunk_rate"),
+    ("--heldout", "bogus", "tom2_share"),
+])
+def test_bad_names_give_one_line_errors_listing_the_valid_ones(tmp_path, capsys, option,
+                                                              value, valid):
+    code = main(["calibrate", "--out", str(tmp_path), option, value, "--trials", "1",
+                 "--games", "2", "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and "valid:" in err and valid in err, err
+
+
+def test_list_names_every_parameter_and_target(capsys):
+    assert main(["calibrate", "--list"]) == 0
+    listing = capsys.readouterr().out
+    assert all(name in listing for name in [*cal.PARAMETERS, *cal.TARGETS])
+
+
+def test_targets_are_ranges_with_a_loss_of_zero_inside():
+    share = cal.TARGETS["tom1_share"]
+    assert share.loss(0.5) == 0 and share.loss(0.46) == pytest.approx(1.0)
+    assert cal.TARGETS["older_chunk_rate"].loss(0.07) == pytest.approx(4.0)
+    assert cal.stage_games(2000, (0.25, 1.0)) == [500, 1500]
+
+
+def test_a_preset_plays_exactly_like_its_values_written_out():
+    from nothanks.runner import play_games
+    values = ",".join(f"{k}={v}" for k, v in load_preset("thesis-fit").params.items())
+    by_preset = [r.scores for r in play_games(
+        ["tom0:preset=thesis-fit"] * 3 + ["tom1:preset=thesis-fit"], 2, 5)]
+    written = [r.scores for r in play_games([f"tom0:{values}"] * 3 + [f"tom1:{values}"], 2, 5)]
+    assert by_preset == written
