@@ -174,11 +174,17 @@ class FigureReport:
     seconds: dict[str, float]
 
 
+#: Folder of the shipped calibration studies (``nothanks calibrate`` output folders).
+CALIBRATION = Path("data/calibration")
+
+
 def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
                  games: int | None = None, quick: bool = False, jobs: int | None = None,
-                 progress: bool = True, command: str = "nothanks figures") -> FigureReport:
+                 progress: bool = True, command: str = "nothanks figures",
+                 calibration: Path | None = CALIBRATION) -> FigureReport:
     """Run the whole pipeline; see the module docstring. ``command`` is quoted in the
-    README as the command that made the files."""
+    README as the command that made the files; the held-out checks of the calibration
+    studies in ``calibration`` (if any) close ``results.md``."""
     timer = _Timer()
     with timer("data"):
         data = load_logs(cache, participants=participants, games=games, quick=quick,
@@ -205,12 +211,33 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
             written.append(path)
         results = an.results_table(stats)
         results_md = out / "results.md"
-        results_md.write_text(_results_markdown(results, stats.get("readings")))
+        results_md.write_text(_results_markdown(results, stats.get("readings"))
+                              + _calibration_section(calibration))
         written.append(results_md)
         readme = out / "README.md"
         readme.write_text(_readme(figures, stats, results, data, command))
         written.append(readme)
     return FigureReport(out, written, timer.seconds)
+
+
+def _calibration_section(folder: Path | None) -> str:
+    """The held-out check of every calibration study in ``folder``: thesis | defaults |
+    preset, on deals not used in fitting (source: simulation)."""
+    if folder is None or not folder.is_dir():
+        return ""
+    studies = sorted(p for p in folder.glob("*/heldout.md"))
+    if not studies:
+        return ""
+    text = ("\n## Calibration (source: simulation)\n\nThe shipped presets, fitted with "
+            "`nothanks calibrate` (docs/calibration.md), beside the defaults on deals not "
+            "used in fitting; `role` says which targets were fitted and which held out.\n")
+    for heldout in studies:
+        body = heldout.read_text().strip()
+        stand_ins = "human_vs_" in body  # the stand-ins play the participants' seat
+        label = ("\n\n> **SYNTHETIC — not data.** Stand-in agents play the participants' "
+                 "seat; the thesis column is people." if stand_ins else "")
+        text += f"\n### Preset `{heldout.parent.name}`{label}\n\n{body}\n"
+    return text
 
 
 def _metadata(suffix: str) -> dict:
