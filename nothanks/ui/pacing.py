@@ -1,7 +1,7 @@
 """Pacing of model moves on screen: a thinking pause per decision, and the one helper that
 runs a sequence of model moves either at once (pause 0, tests) or as an asyncio task.
 
-Seed 003 derived a model's thinking time from its memory size; our cognitive models
+Earlier game apps derived a model's thinking time from its memory size; our cognitive models
 report the summed retrieval latency of each decision (ACT-R's ``F·e^(−A)``), which
 already grows with how hard the model had to think, so the pause is that latency,
 scaled and clamped to a range a person can follow. Baselines report no latency and get
