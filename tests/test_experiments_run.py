@@ -273,3 +273,18 @@ def test_a_half_written_part_left_by_a_kill_is_not_counted_and_resume_completes(
     for name in ("games", "decisions", "predictions", "recalls"):
         pd.testing.assert_frame_equal(getattr(load(out), name), getattr(load(tom2_log), name),
                                       obj=name)
+
+
+# --- parameters logged for preset specs ------------------------------------------------
+def test_a_preset_spec_logs_the_presets_values_not_only_its_name(tmp_path):
+    import json
+
+    from nothanks.agents.spec import load_preset
+    from nothanks.experiments.design import Design, Table
+    design = Design(name="preset-log", games=1, tables=(
+        Table("fit", ("tom1:preset=thesis-fit", "random", "random", "random"), 0),))
+    run_design(design, tmp_path / "run", jobs=1, progress=False)
+    logged = json.loads(load(tmp_path / "run").experiments.parameters.iloc[0])
+    values = logged["tom1:preset=thesis-fit"]
+    assert values["preset"] == "thesis-fit"
+    assert float(values["s"]) == float(load_preset("thesis-fit").params["s"])

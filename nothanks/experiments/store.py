@@ -389,6 +389,7 @@ def _sha256_file(path: Path) -> str:
 def _parameters(design) -> dict[str, dict]:
     """Every agent spec of the design → all its parameters, defaults filled in."""
     from ..agents import AgentSpecError, agent_parameters, parse_spec
+    from ..agents.spec import PRESET_KEY, resolve_params
     specs = {p for c in design.conditions for p in c.players}
     if design.human is not None:
         specs.add(design.human)
@@ -399,8 +400,11 @@ def _parameters(design) -> dict[str, dict]:
             defaults = agent_parameters(parsed.name)
         except AgentSpecError:
             defaults = {}  # the participant ("human") has no parameters
+        given = dict(parsed.params)
+        if PRESET_KEY in given:  # the preset's values, not only its name
+            given = resolve_params(parsed) | {PRESET_KEY: given[PRESET_KEY]}
         out[spec] = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
-                     for k, v in defaults.items()} | dict(parsed.params)
+                     for k, v in defaults.items()} | given
     return out
 
 
