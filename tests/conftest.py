@@ -13,6 +13,17 @@ settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")
+def quick_figures(tmp_path_factory) -> Path:
+    """One ``nothanks figures --quick`` build (``out/``, ``cache/``) shared by the tests
+    that read it (never modify it; build again into another folder instead)."""
+    from nothanks.cli import main
+    root = tmp_path_factory.mktemp("quick-figures")
+    assert main(["figures", "--quick", "--out", str(root / "out"), "--cache",
+                 str(root / "cache"), "--jobs", "1", "--no-progress"]) == 0
+    return root
+
+
+@pytest.fixture(scope="session")
 def tom2_log(tmp_path_factory) -> Path:
     """The log of :data:`helpers.TOM2_MINI` (never modify it: copy it with ``copy_log``)."""
     out = tmp_path_factory.mktemp("tom2") / "mini"

@@ -118,8 +118,9 @@ def test_rt_sweep_flags_a_significantly_lower_higher_order():
 
 # -------------------------------------------------------------- pipeline labels
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("paired-cache")
+def cache(quick_figures) -> Path:
+    """The shared quick build's cache (its designs at the quick sizes are already run)."""
+    return quick_figures / "cache"
 
 
 def test_readings_table_has_every_reading_and_column(cache):
@@ -144,11 +145,9 @@ def test_readings_table_has_every_reading_and_column(cache):
     assert "ToM2" in text and "readings" in text
 
 
-def test_no_synthetic_number_is_unlabelled(cache, tmp_path):
+def test_no_synthetic_number_is_unlabelled(quick_figures, cache):
     from nothanks.figures import draw
-    from nothanks.report import make_figures
-    out = tmp_path / "out"
-    make_figures(out, cache, quick=True, jobs=1, progress=False)
+    out = quick_figures / "out"
     results = (out / "results.md").read_text()
     assert an.SYNTHETIC_LABEL in results.split("| statistic |")[0]  # the banner
     table = pd.read_csv(out / "tables" / "simulation_tests.csv")

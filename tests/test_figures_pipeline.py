@@ -10,12 +10,8 @@ from nothanks.cli import main
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("figures")
-    code = main(["figures", "--quick", "--out", str(root / "out"), "--cache",
-                 str(root / "cache"), "--jobs", "1", "--no-progress"])
-    assert code == 0
-    return root
+def built(quick_figures) -> Path:
+    return quick_figures
 
 
 def test_every_file_the_readme_lists_exists(built):
@@ -41,14 +37,15 @@ def test_results_table_puts_thesis_values_beside_ours(built):
     assert "not computed" not in results.split("rt sweep ToM2 vs ToM1")[0]
 
 
-def test_warm_cache_reuses_the_simulations(built):
+def test_warm_cache_reuses_the_simulations(built, tmp_path):
     cache = built / "cache"
     before = {p: p.stat().st_mtime_ns for p in cache.rglob("*.parquet")}
-    assert main(["figures", "--quick", "--out", str(built / "again"), "--cache", str(cache),
+    again = tmp_path / "again"
+    assert main(["figures", "--quick", "--out", str(again), "--cache", str(cache),
                  "--jobs", "1", "--no-progress"]) == 0
     after = {p: p.stat().st_mtime_ns for p in cache.rglob("*.parquet")}
     assert before == after  # nothing re-simulated or rewritten
-    assert (built / "again" / "fig14_rt_sweep.pdf").is_file()
+    assert (again / "fig14_rt_sweep.pdf").is_file()
 
 
 def test_missing_participant_folder_is_a_clear_error(tmp_path, capsys):

@@ -19,8 +19,8 @@ def _golden_module():
 
 
 @pytest.fixture(scope="module")
-def produced(tmp_path_factory) -> dict[str, pd.DataFrame]:
-    return _golden_module().produce(tmp_path_factory.mktemp("golden"))
+def produced(tmp_path_factory, quick_figures) -> dict[str, pd.DataFrame]:
+    return _golden_module().produce(tmp_path_factory.mktemp("golden"), quick_figures / "out")
 
 
 def test_every_golden_table_is_produced(produced):

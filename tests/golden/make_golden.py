@@ -26,8 +26,12 @@ def _plain(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def produce(work: Path) -> dict[str, pd.DataFrame]:
-    """Play the golden runs into ``work`` and return every table, keyed by name."""
+def produce(work: Path, figures: Path | None = None) -> dict[str, pd.DataFrame]:
+    """Play the golden runs into ``work`` and return every table, keyed by name.
+
+    ``figures``: the output folder of a ``nothanks figures --quick`` build made by this
+    code already (the test suite shares one); by default one is built into ``work``.
+    """
     from nothanks.experiments import compact_frames, load, run_design
     from nothanks.experiments.synthetic import play_session
     from nothanks.runner import play_games
@@ -45,8 +49,10 @@ def produce(work: Path) -> dict[str, pd.DataFrame]:
         ["tom1", "tom0", "heuristic", "random:p=0.3"], 6, seed=5)))
     out["simulate_games"], out["simulate_decisions"] = games, decisions
     from nothanks.report import make_figures
-    report = make_figures(work / "figures", work / "cache", quick=True, jobs=1, progress=False)
-    for path in sorted((report.out / "tables").glob("*.csv")):
+    if figures is None:
+        figures = make_figures(work / "figures", work / "cache", quick=True, jobs=1,
+                               progress=False).out
+    for path in sorted((figures / "tables").glob("*.csv")):
         out[f"figures_{path.stem}"] = pd.read_csv(path)
     return {k: _plain(v) for k, v in out.items()}
 
