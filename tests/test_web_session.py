@@ -13,7 +13,13 @@ from __future__ import annotations
 import time
 
 import pytest
-from helpers_web import browser_page, requirements, start_voila, update_screenshot
+from helpers_web import (
+    browser_page,
+    playwright_api,
+    requirements,
+    start_voila,
+    update_screenshot,
+)
 
 from nothanks.experiments import ParticipantSession, load
 
@@ -93,12 +99,16 @@ class SessionPage:
         self.page.wait_for_function(
             "() => document.querySelectorAll('button[class*=\"nt-mark-\"]').length == 3",
             timeout=30_000)
+        time.sleep(max(0.0, self.last_click + CLICK_GAP - time.monotonic()))
         for seat in (1, 2, 3):
             button = self.page.locator(f"button.nt-mark-{seat}")
             if button.count() and button.is_enabled():
                 button.click()
-                self.page.locator(f'.nt-player.nt-marked[data-seat="{seat}"]').wait_for(
-                    timeout=30_000)
+                try:  # a click the app refused (e.g. still settling) is tried next turn
+                    self.page.locator(f'.nt-player.nt-marked[data-seat="{seat}"]').wait_for(
+                        timeout=5_000)
+                except playwright_api.TimeoutError:
+                    continue
                 return True
         return False
 
