@@ -26,12 +26,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .agents import Agent, make_agent
-from .rules import Action, Category, Event, Game, IllegalActionError, Variant
+from .rules import Action, Event, Game, IllegalActionError, Variant, sequence_category
 
 #: A sequence category's name as logged, by category (a dict lookup, not ``str()``).
-#: Sequence category by the number of the card's neighbours the player owns (0, 1, 2):
-#: :func:`nothanks.rules.sequence_category`, inlined on the per-decision path.
-_CATEGORY_NAMES = tuple(str(category) for category in Category)
 
 
 def game_seed(root_seed: int, game_index: int) -> int:
@@ -65,7 +62,7 @@ class DecisionRecord(NamedTuple):
     tokens_before: int
     cards_before: tuple[int, ...]
     cards_left: int
-    sequence_category: str
+    sequence_category: str  # a rules.Category (a str: "none", "extension", "completion")
     true_tokens: tuple[int, ...]
     action: Action
     forced: bool
@@ -231,8 +228,7 @@ class Match:
         return DecisionRecord(
             len(self.decisions), game.turn, seat, self._specs[seat], card,
             game.tokens_on_card, own, cards, game.cards_left,
-            _CATEGORY_NAMES[(card - 1 in cards) + (card + 1 in cards)], game.token_counts,
-            action,
+            sequence_category(cards, card), game.token_counts, action,
             own == 0, info, trace, decision_time, marks,
         )
 

@@ -50,16 +50,8 @@ def model_info(info: dict[str, Any]) -> dict[str, Any]:
     return {**info, "own_tom0_action": "forced" if own is None else str(own)}
 
 
-def _json_safe(value: Any) -> Any:
-    """Nested info values (predictions, recalled counts) as JSON text for Parquet."""
-    if isinstance(value, dict):
-        return json.dumps(_json_ready(value), default=_plain)
-    if isinstance(value, (list, tuple)):
-        return json.dumps([_json_ready(v) for v in value], default=_plain)
-    return value
-
-
 def _json_ready(value: Any) -> Any:
+    """Nested info values (predictions, recalled counts) with string keys and lists."""
     if isinstance(value, dict):
         return {str(k): _json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -100,7 +92,8 @@ def compact_frames(records: Sequence[GameRecord]) -> tuple[pd.DataFrame, pd.Data
         for column in extra.columns:
             if extra[column].map(lambda v: isinstance(v, (list, tuple, dict))).any():
                 extra[column] = extra[column].map(
-                    lambda v: _json_safe(v) if isinstance(v, (list, tuple, dict)) else None)
+                    lambda v: json.dumps(_json_ready(v), default=_plain)
+                    if isinstance(v, (list, tuple, dict)) else None)
         frame = pd.concat([frame, extra], axis=1)
     return games, frame
 

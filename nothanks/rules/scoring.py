@@ -61,7 +61,10 @@ class Category(StrEnum):
     COMPLETION = "completion"
 
 
+#: Category by the number of the card's neighbours the player owns (0, 1 or 2).
+_BY_NEIGHBOURS = (Category.NO_SEQUENCE, Category.EXTENSION, Category.COMPLETION)
+
+
 def sequence_category(cards: Collection[int], card: int) -> Category:
-    """The category of ``card`` for a player who owns ``cards``."""
-    neighbours = (card - 1 in cards) + (card + 1 in cards)
-    return (Category.NO_SEQUENCE, Category.EXTENSION, Category.COMPLETION)[neighbours]
+    """The category of ``card`` for a player who owns ``cards`` (a ``str``: its value)."""
+    return _BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)]
