@@ -87,11 +87,8 @@ def worker_gc() -> Iterator[None]:
 
 
 def _execute_dask(chunks, design, context, traces, client, in_flight):
-    from distributed import Client, as_completed
-    if isinstance(client, str):  # an address: connect for this run only
-        with Client(client) as own:
-            yield from _execute_dask(chunks, design, context, traces, own, in_flight)
-        return
+    """On a connected ``distributed.Client`` (run_design connects to an address first)."""
+    from distributed import as_completed
     workers = sum(client.nthreads().values()) or 1
     limit = in_flight or 2 * workers
     queue = iter(chunks)
