@@ -383,3 +383,11 @@ def test_feedback_refuses_duplicated_decisions():
     assert bad_move_shares(decisions)["marked"].sum() == 20
     with pytest.raises(AnalysisInputError, match="one row per participant, game_id, turn"):
         bad_move_shares(pd.concat([decisions, decisions.head(1)]))
+
+
+def test_intervals_that_round_to_zero_print_without_a_sign_of_direction():
+    from nothanks.analysis.results import _interval
+
+    assert _interval(-0.001, -0.004, 0.002, signed=True) == "+0.00 [+0.00, +0.00]"
+    assert _interval(-0.12, -0.16, -0.08, signed=True) == "-0.12 [-0.16, -0.08]"
+    assert _interval(0.5, 0.4, 0.6) == "0.50 [0.40, 0.60]"

@@ -38,7 +38,10 @@ def _share(value: float, low: float, high: float) -> str:
 
 
 def _interval(value: float, low: float, high: float, signed: bool = False) -> str:
+    """``value [low, high]`` to two decimals; a value that rounds to zero prints as 0.00
+    (never ``-0.00``, which would suggest a direction the data do not show)."""
     sign = "+" if signed else ""
+    value, low, high = (round(x, 2) + 0.0 for x in (value, low, high))
     return f"{value:{sign}.2f} [{low:{sign}.2f}, {high:{sign}.2f}]"
 
 

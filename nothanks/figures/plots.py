@@ -211,7 +211,7 @@ def rt_sweep_lines(sweep: pd.DataFrame) -> Figure:
     low, high = sweep["ci_low"].min(), sweep["ci_high"].max()
     ax.set_ylim(max(-0.05, low - 0.1), min(3.05, high + 0.1))  # rank points lie in 0..3
     ax.set_xlabel("retrieval threshold RT of the token memory")
-    ax.set_ylabel("mean rank points of the higher order")
+    ax.set_ylabel("mean rank points\nof the higher order")
     ax.set_title("Higher-order model against lower order, over RT")
     if "flag" in sweep.columns:
         ax.set_xlabel("retrieval threshold RT of the token memory\n(filled: differs from "
