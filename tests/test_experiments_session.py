@@ -192,3 +192,35 @@ def test_watch_sees_past_and_later_events_of_the_current_game_and_later_games(tm
     assert seen == list(session.game.history), "past events replayed"
     session.run_models()
     assert seen == list(session.game.history), "later events of this game delivered once each"
+
+
+def test_a_session_open_in_another_live_process_is_refused_and_a_stale_lock_taken_over(
+        tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from nothanks.experiments.session import SessionInUse
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        lock = tmp_path / ".P08.lock"
+        lock.write_text(str(other.pid))
+        with pytest.raises(SessionInUse, match=f"already being run by process {other.pid}"):
+            ParticipantSession("P08", tmp_path, MINI)
+        assert not (tmp_path / "P08").exists()  # nothing written for the refused tab
+    finally:
+        other.kill()
+        other.wait()
+    session = ParticipantSession("P08", tmp_path, MINI)  # the holder died: lock is stale
+    assert lock.read_text() == str(os.getpid())
+    play_until(session, 4)
+    assert session.finished and not lock.exists()  # released with the last game
+
+
+def test_a_closed_session_releases_its_participant(tmp_path):
+    first = ParticipantSession("P09", tmp_path, MINI)
+    first.close()
+    assert not (tmp_path / ".P09.lock").exists()
+    again = ParticipantSession("P09", tmp_path, MINI)
+    assert again.games_done == 0 and (tmp_path / ".P09.lock").exists()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+import os
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -31,6 +32,51 @@ PARTICIPANT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,23}")
 
 class SessionError(RuntimeError):
     """An action that does not fit the session's state (e.g. acting out of turn)."""
+
+
+class SessionInUse(SessionError, ValueError):
+    """The participant's session is open in another live process (e.g. a second browser
+    tab): two writers would play and log the same games twice."""
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def claim_participant(out_dir: Path, participant_id: str) -> Path:
+    """Mark ``participant_id``'s session as run by this process; the lock file's path.
+
+    The lock (``.<id>.lock`` beside the session folder, holding the process id) is
+    refused while another live process holds it; a lock left by a dead process (a crash)
+    is taken over, and the same process may reopen its own session (resume).
+    """
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lock = out_dir / f".{participant_id}.lock"
+    mine = str(os.getpid())
+    while True:
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            holder = lock.read_text().strip() if lock.exists() else ""
+            if holder == mine:
+                return lock
+            if holder.isdigit() and _process_alive(int(holder)):
+                raise SessionInUse(
+                    f"participant {participant_id!r} is already being run by process "
+                    f"{holder} (lock {lock}); finish or close that session (e.g. the other "
+                    "browser tab) first, or delete the lock file if no session is running"
+                ) from None
+            lock.unlink(missing_ok=True)  # stale: its process is gone; claim it anew
+            continue
+        with os.fdopen(fd, "w") as out:
+            out.write(mine)
+        return lock
 
 
 def check_participant_id(participant_id: str) -> str:
@@ -82,11 +128,18 @@ class ParticipantSession:
         self.design.validate_agents()
         self.clock = clock
         self.directory = Path(out_dir) / participant_id
-        self._store = ExperimentDir.open(self.directory, self.design, 1,
-                                         participant=participant_id, synthetic=self.synthetic)
-        #: files found damaged and set aside when the session was opened (the games
-        #: they held are played again); a damaged merged table stops the session instead
-        self.repaired = self._store.repair(replay_merged=False)
+        #: held while this process runs the session; released by :meth:`close` or when
+        #: the last game is saved
+        self.lock: Path | None = claim_participant(Path(out_dir), participant_id)
+        try:
+            self._store = ExperimentDir.open(self.directory, self.design, 1,
+                                             participant=participant_id, synthetic=self.synthetic)
+            #: files found damaged and set aside when the session was opened (the games
+            #: they held are played again); a damaged merged table stops the session instead
+            self.repaired = self._store.repair(replay_merged=False)
+        except BaseException:
+            self.close()
+            raise
         self._store.begin_run(backend="session")
         self._context = LogContext(self.design.name, self.design.hash, participant_id,
                                    self.synthetic)
@@ -222,6 +275,7 @@ class ParticipantSession:
             if not self._store.manifest["compacted"]:  # the machine died while merging
                 self._store.finish()
             self.match = None
+            self.close()
             return False
         self.plan = self.design.game(missing[0][0])
         players = self.design.conditions[self.plan.condition].players
@@ -236,6 +290,13 @@ class ParticipantSession:
                            game_id=self.plan.position, listeners=self._listeners)
         self._turn_started = self.clock()
         return True
+
+    def close(self) -> None:
+        """Release the participant's lock (another process may then resume the session)."""
+        if self.lock is not None and self.lock.exists() \
+                and self.lock.read_text().strip() == str(os.getpid()):
+            self.lock.unlink(missing_ok=True)
+        self.lock = None
 
     # ------------------------------------------------------------------ internals
     def _require_match(self) -> Match:
@@ -262,3 +323,4 @@ class ParticipantSession:
         self.last_result = record
         if not self._store.missing_chunks():  # the last game: merge the parts now
             self._store.finish()
+            self.close()
