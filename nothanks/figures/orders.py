@@ -23,7 +23,8 @@ def _errorbars(ax, part: pd.DataFrame, value: str, low: str, high: str, label: s
     part = part.dropna(subset=[value]).sort_values("focal_order")
     y = part[value] * scale
     ax.errorbar(part["focal_order"] + shift, y,
-                yerr=[y - part[low] * scale, part[high] * scale - y], marker=marker,
+                yerr=[(y - part[low] * scale).clip(lower=0),  # rounding: never below 0
+                      (part[high] * scale - y).clip(lower=0)], marker=marker,
                 color=color, capsize=3, linewidth=1.5, markerfacecolor="white", label=label)
 
 

@@ -330,10 +330,13 @@ class LoggedGame:
                 "recall_failures")
         return {k: row[k] for k in keys if k in row and not _missing(row[k])}
 
-    def table(self) -> pd.DataFrame:
-        """Every decision with the counterfactual models' moves beside the logged move."""
+    def table(self, seat: int | None = None) -> pd.DataFrame:
+        """Every decision (of ``seat``, if given) with the moves of the models in the
+        player's place, and of the logged model replayed, beside the logged move."""
         out = []
         for i in range(len(self)):
+            if seat is not None and self.decisions[i].seat != seat:
+                continue
             decision = self[i]
             line = {k: decision.row[k] for k in ("turn", "seat", "card", "tokens_on_card",
                                                  "tokens_before", "action")}
