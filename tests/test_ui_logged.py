@@ -99,13 +99,14 @@ def test_the_explorer_steps_through_one_seat_and_shows_the_posterior(game):
     turns = [d.turn for d in game.decisions if d.seat == human]
     posterior = pd.DataFrame({"participant": PARTICIPANT, "game_id": GAME,
                               "turn": [turns[1]] * 2, "model": ["ToM0", "ToM1"],
-                              "posterior": [0.7, 0.3]})
+                              "posterior": [0.7, 0.3], "card": 0})
     app = LoggedGameExplorer(game, posterior=posterior)
     assert app.seat_filter.value == human and app.current.seat == human
     assert app.back_button.disabled
     app.next_button.click()
     assert app.current.turn == turns[1]
     assert "0.700" in app.posterior_panel.value and "ToM1" in app.posterior_panel.value
+    assert "card" not in app.posterior_panel.value  # long form: the model columns only
     assert "In this player's place" in app.models_panel.value
     app.next_button.click()
     assert "none for this decision" in app.posterior_panel.value

@@ -50,6 +50,8 @@ COUNTERFACTUAL_MODELS = ("tom0", "tom1", "tom2")
 #: Columns identifying a decision across logs, in the order they are matched.
 DECISION_KEYS = ("experiment", "participant", "game_id", "turn")
 
+#: Columns shown of a long posterior table (one row per model), when it has them.
+POSTERIOR_COLUMNS = ("model", "p_take", "se", "likelihood", "posterior", "block_posterior")
 #: A posterior source: a per-decision DataFrame, or a callable from the logged decision
 #: row to the rows (or a mapping model -> probability) to show.
 PosteriorSource = pd.DataFrame | Callable[[Mapping[str, Any]], Any]
@@ -371,8 +373,8 @@ def posterior_rows(posterior: PosteriorSource | None, row: Mapping[str, Any]
 
     A DataFrame is matched on the decision keys it has (``experiment``, ``participant``,
     ``game_id``, ``turn``; it needs ``game_id`` and ``turn``); its other columns are shown
-    (long form: one row per model). A callable gets the row and returns a DataFrame, a
-    mapping (model -> probability) or ``None``.
+    (long form, one row per model: :data:`POSTERIOR_COLUMNS` when present). A callable
+    gets the row and returns a DataFrame, a mapping (model -> probability) or ``None``.
     """
     if posterior is None:
         return None
@@ -396,7 +398,9 @@ def posterior_rows(posterior: PosteriorSource | None, row: Mapping[str, Any]
     mask = pd.Series(True, index=posterior.index)
     for key in keys:
         mask &= posterior[key].astype(str) == str(row[key])
-    return posterior.loc[mask].drop(columns=keys)
+    found = posterior.loc[mask].drop(columns=keys)
+    shown = [c for c in POSTERIOR_COLUMNS if c in found.columns]
+    return found[shown] if "model" in shown and len(shown) > 1 else found
 
 
 # ------------------------------------------------------------------------ the app
