@@ -30,6 +30,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from . import analysis as an  # noqa: E402
 from . import experiments as ex  # noqa: E402
+from .experiments.schema import read_table, to_pandas  # noqa: E402
 from .figures import gallery  # noqa: E402
 
 
@@ -84,7 +85,30 @@ class FigureLogs:
     participants: ex.Log | None
     readings: ex.Log | None = None
     sources: dict[str, str] = field(default_factory=dict)
-    higher_orders: ex.Log | None = None
+    higher_orders: OrdersLog | None = None
+
+
+@dataclass
+class OrdersLog:
+    """The two tables of the higher-orders log its table reads (its 2.3 million decisions
+    with every column, and its predictions and recalls, would take gigabytes)."""
+
+    games: pd.DataFrame
+    decisions: pd.DataFrame
+
+
+#: Columns of the higher-orders decisions that :func:`nothanks.analysis.orders_table` reads.
+ORDERS_DECISION_COLUMNS = ("condition", "deal", "turn", "focal", "action", "own_tom0_action")
+
+
+def load_orders(directory: Path) -> OrdersLog:
+    """The games and the needed decision columns of a finished (compacted) run, each file
+    checked against the schema."""
+    if not ex.is_complete(directory):
+        raise ex.LogError(f"{directory}: not a finished run (run it again to resume)")
+    games = to_pandas(read_table(directory / "games.parquet", "games"))
+    decisions = read_table(directory / "decisions.parquet", "decisions")
+    return OrdersLog(games, to_pandas(decisions.select(list(ORDERS_DECISION_COLUMNS))))
 
 
 #: Choices behind the numbers, stated in the generated README.
@@ -165,7 +189,7 @@ def load_logs(cache: Path, *, participants: Path | None = None, games: int | Non
         sources["participants"] = str(people)
     return FigureLogs(ex.load_cached(table7), ex.load_cached(figure14),
                       ex.load_cached(people) if people else None,
-                      ex.load_cached(readings), sources, ex.load_cached(higher))
+                      ex.load_cached(readings), sources, load_orders(higher))
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -396,5 +420,5 @@ class _Timer:
             self.seconds[name] = time.perf_counter() - start
 
 
-__all__ = ["FIGURES", "NOTES", "FigureLogs", "FigureReport", "FigureSpec", "load_logs",
-           "make_figures", "markdown_table"]
+__all__ = ["FIGURES", "NOTES", "FigureLogs", "FigureReport", "FigureSpec", "OrdersLog",
+           "load_logs", "load_orders", "make_figures", "markdown_table"]
