@@ -65,7 +65,7 @@ FIGURES = (
     FigureSpec("fig14_rt_sweep", "Figure 14",
                "Mean rank points of the higher-order model against the lower order over the "
                "token memory's retrieval threshold RT (95% t-intervals).", "figure14"),
-    FigureSpec("extra_higher_orders", "(new; thesis §6.2)",
+    FigureSpec("extra_higher_orders", "(new; thesis §6.1-6.2)",
                "Rank-point advantage of one ToM-k (k = 1-5) over three ToM-(k-1) and over "
                "three ToM0 on shared deals (95% paired t CIs), and how often ToM-k's move "
                "differs from ToM-(k-1)'s (95% Wilson CIs).", "higher-orders"),

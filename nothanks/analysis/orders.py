@@ -1,12 +1,12 @@
-"""Higher orders of theory of mind: what one more order buys (thesis §6.2).
+"""Higher orders of theory of mind: what one more order buys (thesis §6.1-6.2).
 
 The ``higher-orders`` design plays one focal ToM-k (k = 1 ... 5) against three of the
 order below and against three ToM0, every table on the same deals.
 :func:`orders_table` gives one row per table: the focal model's share of first places,
 its rank points against its opponents' (paired per deal), the gain over the order below
 on the same deals where the design has it, and how often its move differs from the
-order below — the diminishing returns that de Weerd et al. found for repeated games
-and the thesis discusses for No Thanks!.
+order below: whether the returns of theory of mind diminish with its order, as De Weerd
+et al. (2013) found beyond the second order and the thesis (§6.1) beyond the first.
 """
 from __future__ import annotations
 

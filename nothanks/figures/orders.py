@@ -1,4 +1,4 @@
-"""The higher-order figure: what each order of theory of mind gains (thesis §6.2).
+"""The higher-order figure: what each order of theory of mind gains (thesis §6.1-6.2).
 
 Drawn from :func:`nothanks.analysis.orders_table`: the focal ToM-k's rank-point
 advantage over its opponents by k, for both series of the ``higher-orders`` design
