@@ -2,6 +2,7 @@
 place reproducibly."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -92,6 +93,13 @@ def test_marks_logged_predictions_and_bad_input(game):
         LoggedGame(game.log, GAME, participant="nobody")
     with pytest.raises(LoggedGameError, match="game 999 is not in this log"):
         LoggedGame(game.log, 999, participant=PARTICIPANT)
+    # a log whose moves do not fit its seed is refused, naming the turn
+    decisions = game.log.decisions.copy()
+    row = decisions.index[(decisions["game_id"] == GAME) & (decisions["turn"] == 5)][0]
+    decisions.loc[row, "tokens_on_card"] += 1
+    with pytest.raises(LoggedGameError, match=f"game {GAME} turn 5: the replay shows"):
+        LoggedGame(dataclasses.replace(game.log, decisions=decisions), GAME,
+                   participant=PARTICIPANT)
 
 
 def test_the_explorer_steps_through_one_seat_and_shows_the_posterior(game):

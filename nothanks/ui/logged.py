@@ -3,8 +3,8 @@ a run, decision by decision.
 
 :class:`LoggedGame` replays the game from its logged seed and variant through the one
 driver (:class:`~nothanks.match.Match`), every seat playing its logged moves, and checks
-each replayed decision against the log (seat, card, tokens on it, own tokens, own
-cards, action). For each decision it gives:
+each replayed decision against the log (turn, seat, card, tokens on it, own tokens, own
+cards; and that the logged move is legal there). For each decision it gives:
 
 * the table as the deciding player saw it (their :class:`~nothanks.rules.View`: own
   tokens shown, the others' hidden as in the game) and the move actually made, with the
@@ -40,7 +40,7 @@ from ..agents import Agent
 from ..agents.baselines import ScriptedAgent
 from ..experiments.log import Log, load
 from ..match import DecisionRecord, Match, agent_seed, build_agents
-from ..rules import Action, Variant, View
+from ..rules import Action, IllegalActionError, Variant, View
 from .explorer import _frame_html, runners_up
 from .pacing import load_cognitive_models
 from .render import TableState, moves_since, table_html
@@ -231,7 +231,12 @@ class LoggedGame:
                     f"{where}: the replay shows (turn, seat, card, tokens on card, own "
                     f"tokens, own cards) = {seen}, the log {logged}; the log does not come "
                     "from this seed and variant, or its moves are out of order")
-            out.append(LoggedDecision(index, row, view, match.commit()))
+            try:
+                record = match.commit()
+            except IllegalActionError as exc:
+                raise LoggedGameError(f"{where}: the logged move {row['action']!r} is illegal "
+                                      f"there ({exc})") from None
+            out.append(LoggedDecision(index, row, view, record))
         if not match.over:
             raise LoggedGameError(f"game {self.game_id}: the logged moves end before the "
                                   "game does")
