@@ -1,7 +1,8 @@
 """``nothanks figures`` (``make figures``): experiments -> analysis -> figures -> files.
 
 :func:`make_figures` makes sure the thesis's simulation designs (``table7``,
-``figure14``) and the readings ablation (``readings``) have logs in the cache
+``figure14``), the readings ablation (``readings``) and the higher-order experiment
+(``higher-orders``) have logs in the cache
 (:func:`nothanks.experiments.ensure_design`: run or resumed once, then reused), reads
 the participant sessions (default ``data/synthetic``),
 computes every statistic (:func:`nothanks.analysis.statistics`), draws the figures
@@ -29,6 +30,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from . import analysis as an  # noqa: E402
 from . import experiments as ex  # noqa: E402
+from .experiments.schema import read_table, to_pandas  # noqa: E402
 from .figures import gallery  # noqa: E402
 
 
@@ -63,6 +65,10 @@ FIGURES = (
     FigureSpec("fig14_rt_sweep", "Figure 14",
                "Mean rank points of the higher-order model against the lower order over the "
                "token memory's retrieval threshold RT (95% t-intervals).", "figure14"),
+    FigureSpec("extra_higher_orders", "(new; thesis §6.1-6.2)",
+               "Rank-point advantage of one ToM-k (k = 1-5) over three ToM-(k-1) and over "
+               "three ToM0 on shared deals (95% paired t CIs), and how often ToM-k's move "
+               "differs from ToM-(k-1)'s (95% Wilson CIs).", "higher-orders"),
     FigureSpec("extra_instance_map", "(new; thesis §3.2)",
                "The ToM0 instance set: take/pass over card value x tokens on card, per "
                "tokens-owned level (category 'no sequence').", "instances"),
@@ -79,6 +85,30 @@ class FigureLogs:
     participants: ex.Log | None
     readings: ex.Log | None = None
     sources: dict[str, str] = field(default_factory=dict)
+    higher_orders: OrdersLog | None = None
+
+
+@dataclass
+class OrdersLog:
+    """The two tables of the higher-orders log its table reads (its 2.3 million decisions
+    with every column, and its predictions and recalls, would take gigabytes)."""
+
+    games: pd.DataFrame
+    decisions: pd.DataFrame
+
+
+#: Columns of the higher-orders decisions that :func:`nothanks.analysis.orders_table` reads.
+ORDERS_DECISION_COLUMNS = ("condition", "deal", "turn", "focal", "action", "own_tom0_action")
+
+
+def load_orders(directory: Path) -> OrdersLog:
+    """The games and the needed decision columns of a finished (compacted) run, each file
+    checked against the schema."""
+    if not ex.is_complete(directory):
+        raise ex.LogError(f"{directory}: not a finished run (run it again to resume)")
+    games = to_pandas(read_table(directory / "games.parquet", "games"))
+    decisions = read_table(directory / "decisions.parquet", "decisions")
+    return OrdersLog(games, to_pandas(decisions.select(list(ORDERS_DECISION_COLUMNS))))
 
 
 #: Choices behind the numbers, stated in the generated README.
@@ -127,6 +157,13 @@ NOTES = """\
   the per-decision rate = diverging deals / decisions compared up to and including the
   first divergence (Wilson CI). Recall accuracy: share of exact recalls, and share of leaf
   recalls in which an older leaf beat the newest.
+- **Higher orders** (`tables/higher_orders.csv`, design `higher-orders`): per table,
+  the focal ToM-k's share of first places (Wilson CI), its rank points minus its
+  opponents' mean per deal (paired t CI), its gain over ToM-(k-1) against the same
+  opponents on the same deals (paired t CI), and how often its move differs from
+  ToM-(k-1)'s: k = 1 against the model's own ToM0 retrieval at every decision; k >= 2
+  from ToM-k and ToM-(k-1) against three ToM0 on the same deals, up to the first
+  divergence (Wilson CI).
 - **Figure 14**: our retrieval thresholds differ from the thesis's (RT -15 ... -11):
   activations in our memory have another scale (see the figure14 design and
   data/README.md for the range where recall changes).
@@ -144,13 +181,15 @@ def load_logs(cache: Path, *, participants: Path | None = None, games: int | Non
     table7 = ex.ensure_design("table7", cache, games, jobs, progress, quick)
     figure14 = ex.ensure_design("figure14", cache, games, jobs, progress, quick)
     readings = ex.ensure_design("readings", cache, games, jobs, progress, quick)
+    higher = ex.ensure_design("higher-orders", cache, games, jobs, progress, quick)
     people = ex.ensure_participants(participants, cache, quick)
-    sources = {"table7": str(table7), "figure14": str(figure14), "readings": str(readings)}
+    sources = {"table7": str(table7), "figure14": str(figure14), "readings": str(readings),
+               "higher-orders": str(higher)}
     if people is not None:
         sources["participants"] = str(people)
     return FigureLogs(ex.load_cached(table7), ex.load_cached(figure14),
                       ex.load_cached(people) if people else None,
-                      ex.load_cached(readings), sources)
+                      ex.load_cached(readings), sources, load_orders(higher))
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -191,6 +230,9 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
                          jobs=jobs, progress=progress)
     with timer("statistics"):
         stats = an.statistics(data.table7, data.figure14, data.participants, data.readings)
+        if data.higher_orders is not None:
+            stats["higher_orders"] = an.orders_table(data.higher_orders.games,
+                                                     data.higher_orders.decisions)
     with timer("figures"):
         figures = gallery.draw(
             stats, instances=ex.instance_table(), history=ex.token_memory_history(),
@@ -211,7 +253,8 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
             written.append(path)
         results = an.results_table(stats)
         results_md = out / "results.md"
-        results_md.write_text(_results_markdown(results, stats.get("readings"))
+        results_md.write_text(_results_markdown(results, stats.get("readings"),
+                                                stats.get("higher_orders"))
                               + _calibration_section(calibration))
         written.append(results_md)
         readme = out / "README.md"
@@ -247,7 +290,8 @@ def _metadata(suffix: str) -> dict:
     return {"Software": "nothanks"}
 
 
-def _results_markdown(results: pd.DataFrame, readings: pd.DataFrame | None = None) -> str:
+def _results_markdown(results: pd.DataFrame, readings: pd.DataFrame | None = None,
+                      higher_orders: pd.DataFrame | None = None) -> str:
     banner = an.results_banner(results)
     text = ("# Results beside the thesis\n\n" + (banner + "\n" if banner else "") +
             "Generated by `nothanks figures`; thesis values are quoted from the section "
@@ -273,6 +317,18 @@ def _results_markdown(results: pd.DataFrame, readings: pd.DataFrame | None = Non
                  "95% Wilson intervals.\n\n"
                  + markdown_table(an.readings_rows(readings)) + "\n\n"
                  + an.readings_conclusion(readings) + "\n")
+    if higher_orders is not None:
+        text += ("\n## Higher orders\n\nOne ToM-k (k = 1-5) against three ToM-(k-1) and "
+                 "against three ToM0 (design `higher-orders`), every table on the same "
+                 "deals. Advantage: the focal model's rank points minus its opponents' mean, "
+                 "per deal (95% paired t CI); gain over ToM(k-1): ToM-k's rank points minus "
+                 "ToM-(k-1)'s against the same opponents on the same deals; move differs: "
+                 "ToM1 against its own ToM0 retrieval, ToM-k (k >= 2) against ToM-(k-1) "
+                 "facing three ToM0 on the same deals, up to the first divergence (95% "
+                 "Wilson CIs). Source: "
+                 f"{higher_orders['source'].iloc[0]}.\n\n"
+                 + markdown_table(an.orders_rows(higher_orders)) + "\n\n"
+                 + an.orders_conclusion(higher_orders) + "\n")
     return text
 
 
@@ -284,6 +340,9 @@ def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
                     f"`{data.sources['figure14']}`",
         "participants": (f"participant sessions in `{data.sources.get('participants')}` "
                          f"({_participants(data.participants)})"),
+        "higher-orders": f"design `higher-orders` ({_games(data.higher_orders)} games), "
+                         f"`{data.sources.get('higher-orders')}`"
+                         if data.higher_orders is not None else "—",
         "instances": "`nothanks/agents/cognitive/data/instances.csv` (the models' loader)",
         "one game": f"one game played in the pipeline (`{','.join(ex.TRACE_PLAYERS)}`, "
                     f"seed {ex.TRACE_SEED})",
@@ -327,7 +386,7 @@ def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
 def _figure_sources(stats: dict[str, pd.DataFrame]) -> dict[str, str]:
     """FigureSpec.data -> the source the statistics tables record for it."""
     tables = {"participants": "participant_rank_shares", "table7": "simulation_rank_shares",
-              "figure14": "rt_sweep"}
+              "figure14": "rt_sweep", "higher-orders": "higher_orders"}
     sources = {data: str(stats[name]["source"].iloc[0])
                for data, name in tables.items() if name in stats}
     return {**sources, "one game": "simulation", "instances": "model (instance set)"}
@@ -361,5 +420,5 @@ class _Timer:
             self.seconds[name] = time.perf_counter() - start
 
 
-__all__ = ["FIGURES", "NOTES", "FigureLogs", "FigureReport", "FigureSpec", "load_logs",
-           "make_figures", "markdown_table"]
+__all__ = ["FIGURES", "NOTES", "FigureLogs", "FigureReport", "FigureSpec", "OrdersLog",
+           "load_logs", "load_orders", "make_figures", "markdown_table"]

@@ -15,6 +15,14 @@ from .frames import (
     require_rows,
     with_agent_labels,
 )
+from .orders import (
+    DIFFERS_OWN_TOM0,
+    DIFFERS_SHARED_DEALS,
+    order_conditions,
+    orders_conclusion,
+    orders_rows,
+    orders_table,
+)
 from .paired import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
@@ -87,6 +95,8 @@ __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_SEED",
     "DEFAULT_READING",
+    "DIFFERS_OWN_TOM0",
+    "DIFFERS_SHARED_DEALS",
     "ORDER_PAIRS",
     "PRACTICE_BLOCKS",
     "READING_COMPARISONS",
@@ -114,6 +124,10 @@ __all__ = [
     "logged_thresholds",
     "mean_interval",
     "opponent_rows",
+    "order_conditions",
+    "orders_conclusion",
+    "orders_rows",
+    "orders_table",
     "paired_conditions",
     "paired_difference",
     "paired_tests",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import pandas as pd
 from matplotlib.figure import Figure
 
-from . import plots
+from . import orders, plots
 
 #: The focal designs of Figures 11-13, by (focal label, opponent label) -> file stem.
 SIMULATION_FIGURES = {("ToM1", "ToM0"): "fig11_tom1_vs_tom0",
@@ -51,14 +51,17 @@ def draw(stats: Mapping[str, pd.DataFrame], *, instances: pd.DataFrame | None = 
     """Every figure the tables allow, by file stem.
 
     ``stats`` is :func:`nothanks.analysis.statistics`; the participant figures need its
-    participant tables. ``instances`` (the ToM0 instance set) and ``history`` (one model's
-    token-memory history) add the two extra figures when given.
+    participant tables, the higher-order figure a ``higher_orders`` table
+    (:func:`nothanks.analysis.orders_table`). ``instances`` (the ToM0 instance set) and
+    ``history`` (one model's token-memory history) add the two extra figures when given.
     """
     figures: dict[str, Figure] = {}
     if "participant_rank_shares" in stats:
         figures.update(participant_figures(stats))
     figures.update(simulation_figures(stats["simulation_rank_shares"]))
     figures["fig14_rt_sweep"] = plots.rt_sweep_lines(stats["rt_sweep"])
+    if "higher_orders" in stats:
+        figures["extra_higher_orders"] = orders.advantage_by_order(stats["higher_orders"])
     if instances is not None:
         figures["extra_instance_map"] = plots.instance_map(instances)
     if history is not None:
