@@ -43,6 +43,8 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
                         help="study (and preset) name (default thesis-fit)")
     parser.add_argument("--model-preset", default=None,
                         help="preset of the ToM seats (e.g. thesis-fit when fitting stand-ins)")
+    parser.add_argument("--start", default=None,
+                        help="NAME=VALUE,... of free parameters a new study tries first")
     parser.add_argument("--check-seed", type=int, default=None,
                         help="after the study, evaluate defaults and the best trial on this "
                              "unseen seed (writes heldout.md)")
@@ -80,7 +82,8 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             args.out, params=params, targets=targets, heldout=heldout, trials=args.trials,
             games=args.games, seed=args.seed, stages=stages, storage=args.storage,
             study_name=args.study_name, model_preset=args.model_preset, jobs=args.jobs,
-            client=args.scheduler, progress=not args.no_progress, command=command.strip())
+            client=args.scheduler, progress=not args.no_progress, command=command.strip(),
+            start=_start(args.start))
         if not any(t.state.name == "COMPLETE" for t in result.study.trials):
             raise CalibrationError(f"{result.out}: every trial was pruned or failed; run "
                                    "more trials (--trials) or fewer stages (--stages 1)")
@@ -96,6 +99,20 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             print(path.read_text())
         return 0
     return run
+
+
+def _start(text: str | None) -> dict[str, object] | None:
+    """``--start T=-1,low=3`` as parameter values (numbers where they parse)."""
+    if not text:
+        return None
+    from .calibrate import CalibrationError, _typed
+    values = {}
+    for item in _names(text):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise CalibrationError(f"--start {item!r}: give NAME=VALUE pairs, e.g. T=-1,low=3")
+        values[name.strip()] = _typed(value.strip())
+    return values
 
 
 def argv_is_cli() -> bool:

@@ -147,3 +147,27 @@ def test_a_preset_plays_exactly_like_its_values_written_out():
         ["tom0:preset=thesis-fit"] * 3 + ["tom1:preset=thesis-fit"], 2, 5)]
     written = [r.scores for r in play_games([f"tom0:{values}"] * 3 + [f"tom1:{values}"], 2, 5)]
     assert by_preset == written
+
+
+def test_a_new_study_tries_the_start_values_first(tmp_path):
+    result = cal.calibrate(tmp_path, trials=1, start={"fraction": 0.3, "s": 0.05}, **TINY)
+    assert result.study.trials[0].params == {"fraction": 0.3, "s": 0.05}
+    with pytest.raises(cal.CalibrationError, match="start parameter.*'d'"):
+        cal.calibrate(tmp_path, trials=1, start={"d": 0.4}, **TINY)
+
+
+def test_the_report_section_reads_the_shipped_studies():
+    import pandas as pd
+    text = cal.report_markdown(ROOT / "data" / "calibration")
+    assert "defaults stay the default" in text
+    for study in ("thesis-fit", "thesis-humans"):
+        rows = pd.read_csv(ROOT / "data" / "calibration" / study / "heldout.csv")
+        section = text.split(f"### Preset `{study}`")[1].split("### Preset")[0]
+        assert "| target | role | source | thesis | " + " | ".join(
+            dict.fromkeys(rows["config"])) + " |" in section
+        for row in rows.itertuples():  # every measured value, as the target shows it
+            shown = cal.TARGETS[row.target].show(cal.Measure(row.value, row.ci_low,
+                                                             row.ci_high))
+            assert shown in section, (study, row.target, row.config)
+    assert "SYNTHETIC" in text.split("### Preset `thesis-humans`")[1]
+    assert cal.report_markdown(ROOT / "no-such-folder") == ""
