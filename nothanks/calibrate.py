@@ -435,7 +435,8 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
               study_name: str = "thesis-fit", model_preset: str | None = None,
               weights: Mapping[str, float] | None = None, jobs: int | None = 1, client=None,
               progress: bool = True, command: str = "",
-              start: Mapping[str, object] | None = None) -> Study:
+              start: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None
+              ) -> Study:
     """Run (or resume, or extend) a study until it has ``trials`` finished trials.
 
     Args:
@@ -447,8 +448,9 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         storage: an Optuna storage URL (default: SQLite ``study.db`` in ``out``).
         model_preset: a preset the ToM seats start from (e.g. when fitting stand-ins).
         jobs, client: how each trial's games are played (as :func:`run_design`).
-        start: values of some free parameters the new study tries first (Optuna's
-            ``enqueue_trial``; the others are drawn), e.g. a point a pilot search found.
+        start: values of some free parameters the new study tries first (one mapping,
+            or several tried in order; Optuna's ``enqueue_trial``; the others are
+            drawn), e.g. points a pilot search found.
     """
     try:
         import optuna
@@ -482,10 +484,12 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
                 "weights": weights}
     _check_settings(study, settings)
     _requeue_interrupted(study)
-    if start:
-        _pick(list(start), {n: None for n in params}, "start parameter (not a free one)")
-        if not study.trials:
-            study.enqueue_trial(dict(start))
+    points = [start] if isinstance(start, Mapping) else list(start or ())
+    for point in points:
+        _pick(list(point), {n: None for n in params}, "start parameter (not a free one)")
+    if not study.trials:
+        for point in points:
+            study.enqueue_trial(dict(point))
     per_stage = stage_games(games, stages)
 
     def objective(trial) -> float:
@@ -785,13 +789,14 @@ def record_check(study_out: str | Path, label: str) -> Path | None:
     return preset
 
 
-def report_markdown(folder: str | Path = "data/calibration") -> str:
+def report_markdown(folder: str | Path | None = "data/calibration") -> str:
     """The calibration section of ``results.md``: for every shipped study in ``folder``
     (a ``heldout.csv`` beside its preset), which configuration is the default and why,
     where the preset came from, and thesis | defaults | (earlier values) | preset on the
-    deals the fit never used. Empty when there is no study."""
-    folder = Path(folder)
-    studies = sorted(p.parent for p in folder.glob("*/heldout.csv")) if folder.is_dir() else []
+    deals the fit never used. Empty when there is no study (or ``folder`` is None)."""
+    folder = Path(folder) if folder is not None else None
+    studies = (sorted(p.parent for p in folder.glob("*/heldout.csv"))
+               if folder is not None and folder.is_dir() else [])
     if not studies:
         return ""
     text = ["", "## Calibration: defaults and the fitted presets (source: simulation)", "",

@@ -44,7 +44,8 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--model-preset", default=None,
                         help="preset of the ToM seats (e.g. thesis-fit when fitting stand-ins)")
     parser.add_argument("--start", default=None,
-                        help="NAME=VALUE,... of free parameters a new study tries first")
+                        help="NAME=VALUE,... of free parameters a new study tries first; "
+                             "several points separated by ';' are tried in order")
     parser.add_argument("--check-seed", type=int, default=None,
                         help="after the study, evaluate defaults and the best trial on this "
                              "unseen seed (writes heldout.md)")
@@ -101,18 +102,21 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     return run
 
 
-def _start(text: str | None) -> dict[str, object] | None:
-    """``--start T=-1,low=3`` as parameter values (numbers where they parse)."""
-    if not text:
-        return None
+def _start(text: str | None) -> list[dict[str, object]]:
+    """``--start "T=-1,low=3;T=0,low=2"`` as parameter values (numbers where they parse)."""
     from .calibrate import CalibrationError, _typed
-    values = {}
-    for item in _names(text):
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise CalibrationError(f"--start {item!r}: give NAME=VALUE pairs, e.g. T=-1,low=3")
-        values[name.strip()] = _typed(value.strip())
-    return values
+    points = []
+    for part in (text or "").split(";"):
+        values = {}
+        for item in _names(part):
+            name, sep, value = item.partition("=")
+            if not sep or not name.strip():
+                raise CalibrationError(
+                    f"--start {item!r}: give NAME=VALUE pairs, e.g. T=-1,low=3")
+            values[name.strip()] = _typed(value.strip())
+        if values:
+            points.append(values)
+    return points
 
 
 def argv_is_cli() -> bool:

@@ -149,11 +149,19 @@ def test_a_preset_plays_exactly_like_its_values_written_out():
     assert by_preset == written
 
 
-def test_a_new_study_tries_the_start_values_first(tmp_path):
-    result = cal.calibrate(tmp_path, trials=1, start={"fraction": 0.3, "s": 0.05}, **TINY)
-    assert result.study.trials[0].params == {"fraction": 0.3, "s": 0.05}
+def test_a_new_study_tries_the_start_values_first(tmp_path, monkeypatch):
+    # no games: the trials' measurements are stubbed, only the order of trials matters
+    monkeypatch.setattr(cal.ex, "run_design", lambda *args, **kwargs: None)
+    monkeypatch.setattr(cal.ex, "load", lambda folder: None)
+    monkeypatch.setattr(cal, "measure", lambda log, targets: {
+        t: cal.Measure(0.5) for t in targets})
+    points = [{"fraction": 0.3, "s": 0.05}, {"fraction": 0.45}]
+    result = cal.calibrate(tmp_path, trials=3, start=points, **TINY)
+    trials = result.study.trials
+    assert trials[0].params == points[0] and trials[1].params["fraction"] == 0.45
+    assert trials[2].params != trials[0].params
     with pytest.raises(cal.CalibrationError, match="start parameter.*'d'"):
-        cal.calibrate(tmp_path, trials=1, start={"d": 0.4}, **TINY)
+        cal.calibrate(tmp_path / "other", trials=1, start=[{"d": 0.4}], **TINY)
 
 
 def test_the_report_section_reads_the_shipped_studies():
@@ -170,4 +178,12 @@ def test_the_report_section_reads_the_shipped_studies():
                                                              row.ci_high))
             assert shown in section, (study, row.target, row.config)
     assert "SYNTHETIC" in text.split("### Preset `thesis-humans`")[1]
-    assert cal.report_markdown(ROOT / "no-such-folder") == ""
+    assert cal.report_markdown(ROOT / "no-such-folder") == cal.report_markdown(None) == ""
+
+
+def test_start_points_parse_from_the_command_line():
+    from nothanks.calibrate_cli import _start
+    assert _start("T=-1,low=3; near=2.5") == [{"T": -1, "low": 3}, {"near": 2.5}]
+    assert _start(None) == []
+    with pytest.raises(cal.CalibrationError, match="NAME=VALUE"):
+        _start("T")
