@@ -47,7 +47,7 @@ PRESET = "thesis-humans"
 #: because the thesis's marks were concentrated (§5.1.2: the top 10% of participants
 #: gave 38% of them, 43% gave fewer than 10); the mean gives about 1.2% of model moves
 #: marked, as in the thesis.
-CRITIC_SHAPE, CRITIC_MEAN = 0.55, 0.27
+CRITIC_SHAPE, CRITIC_MEAN = 0.7, 0.36
 
 
 def _spec(values: dict[str, float | int], preset: str | None) -> str:
@@ -59,8 +59,8 @@ def _spec(values: dict[str, float | int], preset: str | None) -> str:
 def standin_spec(rng: random.Random, preset: str | None = PRESET) -> str:
     """One synthetic participant's stand-in spec, its parameters drawn from ``rng``.
 
-    Around ``preset`` (its values ``P``): T ~ P ± 1.5, token_value ~ P × U(0.8, 1.2),
-    near ~ P × U(0.5, 1.5), collect ~ P ± 0.2 (within 0-1), lapse ~ P × U(0.5, 1.5),
+    Around ``preset`` (its values ``P``): T ~ P ± 0.75, token_value ~ P × U(0.9, 1.1),
+    near ~ P × U(0.75, 1.25), collect ~ P ± 0.1 (within 0-1), lapse ~ P × U(0.5, 1.5),
     low ~ P + {-1, 0, 1} (at least 0), speed ~ U(1.5, 6) s, critic ~ Gamma (see
     :data:`CRITIC_SHAPE`); the preset's other values are shared.
     Without a preset (the uncalibrated stand-in): T ~ U(-8, -1), greed ~ U(0.3, 0.6),
@@ -78,10 +78,10 @@ def standin_spec(rng: random.Random, preset: str | None = PRESET) -> str:
     from ..agents import load_preset
     base = {k: float(v) for k, v in load_preset(preset).params.items()}
     values = {
-        "T": base.get("T", -4.0) + rng.uniform(-1.5, 1.5),
-        "token_value": max(1.0, base.get("token_value", 1.0) * rng.uniform(0.8, 1.2)),
-        "near": base.get("near", 0.0) * rng.uniform(0.5, 1.5),
-        "collect": min(1.0, max(0.0, base.get("collect", 0.0) + rng.uniform(-0.2, 0.2))),
+        "T": base.get("T", -4.0) + rng.uniform(-0.75, 0.75),
+        "token_value": max(1.0, base.get("token_value", 1.0) * rng.uniform(0.9, 1.1)),
+        "near": base.get("near", 0.0) * rng.uniform(0.75, 1.25),
+        "collect": min(1.0, max(0.0, base.get("collect", 0.0) + rng.uniform(-0.1, 0.1))),
         "lapse": base.get("lapse", 0.05) * rng.uniform(0.5, 1.5),
         "low": max(0, int(base.get("low", 3)) + rng.choice((-1, 0, 1))),
         "speed": rng.uniform(1.5, 6.0),
