@@ -124,7 +124,7 @@ PARAMETERS: dict[str, Parameter] = {p.name: p for p in (
               reason="reading switch: one retrieval threshold for both memories or two"),
     Parameter("token_chunks", "model", "new", choices=("new", "merge"),
               reason="reading switch: a new chunk per update (§3.4.3) or ACT-R merging"),
-    Parameter("T", "standin", -4.0, low=-10.0, high=0.0,
+    Parameter("T", "standin", -4.0, low=-10.0, high=3.0,
               reason="stand-in value rule: take iff points gained - tokens <= T"),
     Parameter("greed", "standin", 0.45, low=0.2, high=0.9,
               reason="stand-in greedy rule: take iff tokens >= greed x card"),
@@ -134,6 +134,21 @@ PARAMETERS: dict[str, Parameter] = {p.name: p for p in (
               reason="stand-in: probability of a coin-flip decision"),
     Parameter("low", "standin", 3, low=0, high=6, integer=True,
               reason="stand-in: supply below which T rises by 2 per missing token"),
+    Parameter("token_value", "standin", 1.0, low=1.0, high=6.0,
+              reason="stand-in: points a token on the card is worth (tokens buy passes); "
+                     "1 = face value, 6 = takes a 30 for 5 tokens"),
+    Parameter("endgame", "standin", 0, low=0, high=12, integer=True,
+              reason="stand-in: cards face down at which a token is worth 1 point again "
+                     "(0 = never; 12 = the last half of the 24 cards)"),
+    Parameter("near", "standin", 0.0, low=0.0, high=8.0,
+              reason="stand-in: points off a card two away from one of its own (a gap)"),
+    Parameter("collect", "standin", 0.0, low=0.0, high=1.0,
+              reason="stand-in: probability of letting a wanted, safe card go round"),
+    Parameter("collect_safe", "standin", 0.35, low=0.15, high=0.7,
+              reason="stand-in: a card is safe while tokens + a round < collect_safe x "
+                     "card (the ToM0 rule's 0.35 lies inside)"),
+    Parameter("reserve", "standin", 3, low=0, high=6, integer=True,
+              reason="stand-in: tokens it keeps before letting cards go round"),
 )}
 #: Free parameters of the model study (everything but the stand-ins').
 MODEL_PARAMETERS = tuple(n for n, p in PARAMETERS.items() if p.group != "standin")
@@ -419,7 +434,9 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
               stages: Sequence[float] = DEFAULT_STAGES, storage: str | None = None,
               study_name: str = "thesis-fit", model_preset: str | None = None,
               weights: Mapping[str, float] | None = None, jobs: int | None = 1, client=None,
-              progress: bool = True, command: str = "") -> Study:
+              progress: bool = True, command: str = "",
+              start: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None
+              ) -> Study:
     """Run (or resume, or extend) a study until it has ``trials`` finished trials.
 
     Args:
@@ -431,6 +448,9 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         storage: an Optuna storage URL (default: SQLite ``study.db`` in ``out``).
         model_preset: a preset the ToM seats start from (e.g. when fitting stand-ins).
         jobs, client: how each trial's games are played (as :func:`run_design`).
+        start: values of some free parameters the new study tries first (one mapping,
+            or several tried in order; Optuna's ``enqueue_trial``; the others are
+            drawn), e.g. points a pilot search found.
     """
     try:
         import optuna
@@ -464,6 +484,12 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
                 "weights": weights}
     _check_settings(study, settings)
     _requeue_interrupted(study)
+    points = [start] if isinstance(start, Mapping) else list(start or ())
+    for point in points:
+        _pick(list(point), {n: None for n in params}, "start parameter (not a free one)")
+    if not study.trials:
+        for point in points:
+            study.enqueue_trial(dict(point))
     per_stage = stage_games(games, stages)
 
     def objective(trial) -> float:
@@ -716,15 +742,20 @@ def heldout_check(study_out: str | Path, params: Mapping[str, object],
                   fitted: Sequence[str], heldout: Sequence[str], *, games: int, seed: int,
                   fit_seeds: Sequence[int] = (), jobs: int | None = 1, client=None,
                   model_preset: str | None = None, label: str = "thesis-fit",
-                  progress: bool = False) -> Path:
-    """Defaults vs fitted parameters on an unseen seed; writes ``heldout.md``."""
+                  progress: bool = False,
+                  compare: Mapping[str, Mapping[str, object]] | None = None) -> Path:
+    """Defaults vs fitted parameters on an unseen seed; writes ``heldout.md``.
+
+    ``compare``: further configurations shown between the two (name -> parameters),
+    e.g. the values an earlier study shipped.
+    """
     if seed in fit_seeds:
         raise CalibrationError(f"evaluation seed {seed} was used in fitting (seeds "
                                f"{', '.join(map(str, fit_seeds))}); give another")
     study_out = Path(study_out)
     targets = tuple(dict.fromkeys([*fitted, *heldout]))
     configs = {}
-    for name, values in (("defaults", {}), (label, params)):
+    for name, values in (("defaults", {}), *dict(compare or {}).items(), (label, params)):
         folder = study_out / "heldout" / f"{name}-{seed}-{games}-{_params_hash(values)}"
         configs[name] = evaluate(values, targets, folder,
                                  games=games, seed=seed, jobs=jobs, client=client,
@@ -756,6 +787,64 @@ def record_check(study_out: str | Path, label: str) -> Path | None:
               for r in rows.itertuples()]
     preset.write_text(text + "\n" + "\n".join(lines) + "\n")
     return preset
+
+
+def report_markdown(folder: str | Path | None = "data/calibration") -> str:
+    """The calibration section of ``results.md``: for every shipped study in ``folder``
+    (a ``heldout.csv`` beside its preset), which configuration is the default and why,
+    where the preset came from, and thesis | defaults | (earlier values) | preset on the
+    deals the fit never used. Empty when there is no study (or ``folder`` is None)."""
+    folder = Path(folder) if folder is not None else None
+    studies = (sorted(p.parent for p in folder.glob("*/heldout.csv"))
+               if folder is not None and folder.is_dir() else [])
+    if not studies:
+        return ""
+    text = ["", "## Calibration: defaults and the fitted presets (source: simulation)", "",
+            "The defaults stay the default: they are the values the thesis states or our "
+            "documented readings of it, so every result above is reproducible without a "
+            "fit. Each preset below was fitted with `nothanks calibrate` "
+            "(docs/calibration.md) and is opt-in (`tom1:preset=thesis-fit`, "
+            "`human-standin:preset=thesis-humans`); its columns are measured on a seed "
+            "the fit never used. `role`: fitted, or held out (a prediction)."]
+    for study in studies:
+        text += ["", *_study_markdown(study)]
+    return "\n".join(text) + "\n"
+
+
+def _study_markdown(study: Path) -> list[str]:
+    import tomllib
+    name = study.name
+    rows = pd.read_csv(study / "heldout.csv")
+    check = json.loads((study / "heldout.json").read_text())
+    preset_file = study / f"{name}.toml"
+    meta = tomllib.loads(preset_file.read_text()) if preset_file.exists() else {}
+    prov = meta.get("provenance", {})
+    fitted = set(prov.get("targets", []))
+    configs = list(dict.fromkeys(rows["config"]))
+    stand_ins = any(t.startswith("human_") for t in rows["target"])
+    lines = [f"### Preset `{name}`"
+             + (" (stand-ins in the participants' seat)" if stand_ins else ""), ""]
+    if stand_ins:
+        lines += ["> **SYNTHETIC — not data.** Stand-in agents play the participants' seat; "
+                  "the thesis column is people.", ""]
+    if prov:
+        lines += [f"Fitted by `{prov.get('command', '')}`: {prov.get('trials')} trials of "
+                  f"{prov.get('games')} games per condition, seed {prov.get('seed')}, loss "
+                  f"{prov.get('loss')}. Checked on seed {check['seed']}, {check['games']} "
+                  "games per condition (95% intervals).", ""]
+    lines += ["| target | role | source | thesis | " + " | ".join(configs) + " |",
+              "| " + " | ".join(["---"] * (4 + len(configs))) + " |"]
+    for target, group in rows.groupby("target", sort=False):
+        t = TARGETS[target]
+        cells = []
+        for config in configs:
+            r = group.loc[group["config"] == config]
+            cells.append(t.show(Measure(*r[["value", "ci_low", "ci_high"]].iloc[0]))
+                         if len(r) else "")
+        role = "fitted" if target in fitted else "held out"
+        lines.append(f"| {target} | {role} | {t.source} | {t.thesis} | " + " | ".join(cells)
+                     + " |")
+    return lines
 
 
 def ship_preset(study_out: str | Path, name: str, presets_dir: Path | None = None) -> list[Path]:
@@ -791,5 +880,6 @@ def seconds_estimate(seconds_per_trial: float, games: int, trials: int,
 
 __all__ = ["DEFAULT_FIT", "DEFAULT_GAMES", "DEFAULT_HELDOUT", "PARAMETERS", "TARGETS",
            "CalibrationError", "Measure", "Parameter", "Study", "Target", "calibrate",
-           "describe", "evaluate", "heldout_check", "heldout_table", "ship_preset",
+           "describe", "evaluate", "heldout_check", "heldout_table", "report_markdown",
+           "ship_preset",
            "trial_design", "trials_table"]

@@ -43,6 +43,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
                         help="study (and preset) name (default thesis-fit)")
     parser.add_argument("--model-preset", default=None,
                         help="preset of the ToM seats (e.g. thesis-fit when fitting stand-ins)")
+    parser.add_argument("--start", default=None,
+                        help="NAME=VALUE,... of free parameters a new study tries first; "
+                             "several points separated by ';' are tried in order")
     parser.add_argument("--check-seed", type=int, default=None,
                         help="after the study, evaluate defaults and the best trial on this "
                              "unseen seed (writes heldout.md)")
@@ -80,7 +83,8 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             args.out, params=params, targets=targets, heldout=heldout, trials=args.trials,
             games=args.games, seed=args.seed, stages=stages, storage=args.storage,
             study_name=args.study_name, model_preset=args.model_preset, jobs=args.jobs,
-            client=args.scheduler, progress=not args.no_progress, command=command.strip())
+            client=args.scheduler, progress=not args.no_progress, command=command.strip(),
+            start=_start(args.start))
         if not any(t.state.name == "COMPLETE" for t in result.study.trials):
             raise CalibrationError(f"{result.out}: every trial was pruned or failed; run "
                                    "more trials (--trials) or fewer stages (--stages 1)")
@@ -96,6 +100,23 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             print(path.read_text())
         return 0
     return run
+
+
+def _start(text: str | None) -> list[dict[str, object]]:
+    """``--start "T=-1,low=3;T=0,low=2"`` as parameter values (numbers where they parse)."""
+    from .calibrate import CalibrationError, _typed
+    points = []
+    for part in (text or "").split(";"):
+        values = {}
+        for item in _names(part):
+            name, sep, value = item.partition("=")
+            if not sep or not name.strip():
+                raise CalibrationError(
+                    f"--start {item!r}: give NAME=VALUE pairs, e.g. T=-1,low=3")
+            values[name.strip()] = _typed(value.strip())
+        if values:
+            points.append(values)
+    return points
 
 
 def argv_is_cli() -> bool:

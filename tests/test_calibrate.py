@@ -147,3 +147,43 @@ def test_a_preset_plays_exactly_like_its_values_written_out():
         ["tom0:preset=thesis-fit"] * 3 + ["tom1:preset=thesis-fit"], 2, 5)]
     written = [r.scores for r in play_games([f"tom0:{values}"] * 3 + [f"tom1:{values}"], 2, 5)]
     assert by_preset == written
+
+
+def test_a_new_study_tries_the_start_values_first(tmp_path, monkeypatch):
+    # no games: the trials' measurements are stubbed, only the order of trials matters
+    monkeypatch.setattr(cal.ex, "run_design", lambda *args, **kwargs: None)
+    monkeypatch.setattr(cal.ex, "load", lambda folder: None)
+    monkeypatch.setattr(cal, "measure", lambda log, targets: {
+        t: cal.Measure(0.5) for t in targets})
+    points = [{"fraction": 0.3, "s": 0.05}, {"fraction": 0.45}]
+    result = cal.calibrate(tmp_path, trials=3, start=points, **TINY)
+    trials = result.study.trials
+    assert trials[0].params == points[0] and trials[1].params["fraction"] == 0.45
+    assert trials[2].params != trials[0].params
+    with pytest.raises(cal.CalibrationError, match="start parameter.*'d'"):
+        cal.calibrate(tmp_path / "other", trials=1, start=[{"d": 0.4}], **TINY)
+
+
+def test_the_report_section_reads_the_shipped_studies():
+    import pandas as pd
+    text = cal.report_markdown(ROOT / "data" / "calibration")
+    assert "defaults stay the default" in text
+    for study in ("thesis-fit", "thesis-humans"):
+        rows = pd.read_csv(ROOT / "data" / "calibration" / study / "heldout.csv")
+        section = text.split(f"### Preset `{study}`")[1].split("### Preset")[0]
+        assert "| target | role | source | thesis | " + " | ".join(
+            dict.fromkeys(rows["config"])) + " |" in section
+        for row in rows.itertuples():  # every measured value, as the target shows it
+            shown = cal.TARGETS[row.target].show(cal.Measure(row.value, row.ci_low,
+                                                             row.ci_high))
+            assert shown in section, (study, row.target, row.config)
+    assert "SYNTHETIC" in text.split("### Preset `thesis-humans`")[1]
+    assert cal.report_markdown(ROOT / "no-such-folder") == cal.report_markdown(None) == ""
+
+
+def test_start_points_parse_from_the_command_line():
+    from nothanks.calibrate_cli import _start
+    assert _start("T=-1,low=3; near=2.5") == [{"T": -1, "low": 3}, {"near": 2.5}]
+    assert _start(None) == []
+    with pytest.raises(cal.CalibrationError, match="NAME=VALUE"):
+        _start("T")

@@ -1,8 +1,23 @@
-"""A human stand-in: a noisy mixture of simple strategies with personal parameters.
+"""A human stand-in: a noisy mixture of simple rules with personal parameters.
 
 It stands in for participants until real people have played, so the participant
 analysis can run end to end (see ``nothanks.experiments.synthetic``). It is not a model
-of human play.
+of human play. It uses only what a person at the table sees: its own cards and tokens,
+everyone's cards, the face-up card, the tokens on it, the cards still face down and the
+moves so far — never the others' hidden token counts or the deck.
+
+Besides the base rules (a value rule, a greedy rule, lapses) it has four optional habits
+of stronger players, each off by default (the defaults play exactly as the base rules):
+
+* *token value* (``token_value``): a token on the card counts as more than one point,
+  because tokens buy future passes; near the end (``endgame``: at most that many cards
+  face down) a token is worth one point again;
+* *gaps* (``near``): a card two away from one of its own (a gap a later card may fill)
+  looks ``near`` points cheaper;
+* *let it go round* (``collect``): a card it would take now is passed, with probability
+  ``collect``, while it looks safe — no opponent has a neighbouring card and even after
+  a full round of passes its tokens stay below ``collect_safe`` × card — and it holds
+  more than ``reserve`` tokens, so the card comes back with more tokens on it.
 """
 from __future__ import annotations
 
@@ -24,6 +39,14 @@ class HumanStandIn(Agent):
         low: own-token count below which T rises by 2 per missing token.
         speed: median decision time in seconds.
         critic: probability of marking a clearly bad opponent take.
+        token_value: points a token on the card is worth to the value rule (1: face value).
+        endgame: cards face down at or below which a token is worth one point again
+            (0: never).
+        near: points the value rule takes off a card two away from one of its own.
+        collect: probability of letting a card it would take go round once more.
+        collect_safe: a card is safe to let go round while tokens on it + one round of
+            passes < collect_safe × card (and no opponent has a neighbouring card).
+        reserve: it lets cards go round only while holding more than this many tokens.
     """
 
     name = "human-standin"
@@ -31,18 +54,27 @@ class HumanStandIn(Agent):
 
     def __init__(self, T: float = -4.0, greed: float = 0.45, w_greedy: float = 0.2,
                  lapse: float = 0.05, low: int = 3, speed: float = 3.0,
-                 critic: float = 0.3) -> None:
+                 critic: float = 0.3, token_value: float = 1.0, endgame: int = 0,
+                 near: float = 0.0, collect: float = 0.0, collect_safe: float = 0.35,
+                 reserve: int = 3) -> None:
         super().__init__()
-        for key, value in (("greed", greed), ("speed", speed)):
+        for key, value in (("greed", greed), ("speed", speed), ("token_value", token_value),
+                           ("collect_safe", collect_safe)):
             if not value > 0:
                 raise ValueError(f"{key}={value} is invalid; valid: > 0")
-        for key, value in (("w_greedy", w_greedy), ("lapse", lapse), ("critic", critic)):
+        for key, value in (("w_greedy", w_greedy), ("lapse", lapse), ("critic", critic),
+                           ("collect", collect)):
             if not 0 <= value <= 1:
                 raise ValueError(f"{key}={value} is not a probability; valid: 0 to 1")
+        for key, value in (("endgame", endgame), ("reserve", reserve)):
+            if value < 0:
+                raise ValueError(f"{key}={value} is invalid; valid: a count >= 0")
         if w_greedy + lapse > 1:
             raise ValueError(f"w_greedy + lapse = {w_greedy + lapse} exceeds 1")
         self.T, self.greed, self.w_greedy, self.lapse = T, greed, w_greedy, lapse
         self.low, self.speed, self.critic = low, speed, critic
+        self.token_value, self.endgame, self.near = token_value, int(endgame), near
+        self.collect, self.collect_safe, self.reserve = collect, collect_safe, int(reserve)
         self._rng = random.Random(0)
         self._side = random.Random(0)
         self.think_time = 0.0
@@ -66,8 +98,28 @@ class HumanStandIn(Agent):
         elif isinstance(event, Passed):
             self._last_move[event.seat] = ("pass", 0)
 
+    def value_cost(self, view: View) -> float:
+        """What the value rule weighs: points gained − tokens at their worth − gap bonus."""
+        own = view.own_cards
+        worth = 1.0 if view.cards_left <= self.endgame else self.token_value
+        cost = sequence_gain(own, view.card) - worth * view.tokens_on_card
+        if self.near and (view.card - 1 not in own and view.card + 1 not in own
+                          and (view.card - 2 in own or view.card + 2 in own)):
+            cost -= self.near
+        return cost
+
+    def safe_to_collect(self, view: View) -> bool:
+        """Whether the card will likely come back: no opponent has a neighbouring card,
+        it still looks too cheap for them after a round of passes, and tokens to spare."""
+        if view.own_tokens <= self.reserve:
+            return False
+        for seat, cards in enumerate(view.cards):
+            if seat != view.seat and (view.card - 1 in cards or view.card + 1 in cards):
+                return False
+        return view.tokens_on_card + view.players - 1 < self.collect_safe * view.card
+
     def decide(self, view: View) -> Action:
-        cost = sequence_gain(view.own_cards, view.card) - view.tokens_on_card
+        cost = self.value_cost(view)
         threshold = self.T + 2 * max(0, self.low - view.own_tokens)
         self.think_time = self._side.lognormvariate(
             math.log(self.speed) + (0.4 if abs(cost - threshold) <= 2 else 0.0), 0.5)
@@ -80,6 +132,9 @@ class HumanStandIn(Agent):
             take = view.tokens_on_card >= self.greed * view.card
         else:
             take = cost <= threshold
+        if (take and self.collect and self.safe_to_collect(view)
+                and self._rng.random() < self.collect):
+            take = False
         return Action.TAKE if take else Action.PASS
 
     def marks(self) -> tuple[int, ...]:
