@@ -30,6 +30,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from . import analysis as an  # noqa: E402
 from . import experiments as ex  # noqa: E402
+from .calibrate import report_markdown  # noqa: E402
 from .experiments.schema import read_table, to_pandas  # noqa: E402
 from .figures import gallery  # noqa: E402
 
@@ -255,32 +256,12 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
         results_md = out / "results.md"
         results_md.write_text(_results_markdown(results, stats.get("readings"),
                                                 stats.get("higher_orders"))
-                              + _calibration_section(calibration))
+                              + report_markdown(calibration))
         written.append(results_md)
         readme = out / "README.md"
         readme.write_text(_readme(figures, stats, results, data, command))
         written.append(readme)
     return FigureReport(out, written, timer.seconds)
-
-
-def _calibration_section(folder: Path | None) -> str:
-    """The held-out check of every calibration study in ``folder``: thesis | defaults |
-    preset, on deals not used in fitting (source: simulation)."""
-    if folder is None or not folder.is_dir():
-        return ""
-    studies = sorted(p for p in folder.glob("*/heldout.md"))
-    if not studies:
-        return ""
-    text = ("\n## Calibration (source: simulation)\n\nThe shipped presets, fitted with "
-            "`nothanks calibrate` (docs/calibration.md), beside the defaults on deals not "
-            "used in fitting; `role` says which targets were fitted and which held out.\n")
-    for heldout in studies:
-        body = heldout.read_text().strip()
-        stand_ins = "human_vs_" in body  # the stand-ins play the participants' seat
-        label = ("\n\n> **SYNTHETIC — not data.** Stand-in agents play the participants' "
-                 "seat; the thesis column is people." if stand_ins else "")
-        text += f"\n### Preset `{heldout.parent.name}`{label}\n\n{body}\n"
-    return text
 
 
 def _metadata(suffix: str) -> dict:
