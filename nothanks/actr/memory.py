@@ -95,6 +95,14 @@ def _latency(factor: float, activation: float) -> float:
         return math.inf
 
 
+def _log(values: np.ndarray) -> np.ndarray:
+    """``ln`` in place; a strength that underflowed to 0 gives −inf without a warning."""
+    if values.all():
+        return np.log(values, out=values)
+    with np.errstate(divide="ignore"):
+        return np.log(values, out=values)
+
+
 def _check_at_least(name: str, value: Any, lowest: float, strict: bool, hint: str) -> float:
     number = _number(name, value)
     if number < lowest or (strict and number == lowest):
@@ -234,30 +242,43 @@ class _Column:
 class _Plan:
     """One retrieval request's candidates, kept from retrieval to retrieval.
 
-    A model asks the same few requests over and over ({kind, player} for token counts),
-    so the rows matching the exact-match slots are kept and extended with each chunk
-    that arrives instead of being filtered anew; the scored slots' mismatch columns are
-    kept until a chunk arrives.
+    A model asks the same few requests over and over ({kind, player} for token counts,
+    the same ToM0 states within and across games), so the rows matching the exact-match
+    slots are kept and extended with each chunk that arrives instead of being filtered
+    anew. ``rows`` is None while every chunk is a candidate. The scored slots' mismatch
+    columns and their MP-scaled sum over all chunks (``penalized``: the part of the
+    activation that depends on the request, not on the clock) are kept until a chunk
+    arrives.
     """
 
-    __slots__ = ("exact", "needed", "rows", "scored", "scores", "seen")
+    __slots__ = ("exact", "needed", "penalized", "rows", "scored", "scores", "seen")
 
-    def __init__(self, exact: list[tuple[_Column, int]], scored: _Scored, rows: np.ndarray,
-                 seen: int):
-        self.exact = exact
+    def __init__(self, exact: list[tuple[_Column, int]], scored: _Scored,
+                 rows: np.ndarray | None, seen: int):
+        # the code lists themselves: a column's codes are appended to, never replaced
+        self.exact = [(column.codes._items, code) for column, code in exact]
         self.scored = scored
-        self.needed = [column for _, _, column, _ in scored]  # slots a candidate must hold
-        self.rows = _Growable(np.int64, rows.tolist())
+        # slots a candidate must hold (scored slots some chunk lacks)
+        self.needed = [column.codes._items for _, _, column, _ in scored]
+        self.rows = None if rows is None else _Growable(np.int64, rows.tolist())
         self.seen = seen
         self.scores: tuple[np.ndarray, ...] | None = None
+        self.penalized: np.ndarray | None = None
 
     def extend(self, upto: int) -> None:
         """Add the matching rows among chunks ``seen .. upto - 1``."""
-        rows = self.rows
-        for row in range(self.seen, upto):
-            if all(column.codes._items[row] == code for column, code in self.exact) and all(
-                    column.codes._items[row] != _ABSENT for column in self.needed):
-                rows.append(row)
+        append = self.rows.append
+        exact, needed = self.exact, self.needed
+        if len(exact) == 2 and not needed:  # the token memory's {kind, player}
+            (first, one), (second, two) = exact
+            for row in range(self.seen, upto):
+                if first[row] == one and second[row] == two:
+                    append(row)
+        else:
+            for row in range(self.seen, upto):
+                if all(codes[row] == code for codes, code in exact) and all(
+                        codes[row] != _ABSENT for codes in needed):
+                    append(row)
         self.seen = upto
 
 
@@ -336,6 +357,7 @@ class DeclarativeMemory:
         self._node_parent = _Growable(np.int64, [0])
         self._node_time = _Growable(np.int64, [0])  # index of the node's reference time
         self._node_child: dict[tuple[int, int], int] = {}
+        self._deep_nodes = 0  # nodes of a second or later reference
         self._latest_reference = -math.inf
         # caches: base levels per (time, chunks, references); noise per model time
         self._base_key: tuple[float, int, int] | None = None
@@ -350,6 +372,8 @@ class DeclarativeMemory:
         self._scores: dict[str, dict[SlotValue, np.ndarray]] = {}
         self._scores_chunks = 0
         self._plans: dict[tuple, _Plan] = {}  # request items -> its candidates
+        # B + ε of every chunk at the current time, with the B and ε it was summed from
+        self._sums_of: tuple[Any, Any, Any] = (None, None, None)
 
         for slot, fn in (mismatch or {}).items():
             self.set_mismatch(slot, fn)
@@ -523,6 +547,7 @@ class DeclarativeMemory:
         if child is None:
             child = self._node_child[node, time_index] = len(self._node_parent._items)
             self._node_parent.append(node)
+            self._deep_nodes += node != 0
             self._node_time.append(time_index)
         self._node_of[row] = child
         self._reference_count[row] = self._reference_count._items[row] + 1
@@ -600,7 +625,10 @@ class DeclarativeMemory:
         elif not self._base_level_learning:
             base = np.where(np.isnan(fixed), 0.0, fixed)
         else:
-            with np.errstate(divide="ignore"):
+            if undefined:  # a reference at t: (t − t_j)^(−d) divides by zero
+                with np.errstate(divide="ignore"):
+                    learned = self._learned_base_levels(t)
+            else:
                 learned = self._learned_base_levels(t)
             base = learned if self._learned == len(fixed) else np.where(np.isnan(fixed),
                                                                          learned, fixed)
@@ -615,17 +643,20 @@ class DeclarativeMemory:
         ages = t - self._time_values.view()
         strengths = np.power(ages, -d, out=ages)  # one per distinct reference time
         compiled = _kernel_module.kernels()
+        if compiled is not None and not self._deep_nodes:
+            # every chunk has one reference: its sum is 0.0 + its strength, the strength
+            return _log(strengths)[self._node_time.view()[self._node_of.view()]]
         if compiled is not None:
             # one sum per history node, then per chunk its node's (NumPy's log is
             # elementwise: the same bits whether taken per node or per chunk)
             sums = compiled.node_sums(self._node_parent.view(), self._node_time.view(),
                                       strengths)
             sums[0] = 1.0  # the root, which no chunk points to: no log(0)
-            return np.log(sums, out=sums)[self._node_of.view()]
+            return _log(sums)[self._node_of.view()]
         summed = np.bincount(self._reference_row.view(),
                              weights=strengths[self._reference_time_index.view()],
                              minlength=len(self._chunks))
-        return np.log(summed, out=summed)
+        return _log(summed)
 
     def _draw_noise(self, count: int) -> np.ndarray:
         """``count`` logistic draws with scale s, taken from a pre-drawn buffer.
@@ -843,7 +874,17 @@ class DeclarativeMemory:
         tau = self._retrieval_threshold if threshold is None else _number("threshold", threshold)
         if offset:
             offset = _number("offset", offset)
-        rows, scored, compiled = self._candidates(request, record)
+        if not record and type(request) is dict and _kernel_module.kernels() is not None:
+            plan = self._plan(request)
+            if plan is not None and not plan.scored:
+                return self._retrieve_exact(plan, offset, tau)
+        else:
+            plan = None
+        if plan is not None:
+            rows, scored, compiled = plan.rows.view(), plan.scored, plan.scores
+        else:
+            rows, scored = self._split(request)
+            compiled = None if record else self._compiled_scores(scored)
         count = len(self._chunks) if rows is None else len(rows)
         if count == 0:
             latency = _latency(self._latency_factor, tau)
@@ -881,36 +922,72 @@ class DeclarativeMemory:
                                  total, winner, latency)
         return Retrieval(winner, activation, latency, trace)
 
-    def _candidates(self, request: Mapping[str, SlotValue], record: bool
-                    ) -> tuple[np.ndarray | None, _Scored, tuple[np.ndarray, ...] | None]:
-        """Candidate rows, scored slots and (for the kernel) their mismatch columns.
-
-        A plain dict request with exact-match slots keeps a plan on the kernel path, so
-        asking it again costs a dict lookup plus the chunks stored since; anything else
-        (a record, no kernel, a request no chunk can match yet) is worked out afresh.
-        """
-        exact: list[tuple[_Column, int]] | None = None
-        if not record and type(request) is dict and _kernel_module.kernels() is not None:
-            try:
-                key = tuple(request.items())
-                plan = self._plans.get(key)
-            except TypeError:  # an unhashable value: _split reports it
-                plan = key = None
-            if plan is not None:
-                count = len(self._chunks)
-                if plan.seen != count:
-                    plan.extend(count)
-                    plan.scores = self._compiled_scores(plan.scored)
-                return plan.rows.view(), plan.scored, plan.scores
-            exact = [] if key is not None else None
+    def _plan(self, request: dict[str, SlotValue]) -> _Plan | None:
+        """The kept plan of a plain-dict request with exact-match slots, brought up to
+        date with the chunks stored since; None for any other request (unhashable
+        values, only scored slots, or no chunk can match it yet: worked out afresh)."""
+        try:
+            key = tuple(request.items())
+            plan = self._plans.get(key)
+        except TypeError:  # an unhashable value: _split reports it
+            return None
+        if plan is not None:
+            count = len(self._chunks)
+            if plan.seen != count:
+                plan.extend(count)
+                plan.scores = self._compiled_scores(plan.scored)
+            return plan
+        exact: list[tuple[_Column, int]] = []
         rows, scored = self._split(request, exact)
-        compiled = None if record else self._compiled_scores(scored)
-        if exact:
-            if len(self._plans) >= _PLAN_CACHE_SIZE:
-                self._plans.clear()
-            plan = self._plans[key] = _Plan(exact, scored, rows, len(self._chunks))
-            plan.scores = compiled
-        return rows, scored, compiled
+        if not exact:
+            return None
+        if len(self._plans) >= _PLAN_CACHE_SIZE:
+            self._plans.clear()
+        plan = self._plans[key] = _Plan(exact, scored, rows, len(self._chunks))
+        plan.scores = self._compiled_scores(scored)
+        return plan
+
+    def _retrieve_exact(self, plan: _Plan, offset: float, tau: float) -> Retrieval:
+        """A retrieval whose request has only exact-match slots (the token memory's):
+        no mismatch to add, so each candidate's activation is ``(B + ε) + offset``.
+
+        In per_time mode ``B + ε`` of every chunk is computed once per model time and
+        shared by every such retrieval until the clock moves or a chunk arrives; the
+        same additions, in the same order, as the kernel and the NumPy path.
+        """
+        rows = plan.rows.view()
+        count = len(rows)
+        if count == 0:
+            return Retrieval(None, None, _latency(self._latency_factor, tau))
+        noise = None
+        if self._noise > 0:
+            per_time = self._noise_mode == "per_time"
+            noise = self._noise_now() if per_time else self._draw_noise(count)
+        base = self._base_levels()
+        if self._base_undefined:
+            candidates = base[rows]
+            if np.isinf(candidates).any():
+                self._raise_current_time_reference(rows, candidates)
+        if noise is None:
+            total = base[rows]
+        elif self._noise_mode == "per_time":
+            if self._sums_of[0] is not base or self._sums_of[1] is not noise:
+                self._sums_of = (base, noise, base + noise)
+            total = self._sums_of[2][rows]
+        else:
+            total = base[rows] + noise
+        if offset:
+            total += offset
+        best = int(total.argmax())
+        activation = float(total[best])
+        if activation >= tau:
+            if noise is None:
+                ties = np.flatnonzero(total == activation)
+                if len(ties) > 1:
+                    best = int(ties[self._rng.integers(len(ties))])
+            return Retrieval(self._chunks[int(rows[best])], activation,
+                             _latency(self._latency_factor, activation))
+        return Retrieval(None, activation, _latency(self._latency_factor, tau))
 
     def _compiled_scores(self, scored: _Scored) -> tuple[np.ndarray, ...] | None:
         """Every chunk's unscaled mismatch per scored slot, for the compiled kernel; None
