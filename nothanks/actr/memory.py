@@ -197,8 +197,9 @@ class _Column:
 
     ``codes[i]`` is the code of chunk i's value (``_ABSENT`` if it lacks the slot);
     ``rows_of[code]`` lists the chunks holding that value, which makes the exact-match
-    filter a dict lookup. ``values`` is float64 while every value is a real number, so
-    numeric mismatch functions run on a plain float array, and object otherwise.
+    filter a dict lookup and a list copy. ``values`` is float64 while every value is a
+    real number, so numeric mismatch functions run on a plain float array, and object
+    otherwise.
     """
 
     __slots__ = ("code_of", "codes", "numeric", "present", "rows_of", "value_of", "values")
@@ -209,7 +210,9 @@ class _Column:
         self.numeric = True
         self.code_of: dict[SlotValue, int] = {}
         self.value_of: list[SlotValue] = []
-        self.rows_of: list[_Growable] = []
+        # plain lists: most values of a unique slot (the token memory's ``update``) are
+        # never looked up, so none gets an array until a request reads it
+        self.rows_of: list[list[int]] = []
         self.present = 0  # how many chunks hold this slot
 
     def append(self, row: int, value: SlotValue) -> None:
@@ -217,8 +220,9 @@ class _Column:
         if code is None:
             code = self.code_of[value] = len(self.value_of)
             self.value_of.append(value)
-            self.rows_of.append(_Growable(np.int64))
-        self.rows_of[code].append(row)
+            self.rows_of.append([row])
+        else:
+            self.rows_of[code].append(row)
         self.codes.append(code)
         if self.numeric and type(value) not in _PLAIN_NUMBERS and not isinstance(value, Real):
             self._to_objects()
@@ -527,14 +531,17 @@ class DeclarativeMemory:
                                                                 fixed_activation)
         chunk = Chunk(slots, fixed)
         row = self._row_of.get(chunk._key)
-        if row is None:
+        new = row is None
+        if new:
             row = self._store(chunk)
+            node = 0
         else:
             chunk = self._chunks[row]
             if fixed is not None and chunk.fixed_activation != fixed:
                 raise ValueError(f"{chunk!r} is already stored with fixed_activation "
                                  f"{chunk.fixed_activation!r}; merging cannot change it to "
                                  f"{fixed!r}")
+            node = self._node_of._items[row]
         now = self._time
         if now != self._time_value_last:
             self._time_values.append(now)
@@ -542,19 +549,23 @@ class DeclarativeMemory:
         time_index = len(self._time_values._items) - 1
         self._reference_time_index.append(time_index)
         self._reference_row.append(row)
-        node = self._node_of._items[row]
         child = self._node_child.get((node, time_index))
         if child is None:
             child = self._node_child[node, time_index] = len(self._node_parent._items)
             self._node_parent.append(node)
             self._deep_nodes += node != 0
             self._node_time.append(time_index)
-        self._node_of[row] = child
-        self._reference_count[row] = self._reference_count._items[row] + 1
+        if new:  # the chunk's first reference: its per-chunk entries start here
+            self._node_of.append(child)
+            self._reference_count.append(1.0)
+        else:
+            self._node_of[row] = child
+            self._reference_count[row] = self._reference_count._items[row] + 1
         self._latest_reference = now
         return chunk
 
     def _store(self, chunk: Chunk) -> int:
+        """Append a new chunk's row to every column (its references: ``add``)."""
         row = len(self._chunks)
         self._chunks.append(chunk)
         self._row_of[chunk._key] = row
@@ -570,12 +581,10 @@ class DeclarativeMemory:
                 column.append_absent()
             else:
                 column.append(row, value)
-        fixed = chunk.fixed_activation
+        fixed = chunk._fixed_activation
         self._fixed.append(math.nan if fixed is None else fixed)
         self._learned += fixed is None
-        self._reference_count.append(0.0)
         self._created.append(self._time)
-        self._node_of.append(0)
         return row
 
     @property
@@ -730,7 +739,7 @@ class DeclarativeMemory:
             if exact is not None:
                 exact.append((column, code))
             if rows is None:
-                rows = column.rows_of[code].view()
+                rows = np.array(column.rows_of[code], dtype=np.int64)
             else:
                 rows = rows[column.codes.view()[rows] == code]
         n = len(self._chunks)
