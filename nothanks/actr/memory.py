@@ -681,7 +681,9 @@ class DeclarativeMemory:
             while not uniform.all():  # u = 0 (chance 2^-53 a draw) would give −inf
                 zero = uniform == 0.0
                 uniform[zero] = self._rng.random(int(zero.sum()))
-            self._noise_buffer = np.log(uniform / (1.0 - uniform))
+            ratio = np.subtract(1.0, uniform)  # u / (1 − u), with one temporary
+            np.divide(uniform, ratio, out=ratio)
+            self._noise_buffer = np.log(ratio, out=ratio)
             start = 0
         self._noise_position = start + count
         return self._noise_buffer[start:start + count] * self._noise
@@ -883,16 +885,15 @@ class DeclarativeMemory:
         tau = self._retrieval_threshold if threshold is None else _number("threshold", threshold)
         if offset:
             offset = _number("offset", offset)
+        plan = split = None
         if not record and type(request) is dict and _kernel_module.kernels() is not None:
-            plan = self._plan(request)
+            plan, split = self._plan(request)
             if plan is not None and not plan.scored:
                 return self._retrieve_exact(plan, offset, tau)
-        else:
-            plan = None
         if plan is not None:
             rows, scored, compiled = plan.rows.view(), plan.scored, plan.scores
         else:
-            rows, scored = self._split(request)
+            rows, scored = split or self._split(request)
             compiled = None if record else self._compiled_scores(scored)
         count = len(self._chunks) if rows is None else len(rows)
         if count == 0:
@@ -931,30 +932,32 @@ class DeclarativeMemory:
                                  total, winner, latency)
         return Retrieval(winner, activation, latency, trace)
 
-    def _plan(self, request: dict[str, SlotValue]) -> _Plan | None:
+    def _plan(self, request: dict[str, SlotValue]
+              ) -> tuple[_Plan | None, tuple[np.ndarray | None, _Scored] | None]:
         """The kept plan of a plain-dict request with exact-match slots, brought up to
-        date with the chunks stored since; None for any other request (unhashable
-        values, only scored slots, or no chunk can match it yet: worked out afresh)."""
+        date with the chunks stored since; for any other request (unhashable values,
+        only scored slots, or no chunk can match it yet) no plan but, when worked out
+        already, its candidates and scored slots (``_split``)."""
         try:
             key = tuple(request.items())
             plan = self._plans.get(key)
         except TypeError:  # an unhashable value: _split reports it
-            return None
+            return None, None
         if plan is not None:
             count = len(self._chunks)
             if plan.seen != count:
                 plan.extend(count)
                 plan.scores = self._compiled_scores(plan.scored)
-            return plan
+            return plan, None
         exact: list[tuple[_Column, int]] = []
         rows, scored = self._split(request, exact)
         if not exact:
-            return None
+            return None, (rows, scored)
         if len(self._plans) >= _PLAN_CACHE_SIZE:
             self._plans.clear()
         plan = self._plans[key] = _Plan(exact, scored, rows, len(self._chunks))
         plan.scores = self._compiled_scores(scored)
-        return plan
+        return plan, None
 
     def _retrieve_exact(self, plan: _Plan, offset: float, tau: float) -> Retrieval:
         """A retrieval whose request has only exact-match slots (the token memory's):
