@@ -161,6 +161,10 @@ class _Growable:
         self._filled = 0  # items already copied into _data
         self._view: np.ndarray | None = None
 
+    def copy(self) -> _Growable:
+        """An independent copy (its numpy array is rebuilt on its first view)."""
+        return _Growable(self._data.dtype, self._items)
+
     def __setitem__(self, index: int, value: Any) -> None:
         self._items[index] = value
         if index < self._filled:
@@ -228,6 +232,15 @@ class _Column:
             self._to_objects()
         self.values.append(value)
         self.present += 1
+
+    def copy(self) -> _Column:
+        """An independent copy, for a memory that starts from another's chunks."""
+        column = _Column.__new__(_Column)
+        column.codes, column.values = self.codes.copy(), self.values.copy()
+        column.numeric, column.present = self.numeric, self.present
+        column.code_of, column.value_of = dict(self.code_of), list(self.value_of)
+        column.rows_of = [list(rows) for rows in self.rows_of]
+        return column
 
     def append_absent(self) -> None:
         self.codes.append(_ABSENT)
@@ -519,6 +532,37 @@ class DeclarativeMemory:
         self._noise_position = 0
 
     # ---------------------------------------------------------------- contents
+    def copy_chunks(self, other: DeclarativeMemory) -> None:
+        """Start from ``other``'s chunks, references and clock (this memory must be empty).
+
+        The result is the memory that the same ``add`` calls would have built, without
+        making them again: a model with thousands of fixed instance chunks copies them
+        from a memory built once instead of storing each. This memory keeps its own
+        parameters, mismatch functions and random generator.
+        """
+        if self._chunks:
+            raise ValueError(f"copy_chunks needs an empty memory; this one holds "
+                             f"{len(self._chunks)} chunk(s)")
+        self._time = other._time
+        self._chunks = list(other._chunks)  # chunks are immutable: shared
+        self._row_of = dict(other._row_of)
+        self._columns = {slot: column.copy() for slot, column in other._columns.items()}
+        for name in ("_fixed", "_reference_row", "_reference_time_index", "_time_values",
+                     "_reference_count", "_created", "_node_of", "_node_parent",
+                     "_node_time"):
+            setattr(self, name, getattr(other, name).copy())
+        self._learned = other._learned
+        self._time_value_last = other._time_value_last
+        self._node_child = dict(other._node_child)
+        self._deep_nodes = other._deep_nodes
+        self._latest_reference = other._latest_reference
+        self._base_key = None
+        self._sums_of = (None, None, None)
+        self._time_noise = None
+        self._time_noise_at = math.nan
+        self._scores.clear()
+        self._plans.clear()
+
     def add(self, slots: Mapping[str, SlotValue], *,
             fixed_activation: float | None = None) -> Chunk:
         """Store a chunk, or merge it into an identical one; either way add a reference.

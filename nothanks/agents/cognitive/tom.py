@@ -185,8 +185,7 @@ class ToMAgent(Agent):
             mismatch={"category": ExactMatch(CATEGORY_WEIGHT), "card": Linear(card_range),
                       "tokens_on_card": Weber(), "tokens_owned": Weber()},
             seed=0, **self._memory_args)
-        for instance in self.instance_set.instances:
-            self._instance_dm.add(instance.slots(), fixed_activation=0.0)
+        self._instance_dm.copy_chunks(_instance_chunks(self.instance_set))
         self._instance_range = card_range
 
     def _new_memories(self, variant: Variant, seed: int) -> None:
@@ -422,6 +421,28 @@ def _reason(level: int, tom0: Action, failed: bool, takers: list[int],
     if takers:
         return f"{says}; player {takers[0]} predicted to take -> take"
     return f"{says}; all {predicted} opponents predicted to pass -> pass"
+
+
+#: Memories holding an instance set's chunks, by the set (kept alive here, so its id
+#: is not reused), for the last few sets: every model copies its chunks from here.
+_INSTANCE_CHUNKS: dict[int, tuple[InstanceSet, DeclarativeMemory]] = {}
+_INSTANCE_CHUNKS_KEPT = 4
+
+
+def _instance_chunks(instance_set: InstanceSet) -> DeclarativeMemory:
+    """A memory with ``instance_set`` stored as fixed-activation chunks (activation 0),
+    built once per set: storing ~2,000 chunks costs more than a game, copying them a
+    hundredth of that."""
+    kept = _INSTANCE_CHUNKS.get(id(instance_set))
+    if kept is not None and kept[0] is instance_set:
+        return kept[1]
+    memory = DeclarativeMemory(seed=0)
+    for instance in instance_set.instances:
+        memory.add(instance.slots(), fixed_activation=0.0)
+    if len(_INSTANCE_CHUNKS) >= _INSTANCE_CHUNKS_KEPT:
+        _INSTANCE_CHUNKS.pop(next(iter(_INSTANCE_CHUNKS)))
+    _INSTANCE_CHUNKS[id(instance_set)] = (instance_set, memory)
+    return memory
 
 
 def _replace(world: tuple[Belief, ...], seat: int, belief: Belief) -> tuple[Belief, ...]:
