@@ -170,6 +170,30 @@ def table7(quick: bool) -> dict:
     return {"value": wall, "cpu": cpu}
 
 
+#: Games per condition of the reduced figures workload (both sides play the same).
+FIGURE_DESIGN_GAMES = 20
+
+
+def figure_designs(quick: bool) -> dict:
+    """The simulations of ``make figures`` that both revisions ship (the table7 design,
+    3 pairings, and the figure14 sweep, 3 pairings x 10 thresholds) at a reduced but
+    identical game count per condition, 2 processes, written to disk.
+
+    The full ``make figures`` is not comparable side by side: the newer revision
+    simulates more designs (readings ablation, the thesis's 500-game Table 7, held-out
+    checks) at larger counts, and at full size it takes hours on a shared machine.
+    """
+    from nothanks.experiments import load_design, run_design
+    games = 4 if quick else FIGURE_DESIGN_GAMES
+    with tempfile.TemporaryDirectory() as tmp:
+        cpu, wall = _cpu_with_children(), time.perf_counter()
+        for name in ("table7", "figure14"):
+            design = load_design(name).with_options(games=games)
+            run_design(design, Path(tmp) / name, jobs=2, progress=False)
+        wall, cpu = time.perf_counter() - wall, _cpu_with_children() - cpu
+    return {"value": wall, "cpu": cpu}
+
+
 def figures(quick: bool) -> dict:
     """``nothanks figures`` from an empty cache (``--quick`` designs with --quick)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -202,6 +226,9 @@ MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
     "random_games": (random_games, "games/s", True,
                      "4 random agents, decisions recorded, games per CPU s"),
     "table7": (table7, "s", False, "Table 7 (3 x 500 games), 2 processes, wall s"),
+    "figure_designs": (figure_designs, "s", False,
+                       f"figure designs (table7 + figure14, {FIGURE_DESIGN_GAMES} games per "
+                       "condition), 2 processes, wall s"),
     "figures": (figures, "s", False, "nothanks figures, empty cache, wall s"),
     "memory_100k": (memory_100k, "MB", False, "peak RSS of a 100,000-game run"),
 }

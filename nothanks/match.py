@@ -34,13 +34,13 @@ from .rules import Action, Event, Game, IllegalActionError, Variant, sequence_ca
 def game_seed(root_seed: int, game_index: int) -> int:
     """Seed of game ``game_index`` of a run with ``root_seed`` (63-bit, position-based)."""
     state = np.random.SeedSequence([root_seed, game_index]).generate_state(1, np.uint64)[0]
-    return int(state >> np.uint64(1))
+    return int(state) >> 1
 
 
 def agent_seed(seed: int, seat: int) -> int:
     """Seed for the agent in ``seat`` of the game with ``seed``."""
     state = np.random.SeedSequence([seed, 1 + seat]).generate_state(1, np.uint64)[0]
-    return int(state >> np.uint64(1))
+    return int(state) >> 1
 
 
 class DecisionRecord(NamedTuple):
@@ -222,13 +222,17 @@ class Match:
                 marks: tuple[int, ...] | None = None) -> DecisionRecord:
         game = self.game
         seat = game.seat
-        cards = game.cards(seat)
-        own = game.tokens(seat)
+        # the game's own lists, read directly: one record per decision of every game
+        # (the same values as game.cards(seat), game.tokens(seat), game.cards_left and
+        # game.token_counts)
+        tokens = game._tokens
+        cards = game._cards[seat]
+        own = tokens[seat]
         card = game.card
         return DecisionRecord(
             len(self.decisions), game.turn, seat, self._specs[seat], card,
-            game.tokens_on_card, own, cards, game.cards_left,
-            sequence_category(cards, card), game.token_counts, action,
+            game.tokens_on_card, own, cards, len(game._order) - game._next,
+            sequence_category(cards, card), tuple(tokens), action,
             own == 0, info, trace, decision_time, marks,
         )
 

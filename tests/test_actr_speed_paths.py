@@ -109,3 +109,47 @@ def test_more_than_four_scored_slots_agree_bit_for_bit():
     kernel_path = _six_slot_retrievals(True)
     assert kernel_path == _six_slot_retrievals(False)
     assert sum(r[0] is not None for r in kernel_path) > 40
+
+
+def _retrievals(memory: DeclarativeMemory, rng: np.random.Generator) -> list[tuple]:
+    out = []
+    for _ in range(40):
+        memory.advance(1.0)
+        request = {"category": ("none", "extension")[int(rng.integers(2))],
+                   "card": int(rng.integers(3, 36)), "tokens_owned": int(rng.integers(0, 12))}
+        result = memory.retrieve(request)
+        out.append((result.chunk and dict(result.chunk), result.activation, result.latency))
+        memory.add({"category": "none", "card": int(rng.integers(3, 36)),
+                    "tokens_owned": int(rng.integers(0, 12)), "action": "take"})
+    return out
+
+
+def test_copied_chunks_retrieve_as_the_added_ones():
+    """A memory starting from another's chunks (fixed and learned, merged references)
+    behaves bit for bit as one that stored them itself, and leaves the original alone."""
+    def fill(memory: DeclarativeMemory) -> None:
+        rng = np.random.default_rng(8)
+        for index in range(300):
+            memory.add({"category": ("none", "extension")[index % 2],
+                        "card": int(rng.integers(3, 36)),
+                        "tokens_owned": int(rng.integers(0, 12)),
+                        "action": ("take", "pass")[int(rng.integers(2))]},
+                       fixed_activation=0.0 if index < 150 else None)
+            if index % 7 == 0:
+                memory.advance(0.5)
+
+    options = {"mismatch": {"category": ExactMatch(100), "card": Linear(32),
+                            "tokens_owned": Weber()}, "noise": 0.3}
+    built = DeclarativeMemory(seed=4, **options)
+    fill(built)
+    template = DeclarativeMemory(seed=99)
+    fill(template)
+    stored = len(template)
+    copied = DeclarativeMemory(seed=4, **options)
+    copied.copy_chunks(template)
+    assert copied.time == built.time and len(copied) == len(built) == len(template)
+    assert _retrievals(copied, np.random.default_rng(1)) == _retrievals(
+        built, np.random.default_rng(1))
+    assert len(template) == stored < 300  # some merged; the template did not grow
+    with pytest.raises(ValueError, match="empty memory"):
+        copied.copy_chunks(template)

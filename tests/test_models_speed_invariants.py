@@ -30,3 +30,22 @@ def test_traced_decisions_match_untraced_ones_with_the_kernel_on():
     for (a, score_a), (b, score_b) in zip(plain, with_traces, strict=True):
         assert [d.action for d in a] == [d.action for d in b]
         assert [d.info for d in a] == [d.info for d in b] and score_a == score_b
+
+
+def test_an_instance_file_is_read_again_once_it_changed(tmp_path):
+    """Parsed instance sets are kept per file, but only while the file is unchanged."""
+    import os
+
+    from nothanks.agents.cognitive import DEFAULT_INSTANCES, load_instances
+
+    path = tmp_path / "instances.csv"
+    text = DEFAULT_INSTANCES.read_text(encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    first = load_instances(path)
+    assert load_instances(path) is first  # unchanged: not parsed again
+    lines = text.splitlines(keepends=True)
+    shorter = "".join(line for line in lines if not line.startswith("none,35,"))
+    path.write_text(shorter, encoding="utf-8")
+    os.utime(path, ns=(1, 1))  # even with an old time stamp the size differs
+    second = load_instances(path)
+    assert second is not first and len(second) < len(first)

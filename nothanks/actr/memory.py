@@ -95,6 +95,14 @@ def _latency(factor: float, activation: float) -> float:
         return math.inf
 
 
+def _log(values: np.ndarray) -> np.ndarray:
+    """``ln`` in place; a strength that underflowed to 0 gives −inf without a warning."""
+    if values.all():
+        return np.log(values, out=values)
+    with np.errstate(divide="ignore"):
+        return np.log(values, out=values)
+
+
 def _check_at_least(name: str, value: Any, lowest: float, strict: bool, hint: str) -> float:
     number = _number(name, value)
     if number < lowest or (strict and number == lowest):
@@ -153,6 +161,10 @@ class _Growable:
         self._filled = 0  # items already copied into _data
         self._view: np.ndarray | None = None
 
+    def copy(self) -> _Growable:
+        """An independent copy (its numpy array is rebuilt on its first view)."""
+        return _Growable(self._data.dtype, self._items)
+
     def __setitem__(self, index: int, value: Any) -> None:
         self._items[index] = value
         if index < self._filled:
@@ -189,8 +201,9 @@ class _Column:
 
     ``codes[i]`` is the code of chunk i's value (``_ABSENT`` if it lacks the slot);
     ``rows_of[code]`` lists the chunks holding that value, which makes the exact-match
-    filter a dict lookup. ``values`` is float64 while every value is a real number, so
-    numeric mismatch functions run on a plain float array, and object otherwise.
+    filter a dict lookup and a list copy. ``values`` is float64 while every value is a
+    real number, so numeric mismatch functions run on a plain float array, and object
+    otherwise.
     """
 
     __slots__ = ("code_of", "codes", "numeric", "present", "rows_of", "value_of", "values")
@@ -201,7 +214,9 @@ class _Column:
         self.numeric = True
         self.code_of: dict[SlotValue, int] = {}
         self.value_of: list[SlotValue] = []
-        self.rows_of: list[_Growable] = []
+        # plain lists: most values of a unique slot (the token memory's ``update``) are
+        # never looked up, so none gets an array until a request reads it
+        self.rows_of: list[list[int]] = []
         self.present = 0  # how many chunks hold this slot
 
     def append(self, row: int, value: SlotValue) -> None:
@@ -209,13 +224,23 @@ class _Column:
         if code is None:
             code = self.code_of[value] = len(self.value_of)
             self.value_of.append(value)
-            self.rows_of.append(_Growable(np.int64))
-        self.rows_of[code].append(row)
+            self.rows_of.append([row])
+        else:
+            self.rows_of[code].append(row)
         self.codes.append(code)
         if self.numeric and type(value) not in _PLAIN_NUMBERS and not isinstance(value, Real):
             self._to_objects()
         self.values.append(value)
         self.present += 1
+
+    def copy(self) -> _Column:
+        """An independent copy, for a memory that starts from another's chunks."""
+        column = _Column.__new__(_Column)
+        column.codes, column.values = self.codes.copy(), self.values.copy()
+        column.numeric, column.present = self.numeric, self.present
+        column.code_of, column.value_of = dict(self.code_of), list(self.value_of)
+        column.rows_of = [list(rows) for rows in self.rows_of]
+        return column
 
     def append_absent(self) -> None:
         self.codes.append(_ABSENT)
@@ -234,30 +259,43 @@ class _Column:
 class _Plan:
     """One retrieval request's candidates, kept from retrieval to retrieval.
 
-    A model asks the same few requests over and over ({kind, player} for token counts),
-    so the rows matching the exact-match slots are kept and extended with each chunk
-    that arrives instead of being filtered anew; the scored slots' mismatch columns are
-    kept until a chunk arrives.
+    A model asks the same few requests over and over ({kind, player} for token counts,
+    the same ToM0 states within and across games), so the rows matching the exact-match
+    slots are kept and extended with each chunk that arrives instead of being filtered
+    anew. ``rows`` is None while every chunk is a candidate. The scored slots' mismatch
+    columns and their MP-scaled sum over all chunks (``penalized``: the part of the
+    activation that depends on the request, not on the clock) are kept until a chunk
+    arrives.
     """
 
-    __slots__ = ("exact", "needed", "rows", "scored", "scores", "seen")
+    __slots__ = ("exact", "needed", "penalized", "rows", "scored", "scores", "seen")
 
-    def __init__(self, exact: list[tuple[_Column, int]], scored: _Scored, rows: np.ndarray,
-                 seen: int):
-        self.exact = exact
+    def __init__(self, exact: list[tuple[_Column, int]], scored: _Scored,
+                 rows: np.ndarray | None, seen: int):
+        # the code lists themselves: a column's codes are appended to, never replaced
+        self.exact = [(column.codes._items, code) for column, code in exact]
         self.scored = scored
-        self.needed = [column for _, _, column, _ in scored]  # slots a candidate must hold
-        self.rows = _Growable(np.int64, rows.tolist())
+        # slots a candidate must hold (scored slots some chunk lacks)
+        self.needed = [column.codes._items for _, _, column, _ in scored]
+        self.rows = None if rows is None else _Growable(np.int64, rows.tolist())
         self.seen = seen
         self.scores: tuple[np.ndarray, ...] | None = None
+        self.penalized: np.ndarray | None = None
 
     def extend(self, upto: int) -> None:
         """Add the matching rows among chunks ``seen .. upto - 1``."""
-        rows = self.rows
-        for row in range(self.seen, upto):
-            if all(column.codes._items[row] == code for column, code in self.exact) and all(
-                    column.codes._items[row] != _ABSENT for column in self.needed):
-                rows.append(row)
+        append = self.rows.append
+        exact, needed = self.exact, self.needed
+        if len(exact) == 2 and not needed:  # the token memory's {kind, player}
+            (first, one), (second, two) = exact
+            for row in range(self.seen, upto):
+                if first[row] == one and second[row] == two:
+                    append(row)
+        else:
+            for row in range(self.seen, upto):
+                if all(codes[row] == code for codes, code in exact) and all(
+                        codes[row] != _ABSENT for codes in needed):
+                    append(row)
         self.seen = upto
 
 
@@ -336,6 +374,7 @@ class DeclarativeMemory:
         self._node_parent = _Growable(np.int64, [0])
         self._node_time = _Growable(np.int64, [0])  # index of the node's reference time
         self._node_child: dict[tuple[int, int], int] = {}
+        self._deep_nodes = 0  # nodes of a second or later reference
         self._latest_reference = -math.inf
         # caches: base levels per (time, chunks, references); noise per model time
         self._base_key: tuple[float, int, int] | None = None
@@ -350,6 +389,8 @@ class DeclarativeMemory:
         self._scores: dict[str, dict[SlotValue, np.ndarray]] = {}
         self._scores_chunks = 0
         self._plans: dict[tuple, _Plan] = {}  # request items -> its candidates
+        # B + ε of every chunk at the current time, with the B and ε it was summed from
+        self._sums_of: tuple[Any, Any, Any] = (None, None, None)
 
         for slot, fn in (mismatch or {}).items():
             self.set_mismatch(slot, fn)
@@ -491,6 +532,37 @@ class DeclarativeMemory:
         self._noise_position = 0
 
     # ---------------------------------------------------------------- contents
+    def copy_chunks(self, other: DeclarativeMemory) -> None:
+        """Start from ``other``'s chunks, references and clock (this memory must be empty).
+
+        The result is the memory that the same ``add`` calls would have built, without
+        making them again: a model with thousands of fixed instance chunks copies them
+        from a memory built once instead of storing each. This memory keeps its own
+        parameters, mismatch functions and random generator.
+        """
+        if self._chunks:
+            raise ValueError(f"copy_chunks needs an empty memory; this one holds "
+                             f"{len(self._chunks)} chunk(s)")
+        self._time = other._time
+        self._chunks = list(other._chunks)  # chunks are immutable: shared
+        self._row_of = dict(other._row_of)
+        self._columns = {slot: column.copy() for slot, column in other._columns.items()}
+        for name in ("_fixed", "_reference_row", "_reference_time_index", "_time_values",
+                     "_reference_count", "_created", "_node_of", "_node_parent",
+                     "_node_time"):
+            setattr(self, name, getattr(other, name).copy())
+        self._learned = other._learned
+        self._time_value_last = other._time_value_last
+        self._node_child = dict(other._node_child)
+        self._deep_nodes = other._deep_nodes
+        self._latest_reference = other._latest_reference
+        self._base_key = None
+        self._sums_of = (None, None, None)
+        self._time_noise = None
+        self._time_noise_at = math.nan
+        self._scores.clear()
+        self._plans.clear()
+
     def add(self, slots: Mapping[str, SlotValue], *,
             fixed_activation: float | None = None) -> Chunk:
         """Store a chunk, or merge it into an identical one; either way add a reference.
@@ -503,14 +575,17 @@ class DeclarativeMemory:
                                                                 fixed_activation)
         chunk = Chunk(slots, fixed)
         row = self._row_of.get(chunk._key)
-        if row is None:
+        new = row is None
+        if new:
             row = self._store(chunk)
+            node = 0
         else:
             chunk = self._chunks[row]
             if fixed is not None and chunk.fixed_activation != fixed:
                 raise ValueError(f"{chunk!r} is already stored with fixed_activation "
                                  f"{chunk.fixed_activation!r}; merging cannot change it to "
                                  f"{fixed!r}")
+            node = self._node_of._items[row]
         now = self._time
         if now != self._time_value_last:
             self._time_values.append(now)
@@ -518,18 +593,23 @@ class DeclarativeMemory:
         time_index = len(self._time_values._items) - 1
         self._reference_time_index.append(time_index)
         self._reference_row.append(row)
-        node = self._node_of._items[row]
         child = self._node_child.get((node, time_index))
         if child is None:
             child = self._node_child[node, time_index] = len(self._node_parent._items)
             self._node_parent.append(node)
+            self._deep_nodes += node != 0
             self._node_time.append(time_index)
-        self._node_of[row] = child
-        self._reference_count[row] = self._reference_count._items[row] + 1
+        if new:  # the chunk's first reference: its per-chunk entries start here
+            self._node_of.append(child)
+            self._reference_count.append(1.0)
+        else:
+            self._node_of[row] = child
+            self._reference_count[row] = self._reference_count._items[row] + 1
         self._latest_reference = now
         return chunk
 
     def _store(self, chunk: Chunk) -> int:
+        """Append a new chunk's row to every column (its references: ``add``)."""
         row = len(self._chunks)
         self._chunks.append(chunk)
         self._row_of[chunk._key] = row
@@ -545,12 +625,10 @@ class DeclarativeMemory:
                 column.append_absent()
             else:
                 column.append(row, value)
-        fixed = chunk.fixed_activation
+        fixed = chunk._fixed_activation
         self._fixed.append(math.nan if fixed is None else fixed)
         self._learned += fixed is None
-        self._reference_count.append(0.0)
         self._created.append(self._time)
-        self._node_of.append(0)
         return row
 
     @property
@@ -600,7 +678,10 @@ class DeclarativeMemory:
         elif not self._base_level_learning:
             base = np.where(np.isnan(fixed), 0.0, fixed)
         else:
-            with np.errstate(divide="ignore"):
+            if undefined:  # a reference at t: (t − t_j)^(−d) divides by zero
+                with np.errstate(divide="ignore"):
+                    learned = self._learned_base_levels(t)
+            else:
                 learned = self._learned_base_levels(t)
             base = learned if self._learned == len(fixed) else np.where(np.isnan(fixed),
                                                                          learned, fixed)
@@ -615,17 +696,20 @@ class DeclarativeMemory:
         ages = t - self._time_values.view()
         strengths = np.power(ages, -d, out=ages)  # one per distinct reference time
         compiled = _kernel_module.kernels()
+        if compiled is not None and not self._deep_nodes:
+            # every chunk has one reference: its sum is 0.0 + its strength, the strength
+            return _log(strengths)[self._node_time.view()[self._node_of.view()]]
         if compiled is not None:
             # one sum per history node, then per chunk its node's (NumPy's log is
             # elementwise: the same bits whether taken per node or per chunk)
             sums = compiled.node_sums(self._node_parent.view(), self._node_time.view(),
                                       strengths)
             sums[0] = 1.0  # the root, which no chunk points to: no log(0)
-            return np.log(sums, out=sums)[self._node_of.view()]
+            return _log(sums)[self._node_of.view()]
         summed = np.bincount(self._reference_row.view(),
                              weights=strengths[self._reference_time_index.view()],
                              minlength=len(self._chunks))
-        return np.log(summed, out=summed)
+        return _log(summed)
 
     def _draw_noise(self, count: int) -> np.ndarray:
         """``count`` logistic draws with scale s, taken from a pre-drawn buffer.
@@ -641,7 +725,9 @@ class DeclarativeMemory:
             while not uniform.all():  # u = 0 (chance 2^-53 a draw) would give −inf
                 zero = uniform == 0.0
                 uniform[zero] = self._rng.random(int(zero.sum()))
-            self._noise_buffer = np.log(uniform / (1.0 - uniform))
+            ratio = np.subtract(1.0, uniform)  # u / (1 − u), with one temporary
+            np.divide(uniform, ratio, out=ratio)
+            self._noise_buffer = np.log(ratio, out=ratio)
             start = 0
         self._noise_position = start + count
         return self._noise_buffer[start:start + count] * self._noise
@@ -699,7 +785,7 @@ class DeclarativeMemory:
             if exact is not None:
                 exact.append((column, code))
             if rows is None:
-                rows = column.rows_of[code].view()
+                rows = np.array(column.rows_of[code], dtype=np.int64)
             else:
                 rows = rows[column.codes.view()[rows] == code]
         n = len(self._chunks)
@@ -843,7 +929,16 @@ class DeclarativeMemory:
         tau = self._retrieval_threshold if threshold is None else _number("threshold", threshold)
         if offset:
             offset = _number("offset", offset)
-        rows, scored, compiled = self._candidates(request, record)
+        plan = split = None
+        if not record and type(request) is dict and _kernel_module.kernels() is not None:
+            plan, split = self._plan(request)
+            if plan is not None and not plan.scored:
+                return self._retrieve_exact(plan, offset, tau)
+        if plan is not None:
+            rows, scored, compiled = plan.rows.view(), plan.scored, plan.scores
+        else:
+            rows, scored = split or self._split(request)
+            compiled = None if record else self._compiled_scores(scored)
         count = len(self._chunks) if rows is None else len(rows)
         if count == 0:
             latency = _latency(self._latency_factor, tau)
@@ -881,36 +976,74 @@ class DeclarativeMemory:
                                  total, winner, latency)
         return Retrieval(winner, activation, latency, trace)
 
-    def _candidates(self, request: Mapping[str, SlotValue], record: bool
-                    ) -> tuple[np.ndarray | None, _Scored, tuple[np.ndarray, ...] | None]:
-        """Candidate rows, scored slots and (for the kernel) their mismatch columns.
-
-        A plain dict request with exact-match slots keeps a plan on the kernel path, so
-        asking it again costs a dict lookup plus the chunks stored since; anything else
-        (a record, no kernel, a request no chunk can match yet) is worked out afresh.
-        """
-        exact: list[tuple[_Column, int]] | None = None
-        if not record and type(request) is dict and _kernel_module.kernels() is not None:
-            try:
-                key = tuple(request.items())
-                plan = self._plans.get(key)
-            except TypeError:  # an unhashable value: _split reports it
-                plan = key = None
-            if plan is not None:
-                count = len(self._chunks)
-                if plan.seen != count:
-                    plan.extend(count)
-                    plan.scores = self._compiled_scores(plan.scored)
-                return plan.rows.view(), plan.scored, plan.scores
-            exact = [] if key is not None else None
+    def _plan(self, request: dict[str, SlotValue]
+              ) -> tuple[_Plan | None, tuple[np.ndarray | None, _Scored] | None]:
+        """The kept plan of a plain-dict request with exact-match slots, brought up to
+        date with the chunks stored since; for any other request (unhashable values,
+        only scored slots, or no chunk can match it yet) no plan but, when worked out
+        already, its candidates and scored slots (``_split``)."""
+        try:
+            key = tuple(request.items())
+            plan = self._plans.get(key)
+        except TypeError:  # an unhashable value: _split reports it
+            return None, None
+        if plan is not None:
+            count = len(self._chunks)
+            if plan.seen != count:
+                plan.extend(count)
+                plan.scores = self._compiled_scores(plan.scored)
+            return plan, None
+        exact: list[tuple[_Column, int]] = []
         rows, scored = self._split(request, exact)
-        compiled = None if record else self._compiled_scores(scored)
-        if exact:
-            if len(self._plans) >= _PLAN_CACHE_SIZE:
-                self._plans.clear()
-            plan = self._plans[key] = _Plan(exact, scored, rows, len(self._chunks))
-            plan.scores = compiled
-        return rows, scored, compiled
+        if not exact:
+            return None, (rows, scored)
+        if len(self._plans) >= _PLAN_CACHE_SIZE:
+            self._plans.clear()
+        plan = self._plans[key] = _Plan(exact, scored, rows, len(self._chunks))
+        plan.scores = self._compiled_scores(scored)
+        return plan, None
+
+    def _retrieve_exact(self, plan: _Plan, offset: float, tau: float) -> Retrieval:
+        """A retrieval whose request has only exact-match slots (the token memory's):
+        no mismatch to add, so each candidate's activation is ``(B + ε) + offset``.
+
+        In per_time mode ``B + ε`` of every chunk is computed once per model time and
+        shared by every such retrieval until the clock moves or a chunk arrives; the
+        same additions, in the same order, as the kernel and the NumPy path.
+        """
+        rows = plan.rows.view()
+        count = len(rows)
+        if count == 0:
+            return Retrieval(None, None, _latency(self._latency_factor, tau))
+        noise = None
+        if self._noise > 0:
+            per_time = self._noise_mode == "per_time"
+            noise = self._noise_now() if per_time else self._draw_noise(count)
+        base = self._base_levels()
+        if self._base_undefined:
+            candidates = base[rows]
+            if np.isinf(candidates).any():
+                self._raise_current_time_reference(rows, candidates)
+        if noise is None:
+            total = base[rows]
+        elif self._noise_mode == "per_time":
+            if self._sums_of[0] is not base or self._sums_of[1] is not noise:
+                self._sums_of = (base, noise, base + noise)
+            total = self._sums_of[2][rows]
+        else:
+            total = base[rows] + noise
+        if offset:
+            total += offset
+        best = int(total.argmax())
+        activation = float(total[best])
+        if activation >= tau:
+            if noise is None:
+                ties = np.flatnonzero(total == activation)
+                if len(ties) > 1:
+                    best = int(ties[self._rng.integers(len(ties))])
+            return Retrieval(self._chunks[int(rows[best])], activation,
+                             _latency(self._latency_factor, activation))
+        return Retrieval(None, activation, _latency(self._latency_factor, tau))
 
     def _compiled_scores(self, scored: _Scored) -> tuple[np.ndarray, ...] | None:
         """Every chunk's unscaled mismatch per scored slot, for the compiled kernel; None

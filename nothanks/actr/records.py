@@ -10,7 +10,7 @@ import math
 from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,15 +31,15 @@ class Chunk(Mapping[str, SlotValue]):
     __slots__ = ("_fixed_activation", "_hash", "_key", "_slots")
 
     def __init__(self, slots: Mapping[str, SlotValue], fixed_activation: float | None = None):
-        if not isinstance(slots, Mapping):
+        if type(slots) is not dict and not isinstance(slots, Mapping):
             raise TypeError(f"chunk slots must be a mapping of slot name to value, "
                             f"got {type(slots).__name__}")
         if not slots:
             raise ValueError("a chunk needs at least one slot")
         for name, value in slots.items():
-            if not isinstance(name, str) or not name:
+            if type(name) is not str and not isinstance(name, str) or not name:
                 raise TypeError(f"slot names must be non-empty strings, got {name!r}")
-            if isinstance(value, float) and math.isnan(value):
+            if isinstance(value, float) and value != value:  # NaN
                 raise ValueError(f"slot {name!r} is NaN; NaN never equals itself, "
                                  "so the chunk could never be matched or merged")
         self._slots = MappingProxyType(dict(slots))
@@ -146,14 +146,14 @@ class RetrievalRecord:
         return frame.astype({"winner": bool})
 
 
-@dataclass(frozen=True, slots=True)
-class Retrieval:
+class Retrieval(NamedTuple):
     """The outcome of one retrieval request.
 
     ``chunk`` is the retrieved chunk, or None when the retrieval failed. ``activation``
-    is the winner's activation; on failure it is the best candidate's (at or below the
+    is the winner's activation; on failure it is the best candidate's (below the
     threshold), or None when no chunk could match the request at all. ``latency`` is
-    ``F·e^(−A)`` on success and ``F·e^(−τ)`` on failure.
+    ``F·e^(−A)`` on success and ``F·e^(−τ)`` on failure. (An immutable named tuple:
+    one is made per retrieval, thousands per game, so it must be cheap to build.)
     """
 
     chunk: Chunk | None

@@ -109,14 +109,36 @@ def _data_lines(lines: Iterable[str]) -> Iterable[tuple[int, str]]:
             yield number, line
 
 
+#: Instance sets read, by (path, modification time, size): every model loads its set,
+#: and parsing ~2,000 lines costs more than a game. The last few files are kept.
+_LOADED: dict[tuple[str, int, int], InstanceSet] = {}
+_LOADED_KEPT = 8
+
+
 def load_instances(path: str | Path | None = None) -> InstanceSet:
-    """Read and validate an instance file (default: the shipped set).
+    """Read and validate an instance file (default: the shipped set); a file read
+    before and unchanged since (same modification time and size) is not read again.
 
     Raises:
         InstanceFileError: the file is missing, lacks a column, has a bad value,
             contradicts itself, is empty, or leaves a category without instances.
     """
     path = DEFAULT_INSTANCES if path is None or str(path) == "" else Path(path)
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise InstanceFileError(f"instance file {path}: cannot be read ({exc.strerror})") from None
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    loaded = _LOADED.get(key)
+    if loaded is None:
+        loaded = _read_instances(path)
+        if len(_LOADED) >= _LOADED_KEPT:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[key] = loaded
+    return loaded
+
+
+def _read_instances(path: Path) -> InstanceSet:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...actr import DeclarativeMemory, RetrievalRecord
 
@@ -60,8 +61,7 @@ def token_class(tokens: int) -> TokenClass:
 _CLASS_BY_NAME = {cls.name: cls for cls in TOKEN_CLASSES}
 
 
-@dataclass(frozen=True, slots=True)
-class Recall:
+class Recall(NamedTuple):
     """One attempt to remember a player's count, for the token-memory history.
 
     ``source`` is ``leaf``, ``root`` or ``default`` (nothing recalled: Table 5's 3, 8,
@@ -69,7 +69,8 @@ class Recall:
     count an update starts from. ``leaf_is_newest`` says whether a retrieved leaf is the
     player's most recently stored one (None when no leaf was retrieved): the thesis
     expects an older leaf to win only rarely. ``true_tokens`` is logged from outside the
-    model and never used by it.
+    model and never used by it. (An immutable named tuple: one is made per recall,
+    hundreds per game.)
     """
 
     time: float
@@ -148,15 +149,19 @@ class TokenMemory:
                 source, candidates, value = "root", cls.prediction_values, cls.default
             else:
                 source, candidates, value = "default", NO_RECALL_VALUES, NO_RECALL_DEFAULT
-        recall = Recall(
-            time=memory.time, seat=seat, purpose=purpose, source=source,
-            candidates=candidates, value=value, leaf_activation=leaf.activation,
-            root_activation=None if root is None else root.activation,
-            threshold=memory.retrieval_threshold,
-            latency=leaf.latency + (0.0 if root is None else root.latency),
-            true_tokens=None if self.truth is None else self.truth(seat),
-            leaf_record=leaf.record, root_record=None if root is None else root.record,
-            leaf_is_newest=newest)
+        # positional: the fields' order (a named tuple builds fastest so)
+        if root is None:
+            recall = Recall(memory.time, seat, purpose, source, candidates, value,
+                            leaf.activation, None, memory.retrieval_threshold,
+                            leaf.latency + 0.0,
+                            None if self.truth is None else self.truth(seat),
+                            leaf.record, None, newest)
+        else:
+            recall = Recall(memory.time, seat, purpose, source, candidates, value,
+                            leaf.activation, root.activation, memory.retrieval_threshold,
+                            leaf.latency + root.latency,
+                            None if self.truth is None else self.truth(seat),
+                            leaf.record, root.record, newest)
         self.history.append(recall)
         return recall
 

@@ -16,7 +16,7 @@ count and predicted to pass only if every projection passes.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,9 +49,12 @@ def _noise_value(text: str | float) -> float:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class Belief:
-    """The counts a reasoner assumes for one player, and where they came from."""
+class Belief(NamedTuple):
+    """The counts a reasoner assumes for one player, and where they came from.
+
+    (An immutable named tuple: beliefs are made and compared as cache keys many times
+    per decision.)
+    """
 
     candidates: tuple[int, ...]
     source: str
@@ -60,8 +63,7 @@ class Belief:
         return Belief(tuple(max(0, c - 1) for c in self.candidates), self.source)
 
 
-@dataclass(frozen=True, slots=True)
-class _Outcome:
+class _Outcome(NamedTuple):
     """Result of reasoning from one view: the action and what it cost."""
 
     action: Action
@@ -169,7 +171,7 @@ class ToMAgent(Agent):
         self.token_memory = TokenMemory(self._token_dm, leaf_penalty=leaf_penalty,
                                         merge=token_chunks == "merge")
         self._tally: list[int] = []
-        self._info: dict[str, object] = {}
+        self._info: tuple = ()  # the last decision's parts, see decision_info
         self.instance_failures = 0  # over the current game
 
     # ------------------------------------------------------------------ game lifecycle
@@ -183,8 +185,7 @@ class ToMAgent(Agent):
             mismatch={"category": ExactMatch(CATEGORY_WEIGHT), "card": Linear(card_range),
                       "tokens_on_card": Weber(), "tokens_owned": Weber()},
             seed=0, **self._memory_args)
-        for instance in self.instance_set.instances:
-            self._instance_dm.add(instance.slots(), fixed_activation=0.0)
+        self._instance_dm.copy_chunks(_instance_chunks(self.instance_set))
         self._instance_range = card_range
 
     def _new_memories(self, variant: Variant, seed: int) -> None:
@@ -223,7 +224,8 @@ class ToMAgent(Agent):
         self._tick()  # dealing takes a turn: no chunk is retrieved at its creation time
         self.instance_failures = 0
         self.last_trace = None
-        self._info = {}
+        self._info = ()
+        self._turn_orders()
 
     @property
     def _uses_token_memory(self) -> bool:
@@ -242,6 +244,13 @@ class ToMAgent(Agent):
         """The other players after ``seat``, in turn order."""
         n = self.variant.players
         return [(seat + i) % n for i in range(1, n)]
+
+    def _turn_orders(self) -> None:
+        """Per seat, the other players after it in turn order (asked for thousands of
+        times a game) and the readings' switches as flags."""
+        self._others = [tuple(self._opponents(seat)) for seat in range(self.variant.players)]
+        self._all_pass_rule = self.params["candidate_rule"] == "all"
+        self._project_self = bool(self.params["project_self"])
 
     def observe(self, event: Event) -> None:
         """Track token movements: every pass and take updates the actor's count."""
@@ -262,6 +271,7 @@ class ToMAgent(Agent):
         self.token_memory.record = self.traces
         self._cache: dict[tuple, _Outcome] = {}
         self._tom0_cache: dict[tuple, tuple] = {}
+        self._categories: dict[int, str] = {}  # seat -> the card's sequence category
         self._memoize = self.params["noise_mode"] == "per_time"
         recalls_before = len(self.token_memory.history)
         world, recall_latency = self._beliefs(view)
@@ -269,10 +279,22 @@ class ToMAgent(Agent):
         outcome = self._reason(self.k, view.seat, view.tokens_on_card, view.own_tokens,
                                world, root=True)
         self.instance_failures += outcome.failures
-        latency = outcome.latency + recall_latency
-        self._info = {
+        # what decision_info reports, worded only when asked for (the runner does not
+        # ask when decisions are not recorded); every part is immutable or a snapshot
+        self._info = (view.seat, self._instance_dm.time, outcome,
+                      outcome.latency + recall_latency, world, recalls)
+        if self.traces:
+            self.last_trace = DecisionTrace(view.seat, self._instance_dm.time, view.card,
+                                            outcome.node, list(recalls))
+        return outcome.action
+
+    def decision_info(self) -> dict[str, object]:
+        if not self._info:
+            return {}
+        seat, model_time, outcome, latency, world, recalls = self._info
+        return {
             "tom_order": self.k,
-            "model_time": self._instance_dm.time,
+            "model_time": model_time,
             "reason": outcome.reason,
             # None when forced to take: ToM0 is not consulted without tokens
             "own_tom0_action": outcome.tom0,
@@ -280,19 +302,12 @@ class ToMAgent(Agent):
             "instance_failures": outcome.failures,
             "predictions": [p.as_dict() for p in outcome.predictions],
             # opponent seat -> candidate counts recalled; ToM0 recalls nothing
-            "recalled_tokens": {seat: world[seat].candidates
-                                for seat in self._opponents(view.seat)} if self.k else None,
+            "recalled_tokens": {other: world[other].candidates
+                                for other in self._opponents(seat)} if self.k else None,
             # opponent seat -> whether the recalled leaf was its newest (None: no leaf)
             "leaf_is_newest": {r.seat: r.leaf_is_newest for r in recalls}
             if self._uses_token_memory else None,
         }
-        if self.traces:
-            self.last_trace = DecisionTrace(view.seat, self._instance_dm.time, view.card,
-                                            outcome.node, list(recalls))
-        return outcome.action
-
-    def decision_info(self) -> dict[str, object]:
-        return dict(self._info)
 
     def _beliefs(self, view: View) -> tuple[tuple[Belief, ...], float]:
         """What the model assumes about every count now: its own exactly, the others
@@ -312,7 +327,9 @@ class ToMAgent(Agent):
     def _tom0(self, seat: int, tokens_on_card: int, tokens: int):
         """ToM0 from ``seat``'s view: (action, state, retrieval record, latency, failed)."""
         view = self._view
-        category = sequence_category(view.cards[seat], view.card)
+        category = self._categories.get(seat)
+        if category is None:
+            category = self._categories[seat] = sequence_category(view.cards[seat], view.card)
         key = (category, tokens_on_card, tokens)
         if self._memoize and key in self._tom0_cache:
             return self._tom0_cache[key]
@@ -352,8 +369,8 @@ class ToMAgent(Agent):
         if level >= 1 and (root or tom0 == Action.TAKE):
             world = _replace(world, seat, Belief((tokens,), world[seat].source).after_pass())
             on_card = tokens_on_card + 1
-            others = self._opponents(seat)
-            if not root and not self.params["project_self"]:
+            others = self._others[seat]
+            if not root and not self._project_self:
                 others = [o for o in others if o != self.seat]
             for other in others:
                 belief = world[other]
@@ -364,7 +381,7 @@ class ToMAgent(Agent):
                 latency += sum(p.latency for p in projections)
                 failures += sum(p.failures for p in projections)
                 passes = [p.action == Action.PASS for p in projections]
-                sure = all(passes) if self.params["candidate_rule"] == "all" else any(passes)
+                sure = all(passes) if self._all_pass_rule else any(passes)
                 predicted = Action.PASS if sure else Action.TAKE
                 predictions.append(Prediction(
                     other, on_card, belief.candidates, belief.source, predicted,
@@ -404,6 +421,28 @@ def _reason(level: int, tom0: Action, failed: bool, takers: list[int],
     if takers:
         return f"{says}; player {takers[0]} predicted to take -> take"
     return f"{says}; all {predicted} opponents predicted to pass -> pass"
+
+
+#: Memories holding an instance set's chunks, by the set (kept alive here, so its id
+#: is not reused), for the last few sets: every model copies its chunks from here.
+_INSTANCE_CHUNKS: dict[int, tuple[InstanceSet, DeclarativeMemory]] = {}
+_INSTANCE_CHUNKS_KEPT = 4
+
+
+def _instance_chunks(instance_set: InstanceSet) -> DeclarativeMemory:
+    """A memory with ``instance_set`` stored as fixed-activation chunks (activation 0),
+    built once per set: storing ~2,000 chunks costs more than a game, copying them a
+    hundredth of that."""
+    kept = _INSTANCE_CHUNKS.get(id(instance_set))
+    if kept is not None and kept[0] is instance_set:
+        return kept[1]
+    memory = DeclarativeMemory(seed=0)
+    for instance in instance_set.instances:
+        memory.add(instance.slots(), fixed_activation=0.0)
+    if len(_INSTANCE_CHUNKS) >= _INSTANCE_CHUNKS_KEPT:
+        _INSTANCE_CHUNKS.pop(next(iter(_INSTANCE_CHUNKS)))
+    _INSTANCE_CHUNKS[id(instance_set)] = (instance_set, memory)
+    return memory
 
 
 def _replace(world: tuple[Belief, ...], seat: int, belief: Belief) -> tuple[Belief, ...]:

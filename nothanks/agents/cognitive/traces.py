@@ -13,15 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ...actr import RetrievalRecord
 from ...rules import Action
 from .token_memory import Recall
 
 
-@dataclass(frozen=True, slots=True)
-class Prediction:
-    """What a reasoner expects ``seat`` to do at ``tokens_on_card``, and why."""
+class Prediction(NamedTuple):
+    """What a reasoner expects ``seat`` to do at ``tokens_on_card``, and why (an
+    immutable named tuple: several are made per decision)."""
 
     seat: int
     tokens_on_card: int
