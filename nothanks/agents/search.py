@@ -29,12 +29,13 @@ class ISMCTSAgent(Agent):
     name = "ismcts"
 
     def __init__(self, iterations: int = 4000, c: float = 0.7, rollout: str = "heuristic",
-                 seconds: float = 0.0) -> None:
+                 seconds: float = 0.0, ratio: float = 1.0) -> None:
         super().__init__()
         from ..search.mcts import _check
 
         _check(iterations, c, rollout, seconds, "uct")
         self.iterations, self.c, self.rollout, self.seconds = iterations, c, rollout, seconds
+        self.ratio = ratio
         self._seed = 0
         self._tally = None
         self._info: dict[str, object] = {}
@@ -60,7 +61,8 @@ class ISMCTSAgent(Agent):
         turn = len(view.history)
         seed = int(np.random.SeedSequence([self._seed, turn]).generate_state(1)[0])
         result = search(root_state(view, self._tally.counts), iterations=self.iterations,
-                        c=self.c, rollout=self.rollout, seed=seed, seconds=self.seconds)
+                        c=self.c, rollout=self.rollout, seed=seed, seconds=self.seconds,
+                        ratio=self.ratio)
         take, passed = result.value("take"), result.value("pass")
         self._info = {
             "take_value": take.rank_points, "pass_value": passed.rank_points,
