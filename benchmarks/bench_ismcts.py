@@ -1,7 +1,8 @@
 """The ismcts search opponent: CPU time per decision and playing strength.
 
 Run: python benchmarks/bench_ismcts.py [--part speed|strength|sweep|all] [--games 1000]
-     [--sweep-games 200] [--jobs 2] [--out data/bench/ismcts]
+     [--sweep-games 200] [--sweep-values 250 1000 4000] [--sweep-opponents tom2 heuristic]
+     [--jobs 2] [--out data/bench/ismcts]
 
 Targets: at the default budget, <= 200 ms CPU per decision on one core; with 4 players,
 1,000 games on paired deals, a first-place share >= 50% against 3 x heuristic and
@@ -73,10 +74,10 @@ def speed(games: int, spec: str = SPEC, seed: int = 11) -> dict[str, float]:
             "p95_ms": times[int(0.95 * (len(times) - 1))], "max_ms": times[-1]}
 
 
-def tables(spec: str, baseline: bool) -> list[dict]:
+def tables(spec: str, baseline: bool, opponents: tuple[str, ...] = OPPONENTS) -> list[dict]:
     """Each opponent with ``spec`` in the focal seat, and (``baseline``) 4 x heuristic."""
     out = []
-    for opponent in OPPONENTS:
+    for opponent in opponents:
         focal = [spec] + ([opponent] if baseline and opponent == "heuristic" else [])
         for player in focal:
             out.append({"label": f"{player} vs {opponent}",
@@ -89,11 +90,12 @@ def strength_design(games: int, seed: int = 2026) -> Design:
                              "rotate": True, "tables": tables(SPEC, baseline=True)})
 
 
-def sweep_design(games: int, seed: int = 2027) -> Design:
+def sweep_design(games: int, values: tuple[int, ...] = SWEEP,
+                 opponents: tuple[str, ...] = OPPONENTS, seed: int = 2027) -> Design:
     return Design.from_dict({
         "name": "bench-ismcts-sweep", "seed": seed, "games": games, "rotate": True,
-        "tables": tables(SPEC, baseline=False),
-        "sweeps": [{"parameter": "iterations", "values": list(SWEEP), "agents": "focal"}]})
+        "tables": tables(SPEC, baseline=False, opponents=opponents),
+        "sweeps": [{"parameter": "iterations", "values": list(values), "agents": "focal"}]})
 
 
 def first_place(games: pd.DataFrame, conditions: pd.DataFrame) -> pd.DataFrame:
@@ -125,6 +127,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--speed-games", type=int, default=10)
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--sweep-games", type=int, default=200)
+    parser.add_argument("--sweep-values", type=int, nargs="+", default=list(SWEEP))
+    parser.add_argument("--sweep-opponents", nargs="+", default=list(OPPONENTS),
+                        choices=OPPONENTS)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("data/bench/ismcts"))
     args = parser.parse_args(argv)
@@ -152,7 +157,9 @@ def main(argv: list[str] | None = None) -> None:
                          f"[{paired['win_ci_low']:+.3f}, {paired['win_ci_high']:+.3f}]")
             print(text)
     if args.part in ("sweep", "all"):
-        games, conditions = run(sweep_design(args.sweep_games), args.out / "sweep", args.jobs)
+        design = sweep_design(args.sweep_games, tuple(args.sweep_values),
+                              tuple(args.sweep_opponents))
+        games, conditions = run(design, args.out / "sweep", args.jobs)
         print(first_place(games, conditions).to_string(index=False,
                                                        float_format="{:.3f}".format))
 
