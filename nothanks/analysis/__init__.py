@@ -15,6 +15,13 @@ from .frames import (
     require_rows,
     with_agent_labels,
 )
+from .move_quality import (
+    ev_loss_table,
+    marked_bad_test,
+    move_quality,
+    quality_section,
+    skip_to_collect,
+)
 from .orders import (
     DIFFERS_OWN_TOM0,
     DIFFERS_SHARED_DEALS,
@@ -113,6 +120,7 @@ __all__ = [
     "cohens_dz",
     "data_source",
     "direction_flags",
+    "ev_loss_table",
     "feedback_concentration",
     "focal_by_deal",
     "focal_divergence",
@@ -122,7 +130,9 @@ __all__ = [
     "game_key",
     "logged_parameters",
     "logged_thresholds",
+    "marked_bad_test",
     "mean_interval",
+    "move_quality",
     "opponent_rows",
     "order_conditions",
     "orders_conclusion",
@@ -137,6 +147,7 @@ __all__ = [
     "participant_mixed_model",
     "participant_statistics",
     "prediction_accuracy",
+    "quality_section",
     "predictions_about",
     "predictions_from_decisions",
     "rank_shares",
@@ -158,6 +169,7 @@ __all__ = [
     "shared_deals",
     "simulation_rank_shares",
     "simulation_tests",
+    "skip_to_collect",
     "statistics",
     "token_recalls",
     "welch_rank_points",
