@@ -15,6 +15,7 @@ from .frames import (
     require_rows,
     with_agent_labels,
 )
+from .inference import adaptive_markdown, adaptive_table, infer_order
 from .paired import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
@@ -97,6 +98,8 @@ __all__ = [
     "WELCH_SAMPLES",
     "AnalysisInputError",
     "LogTables",
+    "adaptive_markdown",
+    "adaptive_table",
     "bad_move_shares",
     "bootstrap_interval",
     "cohens_d",
@@ -110,6 +113,7 @@ __all__ = [
     "focal_rows",
     "focal_sequences",
     "game_key",
+    "infer_order",
     "logged_parameters",
     "logged_thresholds",
     "mean_interval",

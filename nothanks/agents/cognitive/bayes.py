@@ -25,7 +25,7 @@ so by default every game starts from the prior (``carry=false``). With ``carry=t
 an agent object that plays several games in a row (a participant session reuses one
 object per table for all games against that table) starts each game with every
 opponent's prior set to the mean of its opponents' final posteriors of the previous
-game, each model kept at or above ``floor``: the agent protocol names seats, not
+game, mixed with ``floor`` per model (prior = floor + (1 − n·floor)·pooled): the agent protocol names seats, not
 people, and seats rotate between games, so what carries over is a belief about the
 table, not about one seat.
 """
@@ -97,8 +97,8 @@ class BayesToMAgent(ToMAgent):
     def start(self, seat: int, variant: Variant, seed: int) -> None:
         if self.carry and self.log_posteriors:
             pooled = np.mean([np.exp(p) for p in self.log_posteriors.values()], axis=0)
-            pooled = np.maximum(pooled, self.floor)
-            self._log_prior = np.log(pooled / pooled.sum())
+            pooled = self.floor + (1.0 - self.floor * len(pooled)) * pooled / pooled.sum()
+            self._log_prior = np.log(pooled)
         else:
             self._log_prior = normalised_prior(self.models, None)
         super().start(seat, variant, seed)
