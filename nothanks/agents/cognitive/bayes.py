@@ -25,9 +25,9 @@ so by default every game starts from the prior (``carry=false``). With ``carry=t
 an agent object that plays several games in a row (a participant session reuses one
 object per table for all games against that table) starts each game with every
 opponent's prior set to the mean of its opponents' final posteriors of the previous
-game, mixed with ``floor`` per model (prior = floor + (1 − n·floor)·pooled): the agent protocol names seats, not
-people, and seats rotate between games, so what carries over is a belief about the
-table, not about one seat.
+game, mixed with ``floor`` per model (prior = floor + (1 − n·floor)·pooled): the agent
+protocol names seats, not people, and seats rotate between games, so what carries over
+is a belief about the table, not about one seat.
 """
 from __future__ import annotations
 
