@@ -3,7 +3,7 @@
 For every decision a player made, each candidate model — ToM0, ToM1, ToM2 and the
 baselines ``random`` and ``heuristic`` — is put in that player's place and asked how
 likely it was to make the logged move; a posterior over the candidates is updated
-decision by decision (docs/models.md, "Which order?").
+decision by decision (README, "Which order of theory of mind?").
 
 **Reconstructing the state.** A logged game is replayed through the one game driver
 (:class:`nothanks.match.Match`) from its seed, every seat playing its logged moves. At
@@ -413,7 +413,8 @@ class OrderInference:
 
     ``decisions`` is tidy: one row per (participant, decision, model) with the game,
     block, turn, the move, the model's P(take) with its samples and standard error, the
-    lapse-mixed likelihood, log-likelihood, and the running and within-block posteriors.
+    lapse-mixed likelihood, log-likelihood, the running and within-block posteriors, and
+    ``source`` (``synthetic`` for stand-ins and simulated players: not data).
     """
 
     decisions: pd.DataFrame
@@ -520,9 +521,9 @@ def infer_order(log, player: str | Sequence[str] | None = None, *,
     chosen = [player] if isinstance(player, str) else player
     frame = likelihood_frame(log, chosen, settings=settings, practice=practice,
                              processes=processes, cache=cache)
-    decisions = add_posterior(frame, settings.models, lapse, prior)
-    return OrderInference(decisions, settings, None if prior is None else dict(prior),
-                          data_source(log.decisions))
+    source = data_source(log.decisions)
+    decisions = add_posterior(frame, settings.models, lapse, prior).assign(source=source)
+    return OrderInference(decisions, settings, None if prior is None else dict(prior), source)
 
 
 def _param_text(value: object) -> str:

@@ -54,7 +54,8 @@ def posterior_trajectories(decisions: pd.DataFrame, participants: Sequence[str] 
     for ax in axes[n:]:
         ax.set_visible(False)
     axes[0].set_ylabel("posterior" if column == "posterior" else "posterior within block")
-    axes[0].legend(loc="center left", fontsize="x-small")
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside right center", fontsize="small")
     fig.suptitle("Which order of theory of mind? Posterior over models, decision by decision")
     return fig
 
