@@ -48,6 +48,8 @@ def configure(parser: argparse.ArgumentParser):
                              "each) in PATH and report how well their type is recovered")
     parser.add_argument("--per-type", type=int, default=10,
                         help="--validate: simulated players per type (default 10)")
+    parser.add_argument("--types", default="ToM0,ToM1,ToM2,random,heuristic",
+                        help="--validate: the simulated player types (default all five)")
     parser.add_argument("--player-lapse", type=float, default=0.05,
                         help="--validate: the simulated players' lapse rate (default 0.05)")
     return run
@@ -70,10 +72,13 @@ def run(args: argparse.Namespace) -> int:
     params = _pairs(args.param)
     models = tuple(m.strip() for m in args.models.split(",") if m.strip())
     args.out.mkdir(parents=True, exist_ok=True)
+    chosen = args.participant
     if args.validate:
-        simulate_players(args.path, per_type=args.per_type, lapse=args.player_lapse,
-                         params=params, processes=args.processes)
-    result = infer_order(args.path, args.participant, models=models, samples=args.samples,
+        types = [t.strip() for t in args.types.split(",") if t.strip()]
+        chosen = simulate_players(args.path, types=types, per_type=args.per_type,
+                                  lapse=args.player_lapse, params=params,
+                                  processes=args.processes)
+    result = infer_order(args.path, chosen, models=models, samples=args.samples,
                          lapse=args.lapse, tokens=args.tokens, params=params, seed=args.seed,
                          practice=args.practice or args.validate, processes=args.processes,
                          cache=args.cache)

@@ -89,3 +89,5 @@ def confusion_heatmap(table: pd.DataFrame, models: Sequence[str], title: str = "
     ax.set_xlim(-0.5, len(models) + 1.6)
     ax.set_title(title or "Order recovery on simulated players", fontsize="medium")
     return fig
+
+__all__ = ["MODEL_COLORS", "confusion_heatmap", "posterior_trajectories"]
