@@ -17,7 +17,10 @@ and plays the logged move.
 **Choice probabilities.** A ToM model is stochastic only through activation noise: its
 P(take) is the share of ``samples`` re-decisions of the same state with fresh noise
 (binomial standard error ``sqrt(p(1-p)/samples)``; the model's memories and random
-state are restored afterwards, see :mod:`nothanks.agents.cognitive.likelihood`). ToM0
+state are restored afterwards, see :mod:`nothanks.agents.cognitive.likelihood`). The
+candidates share their random numbers (common random numbers: the same start seed, the
+same noise draws at a decision), so two models that decide alike get the same estimate
+and the posterior between them moves only where they differ. ToM0
 depends on nothing but the state chunk, so its estimate is cached per state, seeded
 from the state itself (the same number whatever order games are processed in). ToM-k
 (k >= 1) takes only when its own ToM0 retrieval says take, so P_k(take) <= P_0(take);
@@ -170,10 +173,13 @@ class _Probe(Agent):
         self.rows: list[dict] = []
 
     def start(self, seat: int, variant: Variant, seed: int) -> None:
+        """Every candidate starts from the same seed (common random numbers): ToM1 and
+        ToM2 then hold the same token memory and, at a decision, draw the same noise, so
+        their estimates differ only where the models decide differently, not by chance."""
         super().start(seat, variant, seed)
-        for index, agent in enumerate([self.tom0, *self.models.values()]):
-            entropy = [self.settings.seed, *_seed_words(self.game_seed), 1000 + index]
-            state = np.random.SeedSequence(entropy).generate_state(2, np.uint32)
+        entropy = [self.settings.seed, *_seed_words(self.game_seed), 1000]
+        state = np.random.SeedSequence(entropy).generate_state(2, np.uint32)
+        for agent in dict.fromkeys([self.tom0, *self.models.values()]):
             agent.start(seat, variant, int(state[0]) << 31 | int(state[1]) >> 1)
 
     def observe(self, event: Event) -> None:
@@ -208,14 +214,13 @@ class _Probe(Agent):
                 "seed and variant (or its moves are out of order)")
         p0 = self._tom0_probability(view)
         row = dict(logged)
-        for index, (model, agent) in enumerate(self.models.items()):
+        for model, agent in self.models.items():
             if isinstance(agent, ToMAgent) and agent.k == 0:
                 p, n = (1.0, 0) if view.own_tokens == 0 else (p0, self.settings.samples)
             elif isinstance(agent, ToMAgent) and p0 == 0.0 and view.own_tokens > 0:
                 p, n = 0.0, self.settings.samples  # ToM-k takes only if its ToM0 does
             else:
-                words = [self.settings.seed, *_seed_words(self.game_seed), logged["turn"],
-                         index]
+                words = [self.settings.seed, *_seed_words(self.game_seed), logged["turn"]]
                 p, n = take_probability(agent, view, self.settings.samples,
                                         np.random.default_rng(np.random.SeedSequence(words)))
             row[f"p_take:{model}"] = p

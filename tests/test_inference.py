@@ -129,6 +129,11 @@ def test_inference_replays_every_logged_decision_and_is_reproducible(mini_log):
     pd.testing.assert_frame_equal(first.decisions, again.decisions)
     other = infer_order(mini_log, samples=8, seed=4, practice=True)
     assert not np.allclose(first.decisions["p_take"], other.decisions["p_take"])
+    # common random numbers: ToM2 makes ToM1's moves (default reading), so the two get
+    # the same estimate at every decision and the posterior cannot split them
+    by_model = first.decisions.pivot_table(index=["participant", "decision"],
+                                           columns="model", values="p_take")
+    assert (by_model["ToM1"] == by_model["ToM2"]).all()
     # a deterministic heuristic player without lapses is recovered with certainty
     maps = first.map_orders().set_index("participant")
     assert maps.loc["sim-heuristic-01", "map_model"] == "heuristic"
