@@ -456,11 +456,17 @@ class OrderInference:
 
     def map_orders(self) -> pd.DataFrame:
         """Per participant: the most probable model (MAP), its posterior probability, the
-        runner-up, the informative decisions and the player's logged label."""
+        runner-up, models tied with the MAP (``tied``), the informative decisions and the
+        player's logged label."""
         final = self.final()
         rows = []
         for participant, part in final.groupby("participant", sort=False):
-            ranked = part.sort_values("posterior", ascending=False)
+            # stable: models the data cannot tell apart go to the first-listed one, and
+            # ``tied`` names the others
+            ranked = part.sort_values("posterior", ascending=False, kind="stable")
+            top = float(ranked["posterior"].iloc[0])
+            tied = ranked["model"][np.isclose(ranked["posterior"], top, rtol=1e-6,
+                                              atol=1e-12)].iloc[1:]
             label = self.decisions.loc[self.decisions["participant"] == participant,
                                        "player_label"].iloc[0]
             rows.append({"participant": participant, "player_label": label,
@@ -469,6 +475,7 @@ class OrderInference:
                          "runner_up": ranked["model"].iloc[1] if len(ranked) > 1 else None,
                          "runner_up_posterior": float(ranked["posterior"].iloc[1])
                          if len(ranked) > 1 else np.nan,
+                         "tied": ",".join(tied),
                          "decisions": int(ranked["decisions"].iloc[0])})
         return pd.DataFrame(rows).assign(source=self.source)
 
@@ -598,7 +605,8 @@ def simulate_players(out_dir: str | Path, *, types: Iterable[str] = tuple(PLAYER
 
 def confusion_matrix(inference: OrderInference, confidence: float = 0.95) -> pd.DataFrame:
     """Rows: true player type (the logged label); columns: how many were recovered as
-    each model; plus the share recovered correctly with its Wilson interval."""
+    each model; plus the share recovered correctly with its Wilson interval and how many
+    MAPs were tied with another model (``map_tied``: a tie goes to the first-listed)."""
     maps = inference.map_orders()
     rows = []
     for label, part in maps.groupby("player_label", sort=False):
@@ -607,6 +615,7 @@ def confusion_matrix(inference: OrderInference, confidence: float = 0.95) -> pd.
         correct = int(counts.get(label, 0))
         low, high = wilson_interval(correct, n, confidence)
         rows.append({"true": label, "players": n,
+                     "map_tied": int((part["tied"] != "").sum()),
                      **{m: int(counts.get(m, 0)) for m in inference.models},
                      "correct": correct, "share": correct / n, "ci_low": low,
                      "ci_high": high, "mean_map_posterior": float(part["map_posterior"].mean())})
@@ -633,7 +642,8 @@ def zero_vs_higher(inference: OrderInference, confidence: float = 0.95) -> dict:
 
 def matrix_markdown(table: pd.DataFrame, models: Sequence[str], title: str) -> str:
     """The confusion matrix as a Markdown table (counts; share correct with its CI)."""
-    head = ["true \\ MAP", *models, "correct (95% Wilson CI)", "mean MAP posterior"]
+    head = ["true \\ MAP", *models, "correct (95% Wilson CI)", "mean MAP posterior",
+            "MAP tied"]
     lines = [f"**{title}**", "", "| " + " | ".join(head) + " |",
              "|" + " --- |" * len(head)]
     for r in table.itertuples(index=False):
@@ -642,7 +652,7 @@ def matrix_markdown(table: pd.DataFrame, models: Sequence[str], title: str) -> s
             [str(row["true"]), *[str(row[m]) for m in models],
              f"{row['correct']}/{row['players']} = {row['share']:.2f} "
              f"[{row['ci_low']:.2f}, {row['ci_high']:.2f}]",
-             f"{row['mean_map_posterior']:.2f}"]) + " |")
+             f"{row['mean_map_posterior']:.2f}", str(row["map_tied"])]) + " |")
     if (table["source"] == "synthetic").any():
         lines += ["", f"*{SYNTHETIC_LABEL}: simulated players of known type.*"]
     return "\n".join(lines)

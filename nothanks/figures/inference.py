@@ -81,12 +81,15 @@ def confusion_heatmap(table: pd.DataFrame, models: Sequence[str], title: str = "
         row = table.iloc[i]
         ax.text(len(models) - 0.35, i, f"{row['share']:.2f} [{row['ci_low']:.2f}, "
                 f"{row['ci_high']:.2f}]", ha="left", va="center", fontsize="small")
+    ax.text(len(models) - 0.35, -0.75, "correct [95% CI]", ha="left", va="center",
+            fontsize="small", weight="bold")
     ax.set_xticks(range(len(models)), models)
     ax.set_yticks(range(len(table)), table["true"])
     ax.set_xlabel("recovered (MAP)")
     ax.set_ylabel("true player")
     ax.grid(False)
     ax.set_xlim(-0.5, len(models) + 1.6)
+    ax.set_ylim(len(table) - 0.5, -1.0)
     ax.set_title(title or "Order recovery on simulated players", fontsize="medium")
     return fig
 
