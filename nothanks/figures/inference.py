@@ -63,7 +63,8 @@ def posterior_trajectories(decisions: pd.DataFrame, participants: Sequence[str] 
 @styled
 def confusion_heatmap(table: pd.DataFrame, models: Sequence[str], title: str = "") -> Figure:
     """Rows: true player type; cells: share of its players recovered as each model (count
-    in brackets); the right column: share correct with its 95% Wilson interval."""
+    in brackets); the right column: share correct with its 95% Wilson interval, and how
+    many players' MAP was tied with another model (a tie goes to the first-listed)."""
     require_columns(table, ["true", "players", "share", "ci_low", "ci_high", *models],
                     "confusion matrix")
     require_rows(table, "confusion matrix")
@@ -79,8 +80,10 @@ def confusion_heatmap(table: pd.DataFrame, models: Sequence[str], title: str = "
                     va="center", fontsize="small",
                     color="white" if shares[i, j] > 0.6 else "black")
         row = table.iloc[i]
+        tied = int(row.get("map_tied", 0))
         ax.text(len(models) - 0.35, i, f"{row['share']:.2f} [{row['ci_low']:.2f}, "
-                f"{row['ci_high']:.2f}]", ha="left", va="center", fontsize="small")
+                f"{row['ci_high']:.2f}]" + (f"\n{tied} MAPs tied" if tied else ""),
+                ha="left", va="center", fontsize="small")
     ax.text(len(models) - 0.35, -0.75, "correct [95% CI]", ha="left", va="center",
             fontsize="small", weight="bold")
     ax.set_xticks(range(len(models)), models)
