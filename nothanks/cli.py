@@ -163,7 +163,7 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
 
 def commands() -> dict[str, tuple[str, Configure]]:
     """Every subcommand: name -> (help line, configure function)."""
-    from . import calibrate_cli
+    from . import calibrate_cli, inference_cli
     from .experiments import cli as experiments_cli
     return {
         "simulate": ("play games between agents and write games/decisions Parquet tables",
@@ -181,6 +181,9 @@ def commands() -> dict[str, tuple[str, Configure]]:
                     _figures),
         "calibrate": ("fit free parameters to the thesis's numbers (Optuna, resumable) and "
                       "write the best as a preset", calibrate_cli.configure),
+        "infer": ("which order of theory of mind does a participant use? Bayesian order "
+                  "inference from logs (--validate: on simulated players)",
+                  inference_cli.configure),
     }
 
 

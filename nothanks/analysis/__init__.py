@@ -15,6 +15,7 @@ from .frames import (
     require_rows,
     with_agent_labels,
 )
+from .inference import adaptive_markdown, adaptive_table, infer_order
 from .move_quality import (
     ev_loss_table,
     marked_bad_test,
@@ -114,6 +115,8 @@ __all__ = [
     "WELCH_SAMPLES",
     "AnalysisInputError",
     "LogTables",
+    "adaptive_markdown",
+    "adaptive_table",
     "bad_move_shares",
     "bootstrap_interval",
     "cohens_d",
@@ -128,6 +131,7 @@ __all__ = [
     "focal_rows",
     "focal_sequences",
     "game_key",
+    "infer_order",
     "logged_parameters",
     "logged_thresholds",
     "marked_bad_test",

@@ -1,13 +1,15 @@
 """The thesis's cognitive models: ToM0, ToM1, ToM2 and ToM-k on ACT-R memory.
 
 Agent specs: ``tom0``, ``tom1``, ``tom2`` and ``tom:k=N`` (any order N >= 0), each with
-the parameters of :class:`ToMAgent` as spec keys, e.g. ``tom2:rt=-1.5,trace=true``.
+the parameters of :class:`ToMAgent` as spec keys, e.g. ``tom2:rt=-1.5,trace=true``;
+``bayes-tom`` (:class:`BayesToMAgent`) infers each opponent's model as it plays.
 """
 from __future__ import annotations
 
 import inspect
 
 from ..spec import register
+from .bayes import BayesToMAgent, bayes_factory
 from .instances import DEFAULT_INSTANCES, Instance, InstanceFileError, InstanceSet, load_instances
 from .state import state_chunk
 from .token_memory import TOKEN_CLASSES, Recall, TokenMemory, token_class
@@ -33,9 +35,10 @@ def _factory(k: int | None):
 for _order in (0, 1, 2):
     register(f"tom{_order}", _factory(_order))
 register("tom", _factory(None))
+register("bayes-tom", bayes_factory())
 
 __all__ = [
-    "DEFAULT_INSTANCES", "TOKEN_CLASSES", "Belief", "DecisionTrace", "Instance",
+    "DEFAULT_INSTANCES", "TOKEN_CLASSES", "BayesToMAgent", "Belief", "DecisionTrace", "Instance",
     "InstanceFileError", "InstanceSet", "Prediction", "Recall", "ToMAgent", "TokenMemory",
     "TraceNode", "load_instances", "state_chunk", "token_class",
 ]
