@@ -26,7 +26,8 @@ def test_spec_parsing_and_overrides():
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("nope", "unknown agent 'nope'.*valid: always-pass, heuristic, human-standin, ismcts, "
+    ("nope", "unknown agent 'nope'.*valid: always-pass, bayes-tom, heuristic, "
+             "human-standin, ismcts, "
              "random, tom, tom0, tom1, tom2"),
     ("random:q=1", "agent 'random' has no parameter 'q'; valid: p"),
     ("random:p=abc", "'abc' is not a valid float"),
