@@ -33,6 +33,7 @@ from . import experiments as ex  # noqa: E402
 from .calibrate import report_markdown  # noqa: E402
 from .experiments.schema import read_table, to_pandas  # noqa: E402
 from .figures import gallery  # noqa: E402
+from .figures.quality import quality_figures  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,21 @@ FIGURES = (
                "Rank-point advantage of one ToM-k (k = 1-5) over three ToM-(k-1) and over "
                "three ToM0 on shared deals (95% paired t CIs), and how often ToM-k's move "
                "differs from ToM-(k-1)'s (95% Wilson CIs).", "higher-orders"),
+    FigureSpec("extra_quality_table7_ev_loss", "(new; thesis Figure 7)",
+               "Move quality in Table 7 games: EV loss of the chosen move (expected rank "
+               "points given up, by information-set MCTS) per agent type, 95% CIs.",
+               "table7"),
+    FigureSpec("extra_quality_table7_skip_to_collect", "(new; thesis §3.3)",
+               "Skip-to-collect passes of ToM1/ToM2 (passes where their own ToM0 said take): "
+               "how often the pass was valued at least as high as the take.", "table7"),
+    FigureSpec("extra_quality_participants_ev_loss", "(new; thesis Figure 7)",
+               "Move quality in the participant sessions: EV loss per player type.",
+               "participants"),
+    FigureSpec("extra_quality_participants_participants", "(new)",
+               "EV loss of each participant's free moves (95% CIs).", "participants"),
+    FigureSpec("extra_quality_participants_marked_bad", "(new; thesis Figure 7)",
+               "EV loss of the opponent moves participants marked as bad vs unmarked ones.",
+               "participants"),
     FigureSpec("extra_instance_map", "(new; thesis §3.2)",
                "The ToM0 instance set: take/pass over card value x tokens on card, per "
                "tokens-owned level (category 'no sequence').", "instances"),
@@ -234,11 +250,18 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
         if data.higher_orders is not None:
             stats["higher_orders"] = an.orders_table(data.higher_orders.games,
                                                      data.higher_orders.decisions)
+    with timer("move quality"):
+        quality = grade_moves(data, cache, quick)
+        for name, graded in quality.items():
+            stats[f"quality_{name}"] = an.ev_loss_table(graded, "agent_label")
     with timer("figures"):
         figures = gallery.draw(
             stats, instances=ex.instance_table(), history=ex.token_memory_history(),
             history_title=f"Token memory of ToM2 (seat 0) against three ToM1, seed "
                           f"{ex.TRACE_SEED}")
+        for name, graded in quality.items():
+            figures.update({f"extra_quality_{name}_{stem.removeprefix('quality_')}": fig
+                            for stem, fig in quality_figures(graded).items()})
     out.mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(exist_ok=True)
     written: list[Path] = []
@@ -256,12 +279,42 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
         results_md = out / "results.md"
         results_md.write_text(_results_markdown(results, stats.get("readings"),
                                                 stats.get("higher_orders"))
+                              + _quality_markdown(quality)
                               + report_markdown(calibration))
         written.append(results_md)
         readme = out / "README.md"
         readme.write_text(_readme(figures, stats, results, data, command))
         written.append(readme)
     return FigureReport(out, written, timer.seconds)
+
+
+#: Search budget per graded decision in ``make figures`` (``--quick``: QUICK_QUALITY).
+QUALITY_ITERATIONS = 1000
+QUICK_QUALITY = 100
+#: Table 7 games graded (a reproducible sample: every decision costs one search);
+#: participant sessions are graded in full.
+QUALITY_TABLE7_GAMES = 200
+
+
+def grade_moves(data: FigureLogs, cache: Path, quick: bool = False) -> dict[str, pd.DataFrame]:
+    """Move quality (EV of take and pass by information-set MCTS) of a Table 7 sample and
+    of every participant decision; estimates are cached per decision in
+    ``cache/move-quality``, so a rebuild searches only new decisions."""
+    budget = {"iterations": QUICK_QUALITY if quick else QUALITY_ITERATIONS, "seed": 0,
+              "cache": cache / "move-quality"}
+    graded = {"table7": an.move_quality(data.table7, games=2 if quick else
+                                        QUALITY_TABLE7_GAMES, **budget)}
+    if data.participants is not None:
+        graded["participants"] = an.move_quality(data.participants,
+                                                 games=2 if quick else None, **budget)
+    return graded
+
+
+def _quality_markdown(quality: dict[str, pd.DataFrame]) -> str:
+    titles = {"table7": "Move quality: Table 7 games (a sample)",
+              "participants": "Move quality: participant sessions"}
+    return "".join("\n" + an.quality_section(graded, titles[name]) + "\n"
+                   for name, graded in quality.items())
 
 
 def _metadata(suffix: str) -> dict:
