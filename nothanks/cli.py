@@ -163,7 +163,7 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
 
 def commands() -> dict[str, tuple[str, Configure]]:
     """Every subcommand: name -> (help line, configure function)."""
-    from . import calibrate_cli
+    from . import calibrate_cli, tournament_cli
     from .experiments import cli as experiments_cli
     return {
         "simulate": ("play games between agents and write games/decisions Parquet tables",
@@ -181,6 +181,9 @@ def commands() -> dict[str, tuple[str, Configure]]:
                     _figures),
         "calibrate": ("fit free parameters to the thesis's numbers (Optuna, resumable) and "
                       "write the best as a preset", calibrate_cli.configure),
+        "tournament": ("play every agent of a pool against every other on shared deals "
+                       "and rate them (openskill and mean rank points; resumable)",
+                       tournament_cli.configure),
     }
 
 

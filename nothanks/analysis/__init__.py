@@ -34,6 +34,13 @@ from .paired import (
     wilson_interval,
     with_source,
 )
+from .ratings import (
+    leaderboard,
+    leaderboard_markdown,
+    plain_scores,
+    tournament_results,
+    weng_lin_ratings,
+)
 from .readings import (
     DEFAULT_READING,
     READING_COMPARISONS,
@@ -110,6 +117,8 @@ __all__ = [
     "focal_rows",
     "focal_sequences",
     "game_key",
+    "leaderboard",
+    "leaderboard_markdown",
     "logged_parameters",
     "logged_thresholds",
     "mean_interval",
@@ -122,6 +131,7 @@ __all__ = [
     "participant_means",
     "participant_mixed_model",
     "participant_statistics",
+    "plain_scores",
     "prediction_accuracy",
     "predictions_about",
     "predictions_from_decisions",
@@ -146,7 +156,9 @@ __all__ = [
     "simulation_tests",
     "statistics",
     "token_recalls",
+    "tournament_results",
     "welch_rank_points",
+    "weng_lin_ratings",
     "wilson_columns",
     "wilson_interval",
     "with_agent_labels",

@@ -12,6 +12,7 @@ _SOURCES = {
                      "token_memory_trace"), "plots"),
     **dict.fromkeys(("SIMULATION_FIGURES", "draw", "participant_figures",
                      "simulation_figures"), "gallery"),
+    "tournament_ratings": "tournament",
 }
 __all__ = sorted(_SOURCES)
 
