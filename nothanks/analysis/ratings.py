@@ -49,7 +49,7 @@ def tournament_results(games: pd.DataFrame, conditions: pd.DataFrame) -> pd.Data
 
     Columns: game_id, deal, condition, seat, player (the spec as the tournament's pool
     gives it), label (ToM2, heuristic...), lineup (the table's members, sorted, joined
-    by `` + ``), rank, rank_points, score, first (placed first, ties included). Rows are
+    by a plus sign), rank, rank_points, score, first (placed first, ties included). Rows are
     in the rating order (:data:`GAME_ORDER`, then seat).
     """
     require_columns(games, _GAME_COLUMNS, "tournament games")
