@@ -1,6 +1,7 @@
 """Agents: baselines and the cognitive models, all behind one protocol and spec strings."""
 from .base import Agent
 from .baselines import AlwaysPassAgent, HeuristicAgent, RandomAgent
+from .search import ISMCTSAgent
 from .spec import (
     AgentSpec,
     AgentSpecError,
@@ -20,6 +21,7 @@ register("random", RandomAgent)
 register("heuristic", HeuristicAgent)
 register("always-pass", AlwaysPassAgent)
 register(HumanStandIn.name, HumanStandIn)
+register(ISMCTSAgent.name, ISMCTSAgent)
 
 __all__ = [
     "Agent",

@@ -1,0 +1,75 @@
+"""A search opponent: information-set Monte Carlo tree search (``ismcts``).
+
+Not a model of people: a strong, honest player to measure the models and moves
+against. It decides from what its seat may see (the view) and the public events it
+observed, with perfect recall of public actions (so it knows every token count by
+tallying passes and takes; it never reads the game's hidden state), and samples the
+removed cards afresh in every iteration (see :mod:`nothanks.search`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..rules import Action, Event, Variant, View
+from .base import Agent
+
+
+class ISMCTSAgent(Agent):
+    """Information-set MCTS with UCT.
+
+    Args:
+        iterations: search iterations per decision (the budget).
+        c: UCT exploration constant (rewards are rank points scaled to [0, 1]).
+        rollout: ``heuristic`` (everyone takes iff point gain - tokens on card <= 0)
+            or ``random`` (take with probability 1/2) play-outs.
+        seconds: also stop a search after this many seconds (0: no limit). A time limit
+            makes decisions depend on the machine's speed, so it is off by default.
+    """
+
+    name = "ismcts"
+
+    def __init__(self, iterations: int = 4000, c: float = 0.7, rollout: str = "heuristic",
+                 seconds: float = 0.0) -> None:
+        super().__init__()
+        from ..search.mcts import _check
+
+        _check(iterations, c, rollout, seconds, "uct")
+        self.iterations, self.c, self.rollout, self.seconds = iterations, c, rollout, seconds
+        self._seed = 0
+        self._tally = None
+        self._info: dict[str, object] = {}
+
+    def start(self, seat: int, variant: Variant, seed: int) -> None:
+        from ..search import TokenTally
+
+        super().start(seat, variant, seed)
+        self._seed = seed
+        self._tally = TokenTally(variant)
+        self._info = {}
+
+    def observe(self, event: Event) -> None:
+        self._tally.observe(event)
+
+    def decide(self, view: View) -> Action:
+        from ..search import root_state, search
+
+        if view.own_tokens == 0:
+            self._info = {"take_value": None, "pass_value": None, "take_visits": 0,
+                          "pass_visits": 0, "iterations": 0}
+            return Action.TAKE
+        turn = len(view.history)
+        seed = int(np.random.SeedSequence([self._seed, turn]).generate_state(1)[0])
+        result = search(root_state(view, self._tally.counts), iterations=self.iterations,
+                        c=self.c, rollout=self.rollout, seed=seed, seconds=self.seconds)
+        take, passed = result.value("take"), result.value("pass")
+        self._info = {
+            "take_value": take.rank_points, "pass_value": passed.rank_points,
+            "take_visits": take.visits, "pass_visits": passed.visits,
+            "iterations": result.iterations,
+        }
+        return result.action
+
+    def decision_info(self) -> dict[str, object]:
+        """Mean rank points the search expects after take and after pass (the mover's),
+        how often it tried each, and the iterations run."""
+        return dict(self._info)

@@ -1,0 +1,222 @@
+"""A compact copy of the rules for search: one int64 array per game state, compiled loops.
+
+The search plays tens of thousands of moves per decision, far more than the
+object-based :class:`nothanks.rules.Game` can afford; this module holds the same rules
+in one flat ``int64`` array and plain functions that numba compiles. A property test
+(``tests/test_search_rules.py``) plays the same actions through both and checks that
+they agree on every state, score and rank.
+
+State layout (``HEADER`` fields, then three blocks):
+
+    [card, on_card, to_move, left, pool, over, players, width,
+     tokens[players], owned[players * width], pool_cards[...]]
+
+``card`` is the face-up card (-1 once the game is over), ``left`` how many cards are
+still to be revealed after it, ``pool`` how many cards are unseen (still face down or
+removed unseen), ``owned[seat * width + c]`` is 1 if ``seat`` holds card ``c``
+(``width = high_card + 2`` so that ``c + 1`` is always a valid index), and
+``pool_cards[:pool]`` are the unseen cards. Drawing a card uniformly from the unseen
+pool is exactly drawing the next card of a uniformly shuffled deck whose removed cards
+nobody has seen.
+
+numba is imported when this module is (the search imports it on first use, so
+``import nothanks`` stays fast); compiled functions are cached on disk. Without numba,
+or with ``NOTHANKS_SEARCH_KERNEL=0``, the same functions run as plain Python (slow but
+identical).
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+CARD, ON_CARD, TO_MOVE, LEFT, POOL, OVER, PLAYERS, WIDTH = range(8)
+HEADER = 8
+TAKE, PASS = 0, 1
+HEURISTIC, RANDOM = 0, 1
+
+
+def _identity(function):
+    return function
+
+
+jit = _identity
+if os.environ.get("NOTHANKS_SEARCH_KERNEL", "1") != "0":
+    try:
+        import numba
+
+        jit = numba.njit(cache=True, nogil=True)
+    except ImportError:  # the plain-Python path computes the same
+        pass
+
+COMPILED = jit is not _identity
+
+
+def new_state(players: int, high_card: int, deck_size: int) -> np.ndarray:
+    """An empty state array for ``players`` seats and cards up to ``high_card``."""
+    width = high_card + 2
+    s = np.zeros(HEADER + players + players * width + deck_size, dtype=np.int64)
+    s[PLAYERS] = players
+    s[WIDTH] = width
+    return s
+
+
+@jit
+def owned(s, seat, card):
+    """1 if ``seat`` holds ``card``."""
+    return s[HEADER + s[PLAYERS] + seat * s[WIDTH] + card]
+
+
+@jit
+def gain(s, seat, card):
+    """Increase of ``seat``'s card points if it took ``card`` (negative when it joins runs)."""
+    base = HEADER + s[PLAYERS] + seat * s[WIDTH]
+    points = 0 if s[base + card - 1] else card
+    if s[base + card + 1]:
+        points -= card + 1
+    return points
+
+
+@jit
+def apply_pass(s):
+    """The player to move places a token on the card (the caller checks it has one)."""
+    seat = s[TO_MOVE]
+    s[HEADER + seat] -= 1
+    s[ON_CARD] += 1
+    s[TO_MOVE] = (seat + 1) % s[PLAYERS]
+
+
+@jit
+def apply_take(s):
+    """The player to move takes the card and its tokens; ends the game after the last card.
+
+    Unless the game is over, the caller reveals the next card with :func:`reveal`.
+    """
+    seat = s[TO_MOVE]
+    n = s[PLAYERS]
+    s[HEADER + seat] += s[ON_CARD]
+    s[HEADER + n + seat * s[WIDTH] + s[CARD]] = 1
+    s[ON_CARD] = 0
+    if s[LEFT] == 0:
+        s[OVER] = 1
+        s[CARD] = -1
+
+
+@jit
+def reveal(s, index):
+    """Turn up the unseen card at ``pool_cards[index]``; it leaves the unseen pool."""
+    n = s[PLAYERS]
+    start = HEADER + n + n * s[WIDTH]
+    last = start + s[POOL] - 1
+    card = s[start + index]
+    s[start + index] = s[last]
+    s[last] = card
+    s[POOL] -= 1
+    s[LEFT] -= 1
+    s[CARD] = card
+    return card
+
+
+@jit
+def find_in_pool(s, card):
+    """Index of ``card`` among the unseen cards, or -1."""
+    n = s[PLAYERS]
+    start = HEADER + n + n * s[WIDTH]
+    for i in range(s[POOL]):
+        if s[start + i] == card:
+            return i
+    return -1
+
+
+@jit
+def card_points(s, seat):
+    """Sum of the lowest card of each run ``seat`` holds."""
+    base = HEADER + s[PLAYERS] + seat * s[WIDTH]
+    total = 0
+    for c in range(1, s[WIDTH] - 1):
+        if s[base + c] and not s[base + c - 1]:
+            total += c
+    return total
+
+
+@jit
+def outcome(s, out):
+    """Final scores into ``out[:n]`` and rank points into ``out[n:2n]`` (ties share)."""
+    n = s[PLAYERS]
+    for seat in range(n):
+        out[seat] = card_points(s, seat) - s[HEADER + seat]
+    for seat in range(n):
+        better = 0
+        tied = 0
+        for other in range(n):
+            if out[other] < out[seat]:
+                better += 1
+            elif out[other] == out[seat]:
+                tied += 1
+        # places better+1 .. better+tied share points n-1-better down to n-better-tied
+        out[n + seat] = (2 * (n - 1 - better) - (tied - 1)) / 2.0
+
+
+@jit
+def next_random(rng):
+    """A float in [0, 1) from the xorshift64* generator whose state is ``rng[0]``."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return ((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@jit
+def draw(s, rng):
+    """Reveal a card drawn uniformly from the unseen pool; return it."""
+    return reveal(s, int(next_random(rng) * s[POOL]))
+
+
+@jit
+def rollout(s, policy, threshold, rng, out):
+    """Play ``s`` to the end (in place) and write the outcome (see :func:`outcome`).
+
+    ``policy`` HEURISTIC: every player takes iff its point gain minus the tokens on the
+    card is at most ``threshold``; RANDOM: takes with probability 1/2. Both take when
+    out of tokens.
+    """
+    while not s[OVER]:
+        seat = s[TO_MOVE]
+        if s[HEADER + seat] == 0:
+            take = True
+        elif policy == HEURISTIC:
+            take = gain(s, seat, s[CARD]) - s[ON_CARD] <= threshold
+        else:
+            take = next_random(rng) < 0.5
+        if take:
+            apply_take(s)
+            if not s[OVER]:
+                draw(s, rng)
+        else:
+            apply_pass(s)
+    outcome(s, out)
+
+
+@jit
+def replay(s, actions, order, out):
+    """Apply ``actions`` (TAKE/PASS) revealing ``order`` after each take; return how many
+    were applied before one was illegal (a pass without tokens, or a move after the end).
+    Writes the outcome to ``out`` if the game ended. For checking against the rules."""
+    revealed = 0
+    for i in range(actions.shape[0]):
+        if s[OVER]:
+            return i
+        if actions[i] == PASS:
+            if s[HEADER + s[TO_MOVE]] == 0:
+                return i
+            apply_pass(s)
+        else:
+            apply_take(s)
+            if not s[OVER]:
+                reveal(s, find_in_pool(s, order[revealed]))
+                revealed += 1
+    if s[OVER]:
+        outcome(s, out)
+    return actions.shape[0]

@@ -1,0 +1,216 @@
+"""Monte Carlo tree search over the public game tree, with chance nodes for card reveals.
+
+Each iteration starts from the root information set (:func:`~nothanks.search.infoset.
+root_state`), walks the tree choosing moves by UCT (every seat maximises its own rank
+points), draws each newly revealed card uniformly from the cards still unseen (the
+determinisation: which unseen cards were removed and in what order the rest come is
+settled one draw at a time, so every iteration samples a fresh deal consistent with
+everything seen), adds one node, plays the rest of the game out with the rollout
+policy, and credits every move on the path with its mover's rank points.
+
+A take is followed by a chance node whose children are keyed by the card revealed; a
+pass leads straight to the next player's node. Tree nodes are public states, which is
+exactly each player's information set under perfect recall (see ``infoset``), so the
+opponents' choices in the tree are made from the information they really have.
+
+Randomness comes from one seeded generator per search, so a search is reproducible
+from its seed (unless a time limit cuts it short).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..rules import Action
+
+ROLLOUTS = ("heuristic", "random")
+ROOT_MODES = ("uct", "even")
+
+
+class Node:
+    """A decision node: its mover, whether it may pass, and take/pass edge statistics."""
+
+    __slots__ = ("mover", "can_pass", "n_take", "w_take", "n_pass", "w_pass",
+                 "pass_child", "take_children")
+
+    def __init__(self, mover: int, can_pass: bool) -> None:
+        self.mover = mover
+        self.can_pass = can_pass
+        self.n_take = 0
+        self.w_take = 0.0
+        self.n_pass = 0
+        self.w_pass = 0.0
+        self.pass_child: Node | None = None
+        self.take_children: dict[int, Node] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class ActionValue:
+    """What the search learned of one root action, for the player to move.
+
+    ``rank_points`` and ``score`` are means over the iterations that began with the
+    action (rank points: n-1 for first place down to 0; score: lower is better), each
+    with its standard error over those iterations.
+    """
+
+    action: str
+    visits: int
+    rank_points: float
+    rank_points_se: float
+    score: float
+    score_se: float
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The chosen action and the value of every legal root action."""
+
+    action: Action
+    values: dict[str, ActionValue]
+    iterations: int
+    seconds: float = 0.0
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the move, values and iterations are (the time taken may differ)."""
+        return isinstance(other, SearchResult) and (
+            (self.action, self.values, self.iterations)
+            == (other.action, other.values, other.iterations))
+
+    def __hash__(self) -> int:
+        return hash((self.action, self.iterations))
+
+    def value(self, action: str) -> ActionValue | None:
+        return self.values.get(str(action))
+
+
+def _check(iterations: int, c: float, rollout: str, seconds: float, root: str) -> None:
+    if not isinstance(iterations, int) or iterations < 1:
+        raise ValueError(f"iterations={iterations!r} is invalid; valid: an integer >= 1")
+    if not (math.isfinite(c) and c >= 0):
+        raise ValueError(f"c={c!r} is invalid; valid: a finite number >= 0 (e.g. 0.7)")
+    if rollout not in ROLLOUTS:
+        raise ValueError(f"rollout={rollout!r} is unknown; valid: {', '.join(ROLLOUTS)}")
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise ValueError(f"seconds={seconds!r} is invalid; valid: 0 (no time limit) or > 0")
+    if root not in ROOT_MODES:
+        raise ValueError(f"root={root!r} is unknown; valid: {', '.join(ROOT_MODES)}")
+
+
+def rng_state(seed: int) -> np.ndarray:
+    """The generator state for ``seed`` (any integer; never the all-zero state)."""
+    value = np.random.SeedSequence(abs(int(seed))).generate_state(1, np.uint64)
+    return value if value[0] else np.array([0x9E3779B97F4A7C15], dtype=np.uint64)
+
+
+def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
+           rollout: str = "heuristic", seed: int = 0, seconds: float = 0.0,
+           root: str = "uct", threshold: int = 0) -> SearchResult:
+    """Search from ``state`` (left unchanged) and return the move to make and its values.
+
+    Args:
+        iterations: number of iterations (the budget).
+        c: UCT exploration constant, on rewards scaled to [0, 1] (rank points / (n-1)).
+        rollout: ``heuristic`` (take iff point gain - tokens on card <= ``threshold``)
+            or ``random`` (take with probability 1/2); both take when out of tokens.
+        seed: seeds the card draws and random rollouts.
+        seconds: stop after this much wall time even if iterations remain (0: no limit).
+        root: ``uct`` to choose root moves by UCT (playing strength), ``even`` to give
+            each legal root move the same number of iterations (comparable standard
+            errors, for grading moves).
+    """
+    from . import kernel as k  # numba is loaded with the first search, not on import
+
+    _check(iterations, c, rollout, seconds, root)
+    if state[k.OVER]:
+        raise ValueError("the game is over: there is no decision to search")
+    policy = k.HEURISTIC if rollout == "heuristic" else k.RANDOM
+    rng = rng_state(seed)
+    players = int(state[k.PLAYERS])
+    scale = 1.0 / (players - 1)
+    out = np.empty(2 * players)
+    apply_pass, apply_take, draw, outcome, play_out = (
+        k.apply_pass, k.apply_take, k.draw, k.outcome, k.rollout)
+    to_move, over, header = k.TO_MOVE, k.OVER, k.HEADER
+    me = int(state[to_move])
+    top = Node(me, bool(state[header + me] > 0))
+    sums = np.zeros((2, 5))  # per root action: count, Σrp, Σrp², Σscore, Σscore²
+    even = root == "even"
+    log, sqrt = math.log, math.sqrt
+    started = time.perf_counter()
+    done = 0
+    for done in range(1, iterations + 1):  # noqa: B007 (the count is reported)
+        s = state.copy()
+        node = top
+        path = []
+        while True:
+            if not node.can_pass:
+                take = True
+            elif node is top and even:
+                take = node.n_take <= node.n_pass
+            elif node.n_take == 0:
+                take = True
+            elif node.n_pass == 0:
+                take = False
+            else:
+                explore = c * sqrt(log(node.n_take + node.n_pass))
+                take = (node.w_take / node.n_take + explore / sqrt(node.n_take)
+                        >= node.w_pass / node.n_pass + explore / sqrt(node.n_pass))
+            path.append((node, take))
+            if take:
+                apply_take(s)
+                if s[over]:
+                    outcome(s, out)
+                    break
+                card = int(draw(s, rng))
+                child = node.take_children.get(card)
+                if child is None:
+                    mover = int(s[to_move])
+                    node.take_children[card] = Node(mover, bool(s[header + mover] > 0))
+                    play_out(s, policy, threshold, rng, out)
+                    break
+            else:
+                apply_pass(s)
+                child = node.pass_child
+                if child is None:
+                    mover = int(s[to_move])
+                    node.pass_child = Node(mover, bool(s[header + mover] > 0))
+                    play_out(s, policy, threshold, rng, out)
+                    break
+            node = child
+        for visited, took in path:
+            reward = out[players + visited.mover] * scale
+            if took:
+                visited.n_take += 1
+                visited.w_take += reward
+            else:
+                visited.n_pass += 1
+                visited.w_pass += reward
+        points, final = out[players + me], out[me]
+        row = sums[0 if path[0][1] else 1]
+        row += (1.0, points, points * points, final, final * final)
+        if seconds and done % 32 == 0 and time.perf_counter() - started >= seconds:
+            break
+    elapsed = time.perf_counter() - started
+    values = {}
+    for index, action in enumerate((Action.TAKE, Action.PASS)):
+        count, rp, rp2, sc, sc2 = sums[index]
+        if count:
+            values[str(action)] = ActionValue(
+                str(action), int(count), float(rp / count), _se(rp, rp2, count),
+                float(sc / count), _se(sc, sc2, count))
+    if even:
+        best = max(values.values(), key=lambda v: v.rank_points)
+    else:
+        best = max(values.values(), key=lambda v: (v.visits, v.rank_points))
+    return SearchResult(Action(best.action), values, done, elapsed)
+
+
+def _se(total: float, squares: float, count: float) -> float:
+    """Standard error of a mean from its sums (nan with a single observation)."""
+    if count < 2:
+        return math.nan
+    variance = max(squares - total * total / count, 0.0) / (count - 1)
+    return float(math.sqrt(variance / count))
