@@ -36,13 +36,14 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
                              "(default: default)")
     parser.add_argument("--out", type=Path, default=None,
                         help="experiment directory of the games (created or resumed; "
-                             "default data/cache/tournament-NAME)")
+                             "default data/cache/NAME, e.g. data/cache/tournament)")
     parser.add_argument("--leaderboard", type=Path, default=Path("figures/tournament"),
                         help="folder for leaderboard.csv, leaderboard.md and tournament.png "
                              "(default figures/tournament)")
     parser.add_argument("--pool", default=None,
                         help="agent specs instead of the tournament's pool, ';' between "
-                             "agents: 'random;heuristic:T=-3;tom1;tom2'")
+                             "agents: 'random;heuristic:T=-3;tom1;tom2' (plays all its "
+                             "tables unless --tables is given)")
     parser.add_argument("--deals", type=int, default=None,
                         help="deals per table, each played in every seat rotation")
     parser.add_argument("--tables", type=_tables, default=None, metavar="N|all",
@@ -71,8 +72,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             return 0
         tournament = load_tournament(args.tournament)
         changes = {k: v for k, v in (("deals", args.deals), ("seed", args.seed)) if v is not None}
-        if args.pool is not None:
+        if args.pool is not None:  # a new pool plays all its tables unless --tables says
             changes["pool"] = pool_from_text(args.pool)
+            changes["tables"] = None
         if args.tables is not None:
             changes["tables"] = None if args.tables == "all" else args.tables
         if changes:
@@ -83,7 +85,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             for number, lineup in enumerate(tournament.lineups):
                 print(f"table {number:3d}: " + " | ".join(tournament.pool[i] for i in lineup))
             return 0
-        out = args.out or Path("data/cache") / f"tournament-{tournament.name}"
+        out = args.out or Path("data/cache") / tournament.name
         made = play_and_rate(tournament, out, args.leaderboard, model=args.model,
                              tau=args.tau, jobs=args.jobs, client=args.dask,
                              progress=not args.no_progress,
