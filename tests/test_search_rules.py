@@ -113,7 +113,7 @@ def test_rollouts_finish_legal_games(variant, seed, rng_seed, policy):
     game = Game(variant, seed)
     s = root_state(game.view(0))
     out = np.empty(2 * variant.players)
-    k.rollout(s, policy, 0, np.array([rng_seed], dtype=np.uint64), out)
+    k.rollout(s, policy, 0, 1.0, np.array([rng_seed], dtype=np.uint64), out)
     f = fields(s)
     assert f["over"] and f["on"] == 0
     assert sum(len(c) for c in f["cards"]) == variant.cards_played

@@ -15,6 +15,13 @@ from .frames import (
     require_rows,
     with_agent_labels,
 )
+from .move_quality import (
+    ev_loss_table,
+    marked_bad_test,
+    move_quality,
+    quality_section,
+    skip_to_collect,
+)
 from .paired import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
@@ -110,6 +117,7 @@ __all__ = [
     "cohens_dz",
     "data_source",
     "direction_flags",
+    "ev_loss_table",
     "feedback_concentration",
     "focal_by_deal",
     "focal_divergence",
@@ -121,7 +129,9 @@ __all__ = [
     "leaderboard_markdown",
     "logged_parameters",
     "logged_thresholds",
+    "marked_bad_test",
     "mean_interval",
+    "move_quality",
     "opponent_rows",
     "paired_conditions",
     "paired_difference",
@@ -133,6 +143,7 @@ __all__ = [
     "participant_statistics",
     "plain_scores",
     "prediction_accuracy",
+    "quality_section",
     "predictions_about",
     "predictions_from_decisions",
     "rank_shares",
@@ -154,6 +165,7 @@ __all__ = [
     "shared_deals",
     "simulation_rank_shares",
     "simulation_tests",
+    "skip_to_collect",
     "statistics",
     "token_recalls",
     "tournament_results",

@@ -175,19 +175,20 @@ def draw(s, rng):
 
 
 @jit
-def rollout(s, policy, threshold, rng, out):
+def rollout(s, policy, threshold, ratio, rng, out):
     """Play ``s`` to the end (in place) and write the outcome (see :func:`outcome`).
 
     ``policy`` HEURISTIC: every player takes iff its point gain minus the tokens on the
-    card is at most ``threshold``; RANDOM: takes with probability 1/2. Both take when
-    out of tokens.
+    card is at most ``threshold``, or the tokens on the card reach ``ratio`` times the
+    gain; RANDOM: takes with probability 1/2. Both take when out of tokens.
     """
     while not s[OVER]:
         seat = s[TO_MOVE]
         if s[HEADER + seat] == 0:
             take = True
         elif policy == HEURISTIC:
-            take = gain(s, seat, s[CARD]) - s[ON_CARD] <= threshold
+            points = gain(s, seat, s[CARD])
+            take = points - s[ON_CARD] <= threshold or s[ON_CARD] >= ratio * points
         else:
             take = next_random(rng) < 0.5
         if take:

@@ -107,7 +107,7 @@ def rng_state(seed: int) -> np.ndarray:
 
 def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
            rollout: str = "heuristic", seed: int = 0, seconds: float = 0.0,
-           root: str = "uct", threshold: int = 0) -> SearchResult:
+           root: str = "uct", threshold: int = 0, ratio: float = 1.0) -> SearchResult:
     """Search from ``state`` (left unchanged) and return the move to make and its values.
 
     Args:
@@ -169,7 +169,7 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
                 if child is None:
                     mover = int(s[to_move])
                     node.take_children[card] = Node(mover, bool(s[header + mover] > 0))
-                    play_out(s, policy, threshold, rng, out)
+                    play_out(s, policy, threshold, ratio, rng, out)
                     break
             else:
                 apply_pass(s)
@@ -177,7 +177,7 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
                 if child is None:
                     mover = int(s[to_move])
                     node.pass_child = Node(mover, bool(s[header + mover] > 0))
-                    play_out(s, policy, threshold, rng, out)
+                    play_out(s, policy, threshold, ratio, rng, out)
                     break
             node = child
         for visited, took in path:

@@ -22,6 +22,7 @@ from ..agents import Agent
 from ..match import DecisionRecord as Decision
 from ..match import Match, replay
 from ..rules import Variant
+from .advisor import Advisor
 from .pacing import load_cognitive_models, spec_label
 from .render import TableState, table_html
 
@@ -101,6 +102,7 @@ class StepExplorer:
         *,
         variant: Variant | None = None,
         plots: bool = True,
+        advisor: bool = False,
     ) -> None:
         load_cognitive_models()
         self.variant = variant or Variant()
@@ -126,6 +128,11 @@ class StepExplorer:
         self.retrievals = w.HTML()
         self.memory_plot = w.Image(format="png")
         self.memory_note = w.HTML()
+        self.advisor = Advisor()
+        self.advisor_toggle = w.Checkbox(value=advisor, indent=False,
+                                         description="advisor: expected value of take and pass")
+        self.advice = w.HTML()
+        self.advisor_toggle.observe(lambda _: self._advise(), names="value")
         for widget, css in ((self.back_button, "nt-back"), (self.next_button, "nt-next"),
                             (self.jump_button, "nt-jump"), (self.table, "nt-table-widget")):
             widget.add_class(css)
@@ -143,6 +150,8 @@ class StepExplorer:
                     self.position_label]),
             self.table,
             self.decision_panel,
+            self.advisor_toggle,
+            self.advice,
             self.details,
             self.memory_note,
             self.memory_plot,
@@ -208,8 +217,16 @@ class StepExplorer:
             if d is not None else f"seed <b>{self.seed}</b> · game over after "
             f"<b class='nt-position'>{self.position}</b> decisions")
         self.decision_panel.value = self._decision_html(d)
+        self._advise()
         self._fill_details()
         self._plot_memory(d)
+
+    def _advise(self) -> None:
+        """The advisor's values for the decision at hand, from the decider's view."""
+        d = self.match.pending
+        self.advice.value = (
+            self.advisor.html(self.match.game.view(d.seat), f"{self.names[d.seat]}'s")
+            if d is not None and self.advisor_toggle.value else "")
 
     def _fill_details(self) -> None:
         d = self.match.pending

@@ -22,6 +22,7 @@ from ..io import atomic_write_bytes
 from ..match import DecisionRecord as Decision
 from ..match import Match
 from ..rules import Action, IllegalActionError, Variant
+from .advisor import Advisor
 from .pacing import Pacer, ThinkingTime, opponent_choices, spec_label
 from .render import TableState, move_line, moves_since, rules_html, table_html
 
@@ -74,6 +75,8 @@ class PlayApp:
         reasoning: ``"after"`` (panel filled when the game ends), ``"live"`` or ``"off"``.
         result_path: if given, a JSON record of each finished game is written there.
         min_click_interval: seconds during which a second click is ignored.
+        advisor: start with the advisor on (the expected value of take and of pass for
+            your decision, from a search; a checkbox switches it; off by default).
     """
 
     def __init__(
@@ -87,6 +90,7 @@ class PlayApp:
         reasoning: str = "after",
         result_path: str | Path | None = None,
         min_click_interval: float = 0.3,
+        advisor: bool = False,
     ) -> None:
         self.variant = variant or Variant()
         if reasoning not in ("after", "live", "off"):
@@ -127,6 +131,10 @@ class PlayApp:
         self.live_reasoning = w.Checkbox(value=reasoning == "live",
                                          description="show reasoning live",
                                          indent=False)
+        self.advisor = Advisor()
+        self.advisor_toggle = w.Checkbox(value=advisor, indent=False,
+                                         description="advisor: expected value of take and pass")
+        self.advice = w.HTML()
         self.table = w.HTML()
         self.seed_label = w.HTML()
         self.moves = w.HTML()
@@ -140,6 +148,7 @@ class PlayApp:
         self.pass_button.on_click(lambda _: self.act(Action.PASS))
         self.new_game_button.on_click(lambda _: self.new_game())
         self.live_reasoning.observe(lambda _: self._render(), names="value")
+        self.advisor_toggle.observe(lambda _: self._render(), names="value")
         self._reasoning_mode = reasoning
         panels = [w.VBox([self.rules_panel]), self.moves]
         titles = ["How to play", "Moves"]
@@ -152,6 +161,7 @@ class PlayApp:
             w.HBox([self.seed_input, self.new_game_button, self.seed_label]),
             self.table,
             w.HBox([self.take_button, self.pass_button]),
+            w.VBox([self.advisor_toggle, self.advice]),
             self.panels,
         ])
         self.match: Match
@@ -259,6 +269,8 @@ class PlayApp:
         can_act = m.human_turn and not self.pacer.busy
         self.take_button.disabled = not can_act
         self.pass_button.disabled = not (can_act and Action.PASS in m.legal_actions())
+        self.advice.value = (self.advisor.html(view) if can_act and self.advisor_toggle.value
+                             else "")
         self.seed_label.value = (
             f"game seed <b class='nt-seed-value'>{m.seed}</b> · "
             f"<span class='nt-turn-count'>{len(m.decisions)}</span> moves"
