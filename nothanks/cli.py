@@ -163,7 +163,7 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
 
 def commands() -> dict[str, tuple[str, Configure]]:
     """Every subcommand: name -> (help line, configure function)."""
-    from . import calibrate_cli, inference_cli
+    from . import calibrate_cli, inference_cli, tournament_cli
     from .experiments import cli as experiments_cli
     return {
         "simulate": ("play games between agents and write games/decisions Parquet tables",
@@ -184,6 +184,9 @@ def commands() -> dict[str, tuple[str, Configure]]:
         "infer": ("which order of theory of mind does a participant use? Bayesian order "
                   "inference from logs (--validate: on simulated players)",
                   inference_cli.configure),
+        "tournament": ("play every agent of a pool against every other on shared deals "
+                       "and rate them (openskill and mean rank points; resumable)",
+                       tournament_cli.configure),
     }
 
 

@@ -50,6 +50,13 @@ from .paired import (
     wilson_interval,
     with_source,
 )
+from .ratings import (
+    leaderboard,
+    leaderboard_markdown,
+    plain_scores,
+    tournament_results,
+    weng_lin_ratings,
+)
 from .readings import (
     DEFAULT_READING,
     READING_COMPARISONS,
@@ -132,6 +139,8 @@ __all__ = [
     "focal_sequences",
     "game_key",
     "infer_order",
+    "leaderboard",
+    "leaderboard_markdown",
     "logged_parameters",
     "logged_thresholds",
     "marked_bad_test",
@@ -150,6 +159,7 @@ __all__ = [
     "participant_means",
     "participant_mixed_model",
     "participant_statistics",
+    "plain_scores",
     "prediction_accuracy",
     "quality_section",
     "predictions_about",
@@ -176,7 +186,9 @@ __all__ = [
     "skip_to_collect",
     "statistics",
     "token_recalls",
+    "tournament_results",
     "welch_rank_points",
+    "weng_lin_ratings",
     "wilson_columns",
     "wilson_interval",
     "with_agent_labels",

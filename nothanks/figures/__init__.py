@@ -13,6 +13,7 @@ _SOURCES = {
     **dict.fromkeys(("SIMULATION_FIGURES", "draw", "participant_figures",
                      "simulation_figures"), "gallery"),
     **dict.fromkeys(("advantage_by_order",), "orders"),
+    "tournament_ratings": "tournament",
 }
 __all__ = sorted(_SOURCES)
 
