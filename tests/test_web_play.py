@@ -92,19 +92,21 @@ def test_step_through_page(tmp_path):
     with voila("03_step_through.ipynb", env, tmp_path / "voila.log") as url, \
             browser_page(height=1900) as page:
         page.goto(url, timeout=120_000)
-        position = page.locator(".nt-position")
+        # the model-game explorer comes first; the logged-game explorer below it has the
+        # same controls (querySelector below also finds the first)
+        position = page.locator(".nt-position").first
         position.wait_for(timeout=120_000)
         start = int(position.inner_text())
-        page.locator("button.nt-next").click()
+        page.locator("button.nt-next").first.click()
         page.wait_for_function("(n) => document.querySelector('.nt-position').innerText == n",
                                arg=str(start + 1), timeout=60_000)
-        page.locator("button.nt-back").click()
+        page.locator("button.nt-back").first.click()
         page.wait_for_function("(n) => document.querySelector('.nt-position').innerText == n",
                                arg=str(start), timeout=60_000)
         assert page.get_by_text("as player", exact=False).count() >= 1
-        page.get_by_text("Retrieved instances and runners-up").click()
+        page.get_by_text("Retrieved instances and runners-up").first.click()
         page.get_by_text("base_level").first.wait_for(timeout=30_000)
-        page.get_by_text("Retrieved instances and runners-up").click()  # fold it again
+        page.get_by_text("Retrieved instances and runners-up").first.click()  # fold it again
         page.wait_for_timeout(500)
         page.locator("h1").first.scroll_into_view_if_needed()
         page.screenshot(path=str(tmp_path / "step_explorer.png"), full_page=True)
