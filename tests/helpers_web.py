@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -90,8 +89,9 @@ def start_voila(notebook: str, env: dict[str, str], log_path: Path) -> VoilaServ
     server = VoilaServer(process, f"http://127.0.0.1:{port}/")
     deadline = time.monotonic() + 60
     while True:
-        try:
-            urllib.request.urlopen(server.url, timeout=5)
+        try:  # a connection, not a page request: a GET of the page would start a kernel
+            # that runs the notebook (and, for a session page, claims the participant)
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
             return server
         except OSError as exc:
             if process.poll() is not None or time.monotonic() > deadline:
