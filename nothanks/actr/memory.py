@@ -912,6 +912,13 @@ class DeclarativeMemory:
             activation=float(total[0]))
 
     # ---------------------------------------------------------------- retrieval
+    def _break_tie(self, total: np.ndarray, best: int, activation: float) -> int:
+        """The winner among candidates tied at the best activation, drawn at random. With
+        noise on, two candidates tie only if their continuous draws coincide exactly, so
+        callers check only when s = 0 (a draw from the stream only when there is a tie)."""
+        ties = np.flatnonzero(total == activation)
+        return int(ties[self._rng.integers(len(ties))]) if len(ties) > 1 else best
+
     def retrieve(self, request: Mapping[str, SlotValue], *, offset: float = 0.0,
                  threshold: float | None = None, record: bool = False) -> Retrieval:
         """Retrieve the most active chunk matching ``request``, if above the threshold.
@@ -959,12 +966,8 @@ class DeclarativeMemory:
             best = int(total.argmax())
         activation = float(total[best])
         if activation >= tau:
-            # Ties are broken at random. With noise on, two candidates tie only if their
-            # continuous draws coincide exactly, so the check is reserved for s = 0.
             if noise is None:
-                ties = np.flatnonzero(total == activation)
-                if len(ties) > 1:
-                    best = int(ties[self._rng.integers(len(ties))])
+                best = self._break_tie(total, best, activation)
             winner = self._chunks[best if rows is None else int(rows[best])]
             latency = _latency(self._latency_factor, activation)
         else:
@@ -1038,9 +1041,7 @@ class DeclarativeMemory:
         activation = float(total[best])
         if activation >= tau:
             if noise is None:
-                ties = np.flatnonzero(total == activation)
-                if len(ties) > 1:
-                    best = int(ties[self._rng.integers(len(ties))])
+                best = self._break_tie(total, best, activation)
             return Retrieval(self._chunks[int(rows[best])], activation,
                              _latency(self._latency_factor, activation))
         return Retrieval(None, activation, _latency(self._latency_factor, tau))

@@ -496,8 +496,12 @@ def load_design(name_or_path: str | Path | Design) -> Design:
     elif not path.exists():
         raise DesignError(f"no design {str(name_or_path)!r}: not a shipped design "
                           f"({', '.join(shipped)}) and no such file")
+    return _parse(read_toml(path, DesignError), str(path))
+
+
+def read_toml(path: Path, error: type[Exception]) -> dict:
+    """The TOML file at ``path``; a syntax error is raised as ``error`` naming the file."""
     try:
-        data = tomllib.loads(path.read_text())
+        return tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as exc:
-        raise DesignError(f"{path}: not valid TOML: {exc}") from None
-    return _parse(data, str(path))
+        raise error(f"{path}: not valid TOML: {exc}") from None

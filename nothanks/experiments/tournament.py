@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -40,7 +39,7 @@ import numpy as np
 from ..agents import AgentSpecError, agent_parameters, parse_spec
 from ..agents.spec import _convert, resolve_params
 from ..rules import Variant
-from .design import Design, DesignError, Table
+from .design import Design, DesignError, Table, read_toml
 
 #: Folder of the shipped tournaments (``nothanks tournament --list``).
 TOURNAMENTS_DIR = Path(__file__).resolve().parent / "tournaments"
@@ -259,11 +258,7 @@ def load_tournament(name_or_path: str | Path | Tournament) -> Tournament:
     if not path.is_file():
         raise TournamentError(f"no tournament {str(name_or_path)!r}: not a shipped "
                               f"tournament ({', '.join(shipped)}) and no such file")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise TournamentError(f"{path}: not valid TOML: {exc}") from None
-    return tournament_from_dict(data, str(path))
+    return tournament_from_dict(read_toml(path, TournamentError), str(path))
 
 
 def pool_from_text(text: str | Sequence[str]) -> tuple[str, ...]:
