@@ -520,12 +520,29 @@ class DeclarativeMemory:
                 f"cannot restart a memory holding {self._learned} learned chunk(s): their "
                 "references belong to the old clock; only fixed-activation chunks carry over"
             )
-        self._rng = _make_rng(seed)
         self._time = 0.0
         self._latest_reference = 0.0 if self._chunks else -math.inf
         self._base_key = None
         self._base = np.empty(0)
         self._base_undefined = False
+        self.reseed_noise(_make_rng(seed))
+
+    # ---------------------------------------------------------------- random state
+    def random_state(self) -> tuple:
+        """What decides the next noise draws (the generator, the pre-drawn noise and the
+        current model time's noise), to re-decide a state with other noise and then come
+        back with :meth:`set_random_state` (e.g. estimating a model's choice probability)."""
+        return (self._rng, self._noise_buffer, self._noise_position, self._time_noise,
+                self._time_noise_at)
+
+    def set_random_state(self, state: tuple) -> None:
+        """Go back to a state saved by :meth:`random_state`."""
+        (self._rng, self._noise_buffer, self._noise_position, self._time_noise,
+         self._time_noise_at) = state
+
+    def reseed_noise(self, rng: np.random.Generator) -> None:
+        """Draw all further noise from ``rng``, starting afresh (nothing pre-drawn)."""
+        self._rng = rng
         self._time_noise = None
         self._time_noise_at = math.nan
         self._noise_buffer = np.empty(0)

@@ -23,11 +23,6 @@ from ..base import Agent
 from ..baselines import RandomAgent
 from .tom import ToMAgent
 
-#: The random state of a declarative memory: its generator, its buffer of pre-drawn
-#: logistic noise and the per-time noise of the current model time (what
-#: ``DeclarativeMemory.restart`` clears, the clock excepted).
-_RANDOM_STATE = ("_rng", "_noise_buffer", "_noise_position", "_time_noise", "_time_noise_at")
-
 
 def lapse_mix(p: float | np.ndarray, lapse: float) -> float | np.ndarray:
     """``(1 − ε)·p + ε/2``: the model's probability of a move, with a lapse rate ε of
@@ -74,7 +69,7 @@ class _FreshNoise:
 
     def __enter__(self) -> _FreshNoise:
         agent = self.agent
-        self.saved = [{a: getattr(m, a) for a in _RANDOM_STATE} for m in self.memories]
+        self.saved = [m.random_state() for m in self.memories]
         self.history = len(agent.token_memory.history)
         self.failures = agent.instance_failures
         self.info, self.trace = agent._info, agent.last_trace
@@ -83,17 +78,12 @@ class _FreshNoise:
     def draw(self, rng: np.random.Generator) -> None:
         """Give every memory fresh noise from ``rng`` for the next decision."""
         for memory in self.memories:
-            memory._rng = rng
-            memory._noise_buffer = np.empty(0)
-            memory._noise_position = 0
-            memory._time_noise = None
-            memory._time_noise_at = math.nan
+            memory.reseed_noise(rng)
 
     def __exit__(self, *exc) -> None:
         agent = self.agent
         for memory, saved in zip(self.memories, self.saved, strict=True):
-            for name, value in saved.items():
-                setattr(memory, name, value)
+            memory.set_random_state(saved)
         del agent.token_memory.history[self.history:]
         agent.instance_failures = self.failures
         agent._info, agent.last_trace = self.info, self.trace
