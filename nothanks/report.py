@@ -83,6 +83,10 @@ FIGURES = (
                "participants"),
     FigureSpec("extra_quality_participants_participants", "(new)",
                "EV loss of each participant's free moves (95% CIs).", "participants"),
+    FigureSpec("extra_quality_participants_skip_to_collect", "(new; thesis §3.3)",
+               "Skip-to-collect passes of the ToM1/ToM2 opponents in the participant "
+               "sessions: how often the pass was valued at least as high as the take.",
+               "participants"),
     FigureSpec("extra_quality_participants_marked_bad", "(new; thesis Figure 7)",
                "EV loss of the opponent moves participants marked as bad vs unmarked ones.",
                "participants"),
