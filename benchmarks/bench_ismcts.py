@@ -1,8 +1,9 @@
 """The ismcts search opponent: CPU time per decision and playing strength.
 
-Run: python benchmarks/bench_ismcts.py [--part speed|strength|sweep|all] [--games 1000]
+Run: python benchmarks/bench_ismcts.py [--part speed|strength|sweep|probe|all] [--games 1000]
      [--sweep-games 200] [--sweep-values 250 1000 4000] [--sweep-opponents tom2 heuristic]
      [--jobs 2] [--out data/bench/ismcts]
+     [--probe-specs ismcts ismcts:ratio=0.3 ...] [--probe-games 200] [--probe-seed 99]
 
 Targets: at the default budget, <= 200 ms CPU per decision on one core; with 4 players,
 1,000 games on paired deals, a first-place share >= 50% against 3 x heuristic and
@@ -19,6 +20,9 @@ Targets: at the default budget, <= 200 ms CPU per decision on one core; with 4 p
   the focal player (ties for first count, as in the log's ``rank``) with a Wilson 95%
   interval, and the per-deal difference to the baseline with a bootstrap interval.
 - sweep: the same two tables with the focal ismcts's ``iterations`` swept (fewer games).
+- probe: for tuning on deals other than the strength run's (seed 2026): each of
+  ``--probe-specs`` against 3 x ``--probe-opponent`` in this process (``play_games``,
+  rotated seats, the same deals for every spec); not part of ``all``.
 
 Run directories are resumable: re-running with the same --out continues or just reports.
 """
@@ -37,7 +41,7 @@ from nothanks.experiments.design import Design
 from nothanks.experiments.log import load
 from nothanks.experiments.run import run_design
 from nothanks.rules import Game, Variant
-from nothanks.runner import game_seed, play_game, seating
+from nothanks.runner import game_seed, play_game, play_games, seating
 from nothanks.search import root_state, search
 
 SPEC = "ismcts"
@@ -98,6 +102,20 @@ def sweep_design(games: int, values: tuple[int, ...] = SWEEP,
         "sweeps": [{"parameter": "iterations", "values": list(values), "agents": "focal"}]})
 
 
+def probe(spec: str, opponent: str, games: int, seed: int) -> dict[str, float]:
+    """First-place share (Wilson 95%) and mean rank points of ``spec`` against
+    3 x ``opponent`` in ``games`` games of ``play_games`` with ``seed``."""
+    wins, points = 0, 0.0
+    for record in play_games([spec, opponent, opponent, opponent], games, seed=seed,
+                             record=False):
+        seat = next(i for i, agent in enumerate(record.agents) if agent == spec)
+        wins += record.ranks[seat] == 1
+        points += record.rank_points[seat]
+    low, high = wilson_interval(wins, games)
+    return {"first": wins / games, "ci_low": low, "ci_high": high,
+            "rank_points": points / games}
+
+
 def first_place(games: pd.DataFrame, conditions: pd.DataFrame) -> pd.DataFrame:
     """Per condition: focal first-place share with its Wilson 95% interval."""
     rows = []
@@ -122,7 +140,7 @@ def run(design: Design, out: Path, jobs: int) -> tuple[pd.DataFrame, pd.DataFram
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=("speed", "strength", "sweep", "all"),
+    parser.add_argument("--part", choices=("speed", "strength", "sweep", "probe", "all"),
                         default="all")
     parser.add_argument("--speed-games", type=int, default=10)
     parser.add_argument("--games", type=int, default=1000)
@@ -132,6 +150,10 @@ def main(argv: list[str] | None = None) -> None:
                         choices=OPPONENTS)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("data/bench/ismcts"))
+    parser.add_argument("--probe-specs", nargs="+", default=[SPEC])
+    parser.add_argument("--probe-opponent", default="tom2")
+    parser.add_argument("--probe-games", type=int, default=200)
+    parser.add_argument("--probe-seed", type=int, default=99)
     args = parser.parse_args(argv)
     pd.set_option("display.width", 140)
     if args.part in ("speed", "all"):
@@ -162,6 +184,14 @@ def main(argv: list[str] | None = None) -> None:
         games, conditions = run(design, args.out / "sweep", args.jobs)
         print(first_place(games, conditions).to_string(index=False,
                                                        float_format="{:.3f}".format))
+
+    if args.part == "probe":
+        for spec in args.probe_specs:
+            result = probe(spec, args.probe_opponent, args.probe_games, args.probe_seed)
+            print(f"{spec} vs 3 x {args.probe_opponent} ({args.probe_games} games, seed "
+                  f"{args.probe_seed}): first {result['first']:.3f} [{result['ci_low']:.3f}, "
+                  f"{result['ci_high']:.3f}], rank points {result['rank_points']:.2f}",
+                  flush=True)
 
 
 if __name__ == "__main__":

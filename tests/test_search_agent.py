@@ -18,6 +18,10 @@ def test_spec_and_bad_parameters():
         make_agent("ismcts:rollout=greedy")
     with pytest.raises(AgentSpecError, match="iterations=0 is invalid"):
         make_agent("ismcts:iterations=0")
+    with pytest.raises(AgentSpecError, match="spread=-0.1 is invalid"):
+        make_agent("ismcts:spread=-0.1")
+    with pytest.raises(AgentSpecError, match="ratio=nan is invalid"):
+        make_agent("ismcts:ratio=nan")
 
 
 @pytest.mark.parametrize("rollout", ["heuristic", "random"])
@@ -76,6 +80,19 @@ def test_search_rejects_bad_budget_and_finished_games():
         search(state, c=-1)
     with pytest.raises(ValueError, match="root='all' is unknown"):
         search(state, root="all")
+
+
+def test_spread_varies_the_playouts_only_when_positive():
+    """spread=0 is the fixed-ratio rule (same values as leaving it out); a spread draws
+    each play-out's taking point afresh, so the values move but stay reproducible."""
+    state = root_state(Game(SMALL, seed=4).view(0))
+
+    def values(**policy):
+        result = search(state, iterations=200, seed=9, ratio=0.4, **policy)
+        return {k: (v.visits, v.rank_points) for k, v in result.values.items()}
+
+    assert values(spread=0.0) == values()
+    assert values(spread=0.3) == values(spread=0.3) != values()
 
 
 def test_even_root_splits_the_budget():

@@ -30,18 +30,21 @@ class ISMCTSAgent(Agent):
             0.35-0.45 times its value in tokens), so play-outs resemble their play; with
             1, everyone in a play-out hoards tokens until forced, which misjudges
             opponents who take earlier (benchmark numbers in the README).
+        spread: each heuristic play-out decision draws its ratio uniformly from
+            ``ratio`` ± ``spread`` (0: always ``ratio``).
     """
 
     name = "ismcts"
 
     def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "heuristic",
-                 seconds: float = 0.0, ratio: float = 0.4) -> None:
+                 seconds: float = 0.0, ratio: float = 0.4, spread: float = 0.0) -> None:
         super().__init__()
-        from ..search.mcts import _check
+        from ..search.mcts import _check, _check_policy
 
         _check(iterations, c, rollout, seconds, "uct")
+        _check_policy(ratio, spread)
         self.iterations, self.c, self.rollout, self.seconds = iterations, c, rollout, seconds
-        self.ratio = ratio
+        self.ratio, self.spread = ratio, spread
         self._seed = 0
         self._tally = None
         self._info: dict[str, object] = {}
@@ -68,7 +71,7 @@ class ISMCTSAgent(Agent):
         seed = int(np.random.SeedSequence([self._seed, turn]).generate_state(1)[0])
         result = search(root_state(view, self._tally.counts), iterations=self.iterations,
                         c=self.c, rollout=self.rollout, seed=seed, seconds=self.seconds,
-                        ratio=self.ratio)
+                        ratio=self.ratio, spread=self.spread)
         take, passed = result.value("take"), result.value("pass")
         self._info = {
             "take_value": take.rank_points, "pass_value": passed.rank_points,

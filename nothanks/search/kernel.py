@@ -175,12 +175,15 @@ def draw(s, rng):
 
 
 @jit
-def rollout(s, policy, threshold, ratio, rng, out):
+def rollout(s, policy, threshold, ratio, rng, out, spread=0.0):
     """Play ``s`` to the end (in place) and write the outcome (see :func:`outcome`).
 
     ``policy`` HEURISTIC: every player takes iff its point gain minus the tokens on the
     card is at most ``threshold``, or the tokens on the card reach ``ratio`` times the
-    gain; RANDOM: takes with probability 1/2. Both take when out of tokens.
+    gain; with ``spread`` > 0 each such decision draws its ratio uniformly from
+    ``ratio`` ± ``spread`` (players whose taking point varies from move to move, as the
+    models' noisy retrievals do). RANDOM: takes with probability 1/2. Both take when out
+    of tokens.
     """
     while not s[OVER]:
         seat = s[TO_MOVE]
@@ -188,7 +191,10 @@ def rollout(s, policy, threshold, ratio, rng, out):
             take = True
         elif policy == HEURISTIC:
             points = gain(s, seat, s[CARD])
-            take = points - s[ON_CARD] <= threshold or s[ON_CARD] >= ratio * points
+            level = ratio
+            if spread > 0.0:
+                level += spread * (2.0 * next_random(rng) - 1.0)
+            take = points - s[ON_CARD] <= threshold or s[ON_CARD] >= level * points
         else:
             take = next_random(rng) < 0.5
         if take:

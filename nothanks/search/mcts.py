@@ -99,6 +99,14 @@ def _check(iterations: int, c: float, rollout: str, seconds: float, root: str) -
         raise ValueError(f"root={root!r} is unknown; valid: {', '.join(ROOT_MODES)}")
 
 
+def _check_policy(ratio: float, spread: float) -> None:
+    if not (math.isfinite(ratio) and ratio >= 0):
+        raise ValueError(f"ratio={ratio!r} is invalid; valid: a finite number >= 0 (e.g. 0.4)")
+    if not (math.isfinite(spread) and spread >= 0):
+        raise ValueError(f"spread={spread!r} is invalid; valid: a finite number >= 0 "
+                         "(0: every play-out decision uses ratio itself)")
+
+
 def rng_state(seed: int) -> np.ndarray:
     """The generator state for ``seed`` (any integer; never the all-zero state)."""
     value = np.random.SeedSequence(abs(int(seed))).generate_state(1, np.uint64)
@@ -107,7 +115,8 @@ def rng_state(seed: int) -> np.ndarray:
 
 def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
            rollout: str = "heuristic", seed: int = 0, seconds: float = 0.0,
-           root: str = "uct", threshold: int = 0, ratio: float = 1.0) -> SearchResult:
+           root: str = "uct", threshold: int = 0, ratio: float = 1.0,
+           spread: float = 0.0) -> SearchResult:
     """Search from ``state`` (left unchanged) and return the move to make and its values.
 
     Args:
@@ -120,10 +129,13 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
         root: ``uct`` to choose root moves by UCT (playing strength), ``even`` to give
             each legal root move the same number of iterations (comparable standard
             errors, for grading moves).
+        threshold, ratio, spread: the heuristic play-outs' taking rule (see
+            :func:`nothanks.search.kernel.rollout`); ``spread`` 0 uses no random numbers.
     """
     from . import kernel as k  # numba is loaded with the first search, not on import
 
     _check(iterations, c, rollout, seconds, root)
+    _check_policy(ratio, spread)
     if state[k.OVER]:
         raise ValueError("the game is over: there is no decision to search")
     policy = k.HEURISTIC if rollout == "heuristic" else k.RANDOM
@@ -169,7 +181,7 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
                 if child is None:
                     mover = int(s[to_move])
                     node.take_children[card] = Node(mover, bool(s[header + mover] > 0))
-                    play_out(s, policy, threshold, ratio, rng, out)
+                    play_out(s, policy, threshold, ratio, rng, out, spread)
                     break
             else:
                 apply_pass(s)
@@ -177,7 +189,7 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
                 if child is None:
                     mover = int(s[to_move])
                     node.pass_child = Node(mover, bool(s[header + mover] > 0))
-                    play_out(s, policy, threshold, ratio, rng, out)
+                    play_out(s, policy, threshold, ratio, rng, out, spread)
                     break
             node = child
         for visited, took in path:
