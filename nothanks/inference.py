@@ -59,7 +59,7 @@ from .agents.cognitive.likelihood import (
     normalised_prior,
     take_probability,
 )
-from .analysis.frames import AnalysisInputError
+from .analysis.frames import AnalysisInputError, condition_variants
 from .analysis.paired import SYNTHETIC_LABEL, data_source, wilson_interval
 from .match import Match
 from .rules import Action, Event, Variant, View, sequence_category
@@ -270,12 +270,6 @@ def _replay_all(tasks: list[GameTask], settings: InferenceSettings,
 
 
 # ------------------------------------------------------------- reading the log
-def _variants(conditions: pd.DataFrame) -> dict[tuple[str, int], Variant]:
-    return {(h, int(c)): Variant(**json.loads(v)) for h, c, v in
-            zip(conditions["design_hash"], conditions["condition"], conditions["variant"],
-                strict=True)}
-
-
 def game_tasks(decisions: pd.DataFrame, conditions: pd.DataFrame, participant: str,
                practice: bool = False) -> list[GameTask]:
     """The games of ``participant``'s human seat to replay, in play order."""
@@ -284,7 +278,7 @@ def game_tasks(decisions: pd.DataFrame, conditions: pd.DataFrame, participant: s
         known = sorted(decisions["participant"].dropna().unique())
         raise InferenceError(f"participant {participant!r} is not in the log; valid: "
                              f"{known[:10]}{' ...' if len(known) > 10 else ''}")
-    variants = _variants(conditions)
+    variants = condition_variants(conditions)
     tasks = []
     decision = 0
     for game_id, game in rows.sort_values(["game_id", "turn"]).groupby("game_id", sort=True):

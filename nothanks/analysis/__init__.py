@@ -7,6 +7,7 @@ the logged columns, so importing this package never imports the cognitive models
 """
 from .frames import (
     AnalysisInputError,
+    condition_variants,
     focal_rows,
     game_key,
     opponent_rows,
@@ -135,6 +136,7 @@ __all__ = [
     "focal_by_deal",
     "focal_divergence",
     "focal_pairs",
+    "condition_variants",
     "focal_rows",
     "focal_sequences",
     "game_key",

@@ -6,9 +6,12 @@ so a wrong frame never turns into a NaN figure.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 
 import pandas as pd
+
+from ..rules import Variant
 
 
 class AnalysisInputError(ValueError):
@@ -154,3 +157,16 @@ def opponent_rows(games: pd.DataFrame) -> pd.DataFrame:
         on=key, how="inner")
     return merged[merged["seat"] != merged["_focal_seat"]].drop(
         columns="_focal_seat").reset_index(drop=True)
+
+
+def condition_variants(conditions: pd.DataFrame | None) -> dict[tuple, Variant]:
+    """(design hash, condition) -> the rules variant its games were played with, read
+    from a log's conditions table (empty without one): what a replay of a logged game
+    needs besides its seed and moves."""
+    if conditions is None or "variant" not in conditions.columns:
+        return {}
+    hashes = (conditions["design_hash"] if "design_hash" in conditions.columns
+              else [None] * len(conditions))
+    return {(h, int(c)): Variant.from_options(json.loads(v))
+            for h, c, v in zip(hashes, conditions["condition"], conditions["variant"],
+                               strict=True)}

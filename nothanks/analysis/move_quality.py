@@ -34,7 +34,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .frames import AnalysisInputError, game_key, require_columns, require_rows
+from .frames import (
+    AnalysisInputError,
+    condition_variants,
+    game_key,
+    require_columns,
+    require_rows,
+)
 from .paired import SYNTHETIC_LABEL, data_source, wilson_interval
 from .stats import cohens_d, mean_interval
 
@@ -66,18 +72,6 @@ def _key(row: Any, turn: int) -> str:
 def _seed(seed: int, key: str) -> int:
     digest = hashlib.blake2b(f"{seed}|{key}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") >> 1
-
-
-def _variants(conditions: pd.DataFrame | None) -> dict[tuple, Any]:
-    from ..rules import Variant
-
-    if conditions is None or "variant" not in conditions.columns:
-        return {}
-    out = {}
-    for row in conditions.itertuples(index=False):
-        key = (getattr(row, "design_hash", None), int(row.condition))
-        out[key] = Variant.from_options(json.loads(row.variant))
-    return out
 
 
 def _game_states(rows: pd.DataFrame, variant, where: str):
@@ -142,7 +136,7 @@ def move_quality(log: Any, *, iterations: int = DEFAULT_ITERATIONS, c: float = 0
                             "tokens_before", "action", "forced", "condition"], "decisions")
     require_rows(frame, "decisions")
     settings = _settings(iterations, c, rollout, seed)
-    variants = _variants(getattr(log, "conditions", None))
+    variants = condition_variants(getattr(log, "conditions", None))
     keys = game_key(frame)
     grouped = list(frame.groupby(keys, dropna=False, sort=True))
     if games is not None:
