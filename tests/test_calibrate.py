@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -44,13 +46,18 @@ def test_a_resumed_study_must_keep_its_settings(tmp_path):
         cal.calibrate(tmp_path, trials=2, **(TINY | {"games": 6}))
 
 
-def _finished(storage: str) -> int:
-    try:
-        study = optuna.load_study(study_name="thesis-fit", storage=storage)
-    except (KeyError, Exception):  # the database may not exist yet
+def _finished(database: Path) -> int:
+    """Trials finished so far, read without writing: opening the database through Optuna
+    while the study's process is still creating its tables races with it."""
+    if not database.exists():
         return 0
-    states = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
-    return len(study.get_trials(states=states))
+    try:
+        with closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as db:
+            (count,), = db.execute(
+                "SELECT COUNT(*) FROM trials WHERE state IN ('COMPLETE', 'PRUNED')")
+    except sqlite3.Error:  # the tables may not exist yet
+        return 0
+    return int(count)
 
 
 @pytest.mark.timeout(300)
@@ -60,12 +67,14 @@ def test_the_study_resumes_after_a_kill(tmp_path):
                "--params", "fraction,s", "--targets", "tom1_share", "--heldout", "",
                "--trials", "3", "--games", "4", "--stages", "0.5,1", "--no-progress"]
     env = os.environ | {"PYTHONPATH": str(ROOT)}
-    storage = f"sqlite:///{(out / 'study.db').resolve()}"
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    database = (out / "study.db").resolve()
+    storage = f"sqlite:///{database}"
+    log = tmp_path / "first-run.log"
+    with log.open("w") as stderr:
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
     try:
         deadline = time.monotonic() + 200
-        while _finished(storage) < 1 and process.poll() is None:
+        while _finished(database) < 1 and process.poll() is None:
             assert time.monotonic() < deadline, "no trial finished in time"
             time.sleep(0.2)
         process.send_signal(signal.SIGKILL)
@@ -73,6 +82,7 @@ def test_the_study_resumes_after_a_kill(tmp_path):
     finally:
         if process.poll() is None:
             process.kill()
+    assert process.returncode in (0, -signal.SIGKILL), log.read_text()
     first = optuna.load_study(study_name="thesis-fit", storage=storage).trials
     kept = {t.number: t.params for t in first if t.state.is_finished() and
             t.state != optuna.trial.TrialState.FAIL}
@@ -80,7 +90,7 @@ def test_the_study_resumes_after_a_kill(tmp_path):
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=250)
     assert done.returncode == 0, done.stderr
     study = optuna.load_study(study_name="thesis-fit", storage=storage)
-    assert _finished(storage) == 3
+    assert _finished(database) == 3
     for number, params in kept.items():
         assert study.trials[number].params == params
 
