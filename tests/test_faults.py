@@ -287,3 +287,25 @@ def test_parquet_bytes_of_a_corrupted_part_do_not_load(tmp_path):
     data = (out / "games.parquet").read_bytes()
     with pytest.raises(Exception):  # noqa: B017 - any reader error
         pd.read_parquet(io.BytesIO(data[:-40] + b"\0" * 40))
+
+
+# ------------------------------------------------------------------ two writers
+def test_a_run_directory_being_written_by_a_live_process_is_refused(tmp_path):
+    out = tmp_path / "run"
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (tmp_path / ".run.lock").write_text(str(other.pid))
+        with pytest.raises(RunError, match=f"being written by process {other.pid}"):
+            run_design(SMALL, out, jobs=1, progress=False)
+        assert not out.exists(), "nothing was written while another process held the run"
+    finally:
+        other.kill()
+        other.wait()
+    # its process is gone now: the stale lock is taken over, the run completes, the lock
+    # is released, and every game is logged once
+    summary = run_design(SMALL, out, jobs=1, progress=False)
+    assert summary.played == SMALL.total_games
+    assert not (tmp_path / ".run.lock").exists()
+    games = load(out).games
+    assert len(games) == SMALL.total_games * 4  # one row per seat
+    assert not games.duplicated(["game_id", "seat"]).any()

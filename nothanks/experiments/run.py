@@ -15,6 +15,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..io import claim_lock, release_lock
 from .backends import execute
 from .design import Design, DesignError, load_design
 from .rows import LogContext
@@ -41,6 +42,21 @@ def default_chunk_size(total: int) -> int:
 
 class RunError(ValueError):
     """A run option that cannot work (says which, and what would be valid)."""
+
+
+class RunInUse(RunError):
+    """Another live process is writing the same run directory: two writers would play
+    and log the same chunks twice."""
+
+
+def claim_run(out: Path) -> Path:
+    """Lock ``out`` for this process (``.<name>.lock`` beside it); the lock's path."""
+    out = out.resolve()
+    lock = out.parent / f".{out.name}.lock"
+    return claim_lock(lock, lambda holder: RunInUse(
+        f"{out} is being written by process {holder} (lock {lock}); wait for that run to "
+        "finish or stop it, then re-run to resume; delete the lock file only if no run is "
+        "going on"))
 
 
 def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None = None,
@@ -79,38 +95,42 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
                               traces=traces, progress=progress, in_flight=in_flight,
                               participant=participant)
     begun = time.perf_counter()
-    context = LogContext(design.name, design.hash, participant,
-                         synthetic=design.has_human)
-    directory = ExperimentDir.open(
-        out, design, chunk_size or default_chunk_size(design.total_games), traces=traces,
-        participant=participant, synthetic=context.synthetic)
-    for damage in directory.repair():
-        print(f"{damage}: set aside in {directory.path / DAMAGED}; its games are played "
-              "again", file=sys.stderr)
-    pending = directory.missing_chunks()
-    skipped = design.total_games - sum(b - a for a, b in pending)
-    backend = "dask" if client is not None else "local"
-    directory.begin_run(backend=backend, workers=jobs)
-    bar = _progress(design.total_games, skipped, progress, design.name)
-    played = 0
+    lock = claim_run(Path(out))
     try:
-        for (start, stop), parts in execute(pending, design, context, traces, jobs, client,
-                                            in_flight):
-            directory.write_chunk(start, stop, parts)
-            played += stop - start
-            bar.update(stop - start)
-    except BrokenProcessPool:
-        raise RunError(
-            f"a worker process died (killed, or out of memory?) after {played} new games; "
-            "every finished game is saved: re-run the same command to play the rest") from None
-    except KeyboardInterrupt:
-        bar.close()
-        print(f"\ninterrupted after {played} new games; re-run the same command to play the "
-              f"{design.total_games - skipped - played} missing games", file=sys.stderr)
-        raise
+        context = LogContext(design.name, design.hash, participant,
+                             synthetic=design.has_human)
+        directory = ExperimentDir.open(
+            out, design, chunk_size or default_chunk_size(design.total_games), traces=traces,
+            participant=participant, synthetic=context.synthetic)
+        for damage in directory.repair():
+            print(f"{damage}: set aside in {directory.path / DAMAGED}; its games are played "
+                  "again", file=sys.stderr)
+        pending = directory.missing_chunks()
+        skipped = design.total_games - sum(b - a for a, b in pending)
+        backend = "dask" if client is not None else "local"
+        directory.begin_run(backend=backend, workers=jobs)
+        bar = _progress(design.total_games, skipped, progress, design.name)
+        played = 0
+        try:
+            for (start, stop), parts in execute(pending, design, context, traces, jobs, client,
+                                                in_flight):
+                directory.write_chunk(start, stop, parts)
+                played += stop - start
+                bar.update(stop - start)
+        except BrokenProcessPool:
+            raise RunError(
+                f"a worker process died (killed, or out of memory?) after {played} new games; "
+                "every finished game is saved: re-run the same command to play the rest") from None
+        except KeyboardInterrupt:
+            bar.close()
+            print(f"\ninterrupted after {played} new games; re-run the same command to play the "
+                  f"{design.total_games - skipped - played} missing games", file=sys.stderr)
+            raise
+        finally:
+            bar.close()
+        directory.finish()
     finally:
-        bar.close()
-    directory.finish()
+        release_lock(lock)
     return RunSummary(directory.path, design.total_games, played, skipped,
                       time.perf_counter() - begun, True)
 

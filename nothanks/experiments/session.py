@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import operator
-import os
 import re
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..agents import Agent, make_agent
+from ..io import claim_lock, release_lock
 from ..match import DecisionRecord, GameRecord, HumanSeat, Match, game_seed
 from ..rules import Action, Event, Game, IllegalActionError, View
 from .design import HUMAN, Design, DesignError, load_design
@@ -39,16 +39,6 @@ class SessionInUse(SessionError, ValueError):
     tab): two writers would play and log the same games twice."""
 
 
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        return True
-    return True
-
-
 def claim_participant(out_dir: Path, participant_id: str) -> Path:
     """Mark ``participant_id``'s session as run by this process; the lock file's path.
 
@@ -56,27 +46,11 @@ def claim_participant(out_dir: Path, participant_id: str) -> Path:
     refused while another live process holds it; a lock left by a dead process (a crash)
     is taken over, and the same process may reopen its own session (resume).
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
     lock = out_dir / f".{participant_id}.lock"
-    mine = str(os.getpid())
-    while True:
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            holder = lock.read_text().strip() if lock.exists() else ""
-            if holder == mine:
-                return lock
-            if holder.isdigit() and _process_alive(int(holder)):
-                raise SessionInUse(
-                    f"participant {participant_id!r} is already being run by process "
-                    f"{holder} (lock {lock}); finish or close that session (e.g. the other "
-                    "browser tab) first, or delete the lock file if no session is running"
-                ) from None
-            lock.unlink(missing_ok=True)  # stale: its process is gone; claim it anew
-            continue
-        with os.fdopen(fd, "w") as out:
-            out.write(mine)
-        return lock
+    return claim_lock(lock, lambda holder: SessionInUse(
+        f"participant {participant_id!r} is already being run by process "
+        f"{holder} (lock {lock}); finish or close that session (e.g. the other "
+        "browser tab) first, or delete the lock file if no session is running"))
 
 
 def check_participant_id(participant_id: str) -> str:
@@ -293,9 +267,7 @@ class ParticipantSession:
 
     def close(self) -> None:
         """Release the participant's lock (another process may then resume the session)."""
-        if self.lock is not None and self.lock.exists() \
-                and self.lock.read_text().strip() == str(os.getpid()):
-            self.lock.unlink(missing_ok=True)
+        release_lock(self.lock)
         self.lock = None
 
     # ------------------------------------------------------------------ internals
