@@ -83,11 +83,34 @@ def _compile() -> SimpleNamespace | None:
             sums[node] = sums[parent[node]] + strengths[time_index[node]]
         return sums
 
-    return SimpleNamespace(activations=activations, node_sums=node_sums)
+    @numba.njit(cache=True, nogil=True)
+    def exact_best(log_strengths, node_time, node_of, rows, noise, offset):
+        """The best of ``rows`` when every chunk has one reference (activation
+        ``(B + ε) + offset`` with ``B`` its reference time's log strength, ``ε`` its
+        per-time noise): (first best index into ``rows``, its activation).
+
+        The same additions as the NumPy path (``B + ε`` per chunk, then the offset
+        if nonzero); the logarithms come in from NumPy, computed once per reference
+        time, so their bits are NumPy's.
+        """
+        best = 0
+        top = 0.0
+        for i in range(rows.shape[0]):
+            row = rows[i]
+            value = log_strengths[node_time[node_of[row]]] + noise[row]
+            if offset != 0.0:
+                value = value + offset
+            if i == 0 or value > top:
+                top = value
+                best = i
+        return best, top
+
+    return SimpleNamespace(activations=activations, node_sums=node_sums,
+                           exact_best=exact_best)
 
 
 def kernels() -> SimpleNamespace | None:
-    """The compiled kernels (``activations``, ``node_sums``), or None: numba is
+    """The compiled kernels (``activations``, ``node_sums``, ``exact_best``), or None: numba is
     missing or ``NOTHANKS_ACTR_KERNEL=0`` switched them off."""
     global _kernels, _loaded
     if not _loaded:

@@ -391,6 +391,8 @@ class DeclarativeMemory:
         self._plans: dict[tuple, _Plan] = {}  # request items -> its candidates
         # B + ε of every chunk at the current time, with the B and ε it was summed from
         self._sums_of: tuple[Any, Any, Any] = (None, None, None)
+        self._log_strengths_key: tuple | None = None
+        self._log_strengths_of = np.empty(0)
 
         for slot, fn in (mismatch or {}).items():
             self.set_mismatch(slot, fn)
@@ -728,6 +730,26 @@ class DeclarativeMemory:
                              minlength=len(self._chunks))
         return _log(summed)
 
+    def _single_references_now(self) -> bool:
+        """Whether every chunk is learned, has one reference, none at the current time,
+        with per-time noise on (the token memory's case): then a chunk's base level is
+        its reference time's log strength, and ties need no random draw."""
+        return (not self._deep_nodes and self._learned == len(self._chunks)
+                and self._noise > 0 and self._noise_mode == "per_time"
+                and self._base_level_learning and not self._optimized_learning
+                and self._latest_reference < self._time)
+
+    def _log_strengths(self) -> np.ndarray:
+        """``ln (t − t_j)^(−d)`` per distinct reference time, at the current time (kept
+        until the clock moves or a reference time is added): what
+        ``_learned_base_levels`` takes per chunk when every chunk has one reference."""
+        key = (self._time, len(self._time_values._items), self._decay)
+        if key != self._log_strengths_key:
+            ages = self._time - self._time_values.view()
+            self._log_strengths_of = _log(np.power(ages, -self._decay, out=ages))
+            self._log_strengths_key = key
+        return self._log_strengths_of
+
     def _draw_noise(self, count: int) -> np.ndarray:
         """``count`` logistic draws with scale s, taken from a pre-drawn buffer.
 
@@ -959,7 +981,8 @@ class DeclarativeMemory:
             if plan is not None and not plan.scored:
                 return self._retrieve_exact(plan, offset, tau)
         if plan is not None:
-            rows, scored, compiled = plan.rows.view(), plan.scored, plan.scores
+            rows = None if plan.rows is None else plan.rows.view()
+            scored, compiled = plan.scored, plan.scores
         else:
             rows, scored = split or self._split(request)
             compiled = None if record else self._compiled_scores(scored)
@@ -998,10 +1021,12 @@ class DeclarativeMemory:
 
     def _plan(self, request: dict[str, SlotValue]
               ) -> tuple[_Plan | None, tuple[np.ndarray | None, _Scored] | None]:
-        """The kept plan of a plain-dict request with exact-match slots, brought up to
-        date with the chunks stored since; for any other request (unhashable values,
-        only scored slots, or no chunk can match it yet) no plan but, when worked out
-        already, its candidates and scored slots (``_split``)."""
+        """The kept plan of a plain-dict request, brought up to date with the chunks
+        stored since: one with exact-match slots, or one whose every chunk is a candidate
+        (only scored slots, held by every chunk: ToM0's instance retrieval; kept only
+        until a chunk arrives). For any other request (unhashable values, or no chunk can
+        match it yet) no plan but, when worked out already, its candidates and scored
+        slots (``_split``)."""
         try:
             key = tuple(request.items())
             plan = self._plans.get(key)
@@ -1009,13 +1034,16 @@ class DeclarativeMemory:
             return None, None
         if plan is not None:
             count = len(self._chunks)
-            if plan.seen != count:
+            if plan.seen == count:
+                return plan, None
+            if plan.rows is not None:
                 plan.extend(count)
                 plan.scores = self._compiled_scores(plan.scored)
-            return plan, None
+                return plan, None
+            del self._plans[key]  # every chunk was a candidate: _split works it out anew
         exact: list[tuple[_Column, int]] = []
         rows, scored = self._split(request, exact)
-        if not exact:
+        if not exact and (rows is not None or not scored):
             return None, (rows, scored)
         if len(self._plans) >= _PLAN_CACHE_SIZE:
             self._plans.clear()
@@ -1035,6 +1063,16 @@ class DeclarativeMemory:
         count = len(rows)
         if count == 0:
             return Retrieval(None, None, _latency(self._latency_factor, tau))
+        if self._single_references_now():
+            # one compiled pass over the candidates: B from its reference time's log
+            # strength, plus its per-time noise, plus the offset (the same additions)
+            best, activation = _kernel_module.kernels().exact_best(
+                self._log_strengths(), self._node_time.view(), self._node_of.view(), rows,
+                self._noise_now(), float(offset))
+            if activation >= tau:
+                return Retrieval(self._chunks[int(rows[best])], activation,
+                                 _latency(self._latency_factor, activation))
+            return Retrieval(None, activation, _latency(self._latency_factor, tau))
         noise = None
         if self._noise > 0:
             per_time = self._noise_mode == "per_time"
