@@ -165,3 +165,20 @@ def test_copied_chunks_retrieve_as_the_added_ones():
     assert len(template) == stored < 300  # some merged; the template did not grow
     with pytest.raises(ValueError, match="empty memory"):
         copied.copy_chunks(template)
+
+
+def test_noise_draws_equal_the_transformed_whole_block():
+    """Draws of any size, taken as the uniforms are handed out, equal ln(u/(1−u))·s
+    applied to the generator's whole 4,096-draw blocks first (the plain computation)."""
+    sizes = [1, 2117, 300, 5000, 2117, 17, 4096, 3]
+    memory = DeclarativeMemory(noise=0.25, seed=9)
+    drawn = np.concatenate([memory._draw_noise(size) for size in sizes])
+    rng = np.random.default_rng(9)
+    expected, block, position = [], np.empty(0), 0
+    for size in sizes:
+        if position + size > len(block):
+            uniform = rng.random(max(4096, size))
+            block, position = np.log(uniform / (1.0 - uniform)), 0
+        expected.append(block[position:position + size] * 0.25)
+        position += size
+    assert drawn.tobytes() == np.concatenate(expected).tobytes()
