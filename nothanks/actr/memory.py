@@ -987,8 +987,7 @@ class DeclarativeMemory:
             if plan is not None and not plan.scored:
                 return self._retrieve_exact(plan, offset, tau)
         if plan is not None:
-            rows = None if plan.rows is None else plan.rows.view()
-            scored, compiled = plan.scored, plan.scores
+            rows, scored, compiled = plan.rows.view(), plan.scored, plan.scores
         else:
             rows, scored = split or self._split(request)
             compiled = None if record else self._compiled_scores(scored)
@@ -1027,12 +1026,10 @@ class DeclarativeMemory:
 
     def _plan(self, request: dict[str, SlotValue]
               ) -> tuple[_Plan | None, tuple[np.ndarray | None, _Scored] | None]:
-        """The kept plan of a plain-dict request, brought up to date with the chunks
-        stored since: one with exact-match slots, or one whose every chunk is a candidate
-        (only scored slots, held by every chunk: ToM0's instance retrieval; kept only
-        until a chunk arrives). For any other request (unhashable values, or no chunk can
-        match it yet) no plan but, when worked out already, its candidates and scored
-        slots (``_split``)."""
+        """The kept plan of a plain-dict request with exact-match slots, brought up to
+        date with the chunks stored since; for any other request (unhashable values,
+        only scored slots, or no chunk can match it yet) no plan but, when worked out
+        already, its candidates and scored slots (``_split``)."""
         try:
             key = tuple(request.items())
             plan = self._plans.get(key)
@@ -1040,16 +1037,13 @@ class DeclarativeMemory:
             return None, None
         if plan is not None:
             count = len(self._chunks)
-            if plan.seen == count:
-                return plan, None
-            if plan.rows is not None:
+            if plan.seen != count:
                 plan.extend(count)
                 plan.scores = self._compiled_scores(plan.scored)
-                return plan, None
-            del self._plans[key]  # every chunk was a candidate: _split works it out anew
+            return plan, None
         exact: list[tuple[_Column, int]] = []
         rows, scored = self._split(request, exact)
-        if not exact and (rows is not None or not scored):
+        if not exact:
             return None, (rows, scored)
         if len(self._plans) >= _PLAN_CACHE_SIZE:
             self._plans.clear()
@@ -1146,8 +1140,8 @@ class DeclarativeMemory:
     def _evaluate_compiled(self, rows: np.ndarray | None, count: int,
                            scores: tuple[np.ndarray, ...], noise: np.ndarray | None,
                            offset: float) -> tuple[np.ndarray, int]:
-        """Candidate activations and the first best index, in one compiled pass
-        (bit-identical to ``_evaluate`` followed by ``argmax``)."""
+        """Candidate activations in one compiled pass, and NumPy's argmax over them: the
+        first best index (bit-identical to ``_evaluate`` followed by ``argmax``)."""
         base = self._base_levels()
         if self._base_undefined:
             candidates = base if rows is None else base[rows]
@@ -1160,12 +1154,12 @@ class DeclarativeMemory:
                 head += column
             scores = (head, *scores[-3:])
         m0, m1, m2, m3 = scores + (base,) * (4 - len(scores))
-        best = _kernel_module.kernels().activations(
+        _kernel_module.kernels().activations(
             base, _kernel_module.EMPTY if noise is None else noise,
             self._noise_mode == "per_time", _kernel_module.NO_ROWS if rows is None else rows,
             rows is not None, count, float(offset), m0, m1, m2, m3, len(scores),
             self._mismatch_penalty, total)
-        return total, best
+        return total, int(total.argmax())
 
     def _record(self, request: Mapping[str, SlotValue], tau: float, rows: np.ndarray | None,
                 scored: _Scored, base: np.ndarray, mismatches: list[np.ndarray],
