@@ -383,6 +383,7 @@ class DeclarativeMemory:
         self._time_noise: np.ndarray | None = None
         self._time_noise_at = math.nan
         self._noise_buffer = np.empty(0)
+        self._noise_raw = False  # whether the buffer holds uniforms not yet transformed
         self._noise_position = 0
         # unscaled mismatch of every chunk per (slot, request value), for built-in functions
         # (pure); cleared when a chunk is stored or a slot's function changes
@@ -531,16 +532,16 @@ class DeclarativeMemory:
 
     # ---------------------------------------------------------------- random state
     def random_state(self) -> tuple:
-        """What decides the next noise draws (the generator, the pre-drawn uniforms and the
+        """What decides the next noise draws (the generator, the pre-drawn block and the
         current model time's noise), to re-decide a state with other noise and then come
         back with :meth:`set_random_state` (e.g. estimating a model's choice probability)."""
-        return (self._rng, self._noise_buffer, self._noise_position, self._time_noise,
-                self._time_noise_at)
+        return (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
+                self._time_noise, self._time_noise_at)
 
     def set_random_state(self, state: tuple) -> None:
         """Go back to a state saved by :meth:`random_state`."""
-        (self._rng, self._noise_buffer, self._noise_position, self._time_noise,
-         self._time_noise_at) = state
+        (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
+         self._time_noise, self._time_noise_at) = state
 
     def reseed_noise(self, rng: np.random.Generator) -> None:
         """Draw all further noise from ``rng``, starting afresh (nothing pre-drawn)."""
@@ -548,6 +549,7 @@ class DeclarativeMemory:
         self._time_noise = None
         self._time_noise_at = math.nan
         self._noise_buffer = np.empty(0)
+        self._noise_raw = False
         self._noise_position = 0
 
     # ---------------------------------------------------------------- contents
@@ -751,15 +753,16 @@ class DeclarativeMemory:
         return self._log_strengths_of
 
     def _draw_noise(self, count: int) -> np.ndarray:
-        """``count`` logistic draws with scale s, from a pre-drawn block of uniforms.
+        """``count`` logistic draws with scale s, taken from a pre-drawn block.
 
         The block is refilled in fixed sizes, so the generator is consumed in the same
-        way whatever is inspected or recorded along the way. Each draw is the logistic's
-        inverse CDF, ``s·ln(u/(1−u))``: on blocks of uniforms twice as fast as
-        Generator.logistic, which does the same one draw at a time. It is applied to the
-        uniforms as they are handed out (elementwise: the same bits as on the whole
-        block), so a block's unused tail is never transformed: ToM0's 2,117 instance
-        chunks take a fresh 4,096-draw block at every model time.
+        way whatever is inspected or recorded along the way. A draw is the logistic's
+        inverse CDF, ``s·ln(u/(1−u))``, on a block of uniforms: twice as fast as
+        Generator.logistic, which does the same one draw at a time. A block is
+        transformed whole when refilled, except when one draw takes most of it (ToM0's
+        2,117 instance chunks take a fresh 4,096-uniform block at every model time):
+        then only the uniforms handed out are transformed, when they are (elementwise:
+        the same bits), and the unused tail never is.
         """
         start = self._noise_position
         if start + count > len(self._noise_buffer):
@@ -767,12 +770,20 @@ class DeclarativeMemory:
             while not uniform.all():  # u = 0 (chance 2^-53 a draw) would give −inf
                 zero = uniform == 0.0
                 uniform[zero] = self._rng.random(int(zero.sum()))
-            self._noise_buffer = uniform
+            self._noise_raw = 2 * count > len(uniform)
+            if self._noise_raw:
+                self._noise_buffer = uniform
+            else:
+                ratio = np.subtract(1.0, uniform)  # u / (1 − u), with one temporary
+                np.divide(uniform, ratio, out=ratio)
+                self._noise_buffer = np.log(ratio, out=ratio)
             start = 0
         self._noise_position = start + count
-        uniform = self._noise_buffer[start:start + count]
-        noise = np.subtract(1.0, uniform)  # u / (1 − u), with one temporary
-        np.divide(uniform, noise, out=noise)
+        drawn = self._noise_buffer[start:start + count]
+        if not self._noise_raw:
+            return drawn * self._noise
+        noise = np.subtract(1.0, drawn)
+        np.divide(drawn, noise, out=noise)
         np.log(noise, out=noise)
         noise *= self._noise
         return noise
