@@ -11,8 +11,10 @@ busier or quieter during the run affects both sides alike. Per measure it prints
 baseline's and the new revision's medians over the rounds and their ratio (how many times
 faster the new one is; for memory, how many times smaller).
 
-The workloads are defined once, in this file, and call only names that exist in both
-revisions (``nothanks.runner.play_games``, ``nothanks.actr.DeclarativeMemory``,
+The workloads are defined once, in this file (the ``decision_tomK`` measures, cost per
+decision of ToM0..ToM5, reuse ``bench_models.decision_cost`` of this tree on both
+revisions), and call only names that exist in both revisions
+(``nothanks.runner.play_games``, ``nothanks.actr.DeclarativeMemory``,
 ``nothanks.experiments.run_design``, the ``nothanks figures`` command), with fallbacks
 where a name may move. Times are CPU seconds of the worker (and its children for the
 parallel runs), which a shared machine disturbs less than wall time; wall time is shown
