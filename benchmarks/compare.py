@@ -11,8 +11,10 @@ busier or quieter during the run affects both sides alike. Per measure it prints
 baseline's and the new revision's medians over the rounds and their ratio (how many times
 faster the new one is; for memory, how many times smaller).
 
-The workloads are defined once, in this file, and call only names that exist in both
-revisions (``nothanks.runner.play_games``, ``nothanks.actr.DeclarativeMemory``,
+The workloads are defined once, in this file (the ``decision_tomK`` measures, cost per
+decision of ToM0..ToM5, reuse ``bench_models.decision_cost`` of this tree on both
+revisions), and call only names that exist in both revisions
+(``nothanks.runner.play_games``, ``nothanks.actr.DeclarativeMemory``,
 ``nothanks.experiments.run_design``, the ``nothanks figures`` command), with fallbacks
 where a name may move. Times are CPU seconds of the worker (and its children for the
 parallel runs), which a shared machine disturbs less than wall time; wall time is shown
@@ -74,6 +76,16 @@ def tom2x4(quick: bool) -> dict:
 
 def tom1_vs_tom0(quick: bool) -> dict:
     return {"value": _per_game_cpu_ms(["tom1", "tom0", "tom0", "tom0"], 10 if quick else 60)}
+
+
+def _decision_cost(k: int) -> Callable[[bool], dict]:
+    """Mean CPU ms per decision of one ToM-k model against three ToM0 models (the
+    workload of ``bench_models.decision_cost``, which both revisions ship)."""
+    def measure(quick: bool) -> dict:
+        sys.path.insert(0, str(HERE.parent))
+        from bench_models import decision_cost
+        return {"value": decision_cost(k, 4 if quick else 12)[0]}
+    return measure
 
 
 THESIS_MISMATCH_SLOTS = ("category", "card", "tokens_on_card", "tokens_owned")
@@ -231,6 +243,9 @@ MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
                        "condition), 2 processes, wall s"),
     "figures": (figures, "s", False, "nothanks figures, empty cache, wall s"),
     "memory_100k": (memory_100k, "MB", False, "peak RSS of a 100,000-game run"),
+    **{f"decision_tom{k}": (_decision_cost(k), "ms", False,
+                            f"ToM{k} vs 3 x ToM0, CPU ms per ToM{k} decision")
+       for k in range(6)},
 }
 DEFAULT_MEASURES = ["tom2x4", "tom1_vs_tom0", "retrieval_fixed", "retrieval_learned",
                     "random_games", "table7"]

@@ -12,10 +12,13 @@ from collections.abc import Iterator, Sequence
 import pandas as pd
 
 from .agents import Agent, make_agent
-from .match import GameRecord, Match, agent_seed, game_seed
+from .match import GameRecord, Match, agent_seed, derive_seeds, game_seed
 from .rules import Action, Variant
 
 __all__ = ["agent_seed", "game_seed", "play_game", "play_games", "seating", "summarize"]
+
+#: Games whose seeds are derived together (a lazy run derives them a batch ahead).
+_SEED_BATCH = 256
 
 
 def seating(specs: Sequence[str], game_index: int) -> list[int]:
@@ -64,10 +67,17 @@ def play_games(
             "give one spec per seat"
         )
     pool = [make_agent(s) for s in specs]
-    for index in range(start, start + games):
-        order = seating(specs, index) if rotate else list(range(len(specs)))
-        yield play_game([pool[i] for i in order], variant, game_seed(seed, index), index,
-                        record)
+    players = range(len(specs))
+    for first in range(start, start + games, _SEED_BATCH):
+        # the seeds of game_seed and agent_seed, derived for a batch of games at once
+        indices = range(first, min(first + _SEED_BATCH, start + games))
+        seeds = derive_seeds([(seed, index) for index in indices])
+        per_seat = derive_seeds([(s, 1 + seat) for s in seeds for seat in players])
+        for offset, index in enumerate(indices):
+            order = seating(specs, index) if rotate else list(players)
+            agent_seeds = per_seat[offset * len(players):(offset + 1) * len(players)]
+            yield Match([pool[i] for i in order], variant, seeds[offset], game_id=index,
+                        agent_seeds=agent_seeds).run(record)
 
 
 def summarize(games: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:

@@ -2,6 +2,8 @@
 
 * kept request plans: the candidates of a repeated request follow the chunks stored
   since (token-memory traffic: recall, store two chunks, move the clock);
+* single references: when every chunk has one reference, a retrieval of exact-match
+  slots is one compiled pass over the candidates with NumPy's log strengths;
 * reference trie: summing each history node once (parent's sum plus one strength) and
   looking the log up per chunk equals the log of each chunk's summed references;
 * more than four scored slots: the kernel takes four mismatch columns, the first ones
@@ -16,8 +18,10 @@ from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
 from nothanks.actr import kernel as actr_kernel
 
 
-def _token_traffic(compiled: bool, merge: bool, noise_mode: str) -> list[tuple]:
-    """Recalls and stores as the token memory makes them, on one path."""
+def _token_traffic(compiled: bool, merge: bool, noise_mode: str,
+                   still: float = 0.2) -> list[tuple]:
+    """Recalls and stores as the token memory makes them, on one path (the clock stays
+    put after a store with chance ``still``)."""
     actr_kernel.use(compiled)
     try:
         memory = DeclarativeMemory(noise=0.3, seed=5, noise_mode=noise_mode)
@@ -34,7 +38,7 @@ def _token_traffic(compiled: bool, merge: bool, noise_mode: str) -> list[tuple]:
             memory.add({"kind": "leaf", "player": player, "tokens": int(rng.integers(12))}
                        | tag)
             memory.add({"kind": "root", "player": player, "class": "low"} | tag)
-            if rng.random() < 0.8:
+            if rng.random() >= still:
                 memory.advance(2.0)
         return out
     finally:
@@ -52,6 +56,14 @@ def test_kept_plans_follow_new_chunks(merge, noise_mode):
         return
     assert kernel_path == _token_traffic(False, merge, noise_mode)
     assert sum(r[0] is not None for r in kernel_path) > 50
+
+
+def test_single_reference_retrievals_agree_with_numpy():
+    """The token memory's own pattern (a new chunk per update, the clock moving before
+    the next recall): every retrieval takes the compiled single-reference pass."""
+    kernel_path = _token_traffic(True, False, "per_time", still=0.0)
+    assert kernel_path == _token_traffic(False, False, "per_time", still=0.0)
+    assert 50 < sum(r[0] is not None for r in kernel_path) < len(kernel_path)
 
 
 @pytest.mark.parametrize("merge_every", [0, 3, 7])
@@ -153,3 +165,20 @@ def test_copied_chunks_retrieve_as_the_added_ones():
     assert len(template) == stored < 300  # some merged; the template did not grow
     with pytest.raises(ValueError, match="empty memory"):
         copied.copy_chunks(template)
+
+
+def test_noise_draws_equal_the_transformed_whole_block():
+    """Draws of any size, taken as the uniforms are handed out, equal ln(u/(1−u))·s
+    applied to the generator's whole 4,096-draw blocks first (the plain computation)."""
+    sizes = [1, 2117, 300, 5000, 2117, 17, 4096, 3]
+    memory = DeclarativeMemory(noise=0.25, seed=9)
+    drawn = np.concatenate([memory._draw_noise(size) for size in sizes])
+    rng = np.random.default_rng(9)
+    expected, block, position = [], np.empty(0), 0
+    for size in sizes:
+        if position + size > len(block):
+            uniform = rng.random(max(4096, size))
+            block, position = np.log(uniform / (1.0 - uniform)), 0
+        expected.append(block[position:position + size] * 0.25)
+        position += size
+    assert drawn.tobytes() == np.concatenate(expected).tobytes()

@@ -383,6 +383,7 @@ class DeclarativeMemory:
         self._time_noise: np.ndarray | None = None
         self._time_noise_at = math.nan
         self._noise_buffer = np.empty(0)
+        self._noise_raw = False  # whether the buffer holds uniforms not yet transformed
         self._noise_position = 0
         # unscaled mismatch of every chunk per (slot, request value), for built-in functions
         # (pure); cleared when a chunk is stored or a slot's function changes
@@ -391,6 +392,8 @@ class DeclarativeMemory:
         self._plans: dict[tuple, _Plan] = {}  # request items -> its candidates
         # B + ε of every chunk at the current time, with the B and ε it was summed from
         self._sums_of: tuple[Any, Any, Any] = (None, None, None)
+        self._log_strengths_key: tuple | None = None
+        self._log_strengths_of = np.empty(0)
 
         for slot, fn in (mismatch or {}).items():
             self.set_mismatch(slot, fn)
@@ -529,16 +532,16 @@ class DeclarativeMemory:
 
     # ---------------------------------------------------------------- random state
     def random_state(self) -> tuple:
-        """What decides the next noise draws (the generator, the pre-drawn noise and the
+        """What decides the next noise draws (the generator, the pre-drawn block and the
         current model time's noise), to re-decide a state with other noise and then come
         back with :meth:`set_random_state` (e.g. estimating a model's choice probability)."""
-        return (self._rng, self._noise_buffer, self._noise_position, self._time_noise,
-                self._time_noise_at)
+        return (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
+                self._time_noise, self._time_noise_at)
 
     def set_random_state(self, state: tuple) -> None:
         """Go back to a state saved by :meth:`random_state`."""
-        (self._rng, self._noise_buffer, self._noise_position, self._time_noise,
-         self._time_noise_at) = state
+        (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
+         self._time_noise, self._time_noise_at) = state
 
     def reseed_noise(self, rng: np.random.Generator) -> None:
         """Draw all further noise from ``rng``, starting afresh (nothing pre-drawn)."""
@@ -546,6 +549,7 @@ class DeclarativeMemory:
         self._time_noise = None
         self._time_noise_at = math.nan
         self._noise_buffer = np.empty(0)
+        self._noise_raw = False
         self._noise_position = 0
 
     # ---------------------------------------------------------------- contents
@@ -728,26 +732,61 @@ class DeclarativeMemory:
                              minlength=len(self._chunks))
         return _log(summed)
 
-    def _draw_noise(self, count: int) -> np.ndarray:
-        """``count`` logistic draws with scale s, taken from a pre-drawn buffer.
+    def _single_references_now(self) -> bool:
+        """Whether every chunk is learned, has one reference, none at the current time,
+        with per-time noise on (the token memory's case): then a chunk's base level is
+        its reference time's log strength, and ties need no random draw."""
+        return (not self._deep_nodes and self._learned == len(self._chunks)
+                and self._noise > 0 and self._noise_mode == "per_time"
+                and self._base_level_learning and not self._optimized_learning
+                and self._latest_reference < self._time)
 
-        The buffer is refilled in fixed blocks, so the generator is consumed in the same
-        way whatever is inspected or recorded along the way.
+    def _log_strengths(self) -> np.ndarray:
+        """``ln (t − t_j)^(−d)`` per distinct reference time, at the current time (kept
+        until the clock moves or a reference time is added): what
+        ``_learned_base_levels`` takes per chunk when every chunk has one reference."""
+        key = (self._time, len(self._time_values._items), self._decay)
+        if key != self._log_strengths_key:
+            ages = self._time - self._time_values.view()
+            self._log_strengths_of = _log(np.power(ages, -self._decay, out=ages))
+            self._log_strengths_key = key
+        return self._log_strengths_of
+
+    def _draw_noise(self, count: int) -> np.ndarray:
+        """``count`` logistic draws with scale s, taken from a pre-drawn block.
+
+        The block is refilled in fixed sizes, so the generator is consumed in the same
+        way whatever is inspected or recorded along the way. A draw is the logistic's
+        inverse CDF, ``s·ln(u/(1−u))``, on a block of uniforms: twice as fast as
+        Generator.logistic, which does the same one draw at a time. A block is
+        transformed whole when refilled, except when one draw takes most of it (ToM0's
+        2,117 instance chunks take a fresh 4,096-uniform block at every model time):
+        then only the uniforms handed out are transformed, when they are (elementwise:
+        the same bits), and the unused tail never is.
         """
         start = self._noise_position
         if start + count > len(self._noise_buffer):
-            # the logistic's inverse CDF, ln(u/(1−u)), on a block of uniforms: twice as
-            # fast as Generator.logistic, which does the same one draw at a time
             uniform = self._rng.random(max(_NOISE_BLOCK, count))
             while not uniform.all():  # u = 0 (chance 2^-53 a draw) would give −inf
                 zero = uniform == 0.0
                 uniform[zero] = self._rng.random(int(zero.sum()))
-            ratio = np.subtract(1.0, uniform)  # u / (1 − u), with one temporary
-            np.divide(uniform, ratio, out=ratio)
-            self._noise_buffer = np.log(ratio, out=ratio)
+            self._noise_raw = 2 * count > len(uniform)
+            if self._noise_raw:
+                self._noise_buffer = uniform
+            else:
+                ratio = np.subtract(1.0, uniform)  # u / (1 − u), with one temporary
+                np.divide(uniform, ratio, out=ratio)
+                self._noise_buffer = np.log(ratio, out=ratio)
             start = 0
         self._noise_position = start + count
-        return self._noise_buffer[start:start + count] * self._noise
+        drawn = self._noise_buffer[start:start + count]
+        if not self._noise_raw:
+            return drawn * self._noise
+        noise = np.subtract(1.0, drawn)
+        np.divide(drawn, noise, out=noise)
+        np.log(noise, out=noise)
+        noise *= self._noise
+        return noise
 
     def _noise_now(self) -> np.ndarray:
         """Per-time noise of every chunk, drawn once per model time.
@@ -1035,6 +1074,16 @@ class DeclarativeMemory:
         count = len(rows)
         if count == 0:
             return Retrieval(None, None, _latency(self._latency_factor, tau))
+        if self._single_references_now():
+            # one compiled pass over the candidates: B from its reference time's log
+            # strength, plus its per-time noise, plus the offset (the same additions)
+            best, activation = _kernel_module.kernels().exact_best(
+                self._log_strengths(), self._node_time.view(), self._node_of.view(), rows,
+                self._noise_now(), float(offset))
+            if activation >= tau:
+                return Retrieval(self._chunks[int(rows[best])], activation,
+                                 _latency(self._latency_factor, activation))
+            return Retrieval(None, activation, _latency(self._latency_factor, tau))
         noise = None
         if self._noise > 0:
             per_time = self._noise_mode == "per_time"
@@ -1102,8 +1151,8 @@ class DeclarativeMemory:
     def _evaluate_compiled(self, rows: np.ndarray | None, count: int,
                            scores: tuple[np.ndarray, ...], noise: np.ndarray | None,
                            offset: float) -> tuple[np.ndarray, int]:
-        """Candidate activations and the first best index, in one compiled pass
-        (bit-identical to ``_evaluate`` followed by ``argmax``)."""
+        """Candidate activations in one compiled pass, and NumPy's argmax over them: the
+        first best index (bit-identical to ``_evaluate`` followed by ``argmax``)."""
         base = self._base_levels()
         if self._base_undefined:
             candidates = base if rows is None else base[rows]
@@ -1116,12 +1165,12 @@ class DeclarativeMemory:
                 head += column
             scores = (head, *scores[-3:])
         m0, m1, m2, m3 = scores + (base,) * (4 - len(scores))
-        best = _kernel_module.kernels().activations(
+        _kernel_module.kernels().activations(
             base, _kernel_module.EMPTY if noise is None else noise,
             self._noise_mode == "per_time", _kernel_module.NO_ROWS if rows is None else rows,
             rows is not None, count, float(offset), m0, m1, m2, m3, len(scores),
             self._mismatch_penalty, total)
-        return total, best
+        return total, int(total.argmax())
 
     def _record(self, request: Mapping[str, SlotValue], tau: float, rows: np.ndarray | None,
                 scored: _Scored, base: np.ndarray, mismatches: list[np.ndarray],

@@ -345,8 +345,10 @@ class ToMAgent(Agent):
                 world: tuple[Belief, ...], root: bool = False) -> _Outcome:
         """ToM-``level`` from ``seat``'s view, assuming it holds ``tokens``."""
         key = (level, seat, tokens_on_card, tokens, world, root)
-        if self._memoize and key in self._cache:
-            return self._cache[key]
+        if self._memoize:
+            known = self._cache.get(key)
+            if known is not None:
+                return known
         source = world[seat].source
         if tokens == 0:
             outcome = _Outcome(Action.TAKE, 0.0, 0, self._node(
@@ -378,9 +380,13 @@ class ToMAgent(Agent):
                     self._reason(level - 1, other, on_card, count,
                                  _replace(world, other, Belief((count,), belief.source)))
                     for count in belief.candidates]
-                latency += sum(p.latency for p in projections)
-                failures += sum(p.failures for p in projections)
-                passes = [p.action == Action.PASS for p in projections]
+                passes = []
+                projected_latency = 0  # summed first, then added: as sum() did
+                for projection in projections:
+                    projected_latency += projection.latency
+                    failures += projection.failures
+                    passes.append(projection.action == Action.PASS)
+                latency += projected_latency
                 sure = all(passes) if self._all_pass_rule else any(passes)
                 predicted = Action.PASS if sure else Action.TAKE
                 predictions.append(Prediction(
@@ -397,9 +403,10 @@ class ToMAgent(Agent):
         # the reason is read only at the root and in traces: not worded inside projections
         reason = (_reason(level, tom0, failed, takers, len(predictions))
                   if root or self.traces else "")
+        made = tuple(predictions)
         node = self._node(level, seat, tokens_on_card, tokens, world[seat].source, state,
-                          record, tom0, tuple(predictions), action, reason)
-        return _Outcome(action, latency, failures, node, tom0, reason, tuple(predictions))
+                          record, tom0, made, action, reason) if self.traces else None
+        return _Outcome(action, latency, failures, node, tom0, reason, made)
 
     def _node(self, level: int, seat: int, tokens_on_card: int, tokens: int, source: str,
               state, record, tom0, predictions, action: Action, reason: str) -> TraceNode | None:
