@@ -5,6 +5,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from importlib import import_module
 from pathlib import Path
@@ -115,3 +116,14 @@ def test_make_test_lints_with_ruff_first_and_stops_on_findings(tmp_path):
 def test_ruff_selects_the_agreed_rule_sets():
     lint = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["ruff"]["lint"]
     assert {"E", "F", "W", "I", "B", "UP", "SIM"} <= set(lint["select"])
+
+
+def test_the_command_line_parser_loads_no_heavy_library():
+    """`nothanks --help` must answer at once: building the parser imports neither
+    pandas nor numpy nor the models (what it does import is timed in the README)."""
+    code = ("import sys; from nothanks.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('pandas', 'numpy', 'numba', 'optuna', 'nothanks.agents')"
+            " if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout.strip()
+    assert out == "[]"

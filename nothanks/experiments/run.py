@@ -53,6 +53,11 @@ def claim_run(out: Path) -> Path:
     """Lock ``out`` for this process (``.<name>.lock`` beside it); the lock's path."""
     out = out.resolve()
     lock = out.parent / f".{out.name}.lock"
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RunError(f"cannot create the experiment directory {out}: "
+                       f"{exc.strerror or exc}") from None
     return claim_lock(lock, lambda holder: RunInUse(
         f"{out} is being written by process {holder} (lock {lock}); wait for that run to "
         "finish or stop it, then re-run to resume; delete the lock file only if no run is "
