@@ -149,6 +149,16 @@ PARAMETERS: dict[str, Parameter] = {p.name: p for p in (
                      "card (the ToM0 rule's 0.35 lies inside)"),
     Parameter("reserve", "standin", 3, low=0, high=6, integer=True,
               reason="stand-in: tokens it keeps before letting cards go round"),
+    Parameter("poor", "standin", -1, low=-1, high=8, integer=True,
+              reason="stand-in: with a tally of the opponents' tokens from the public "
+                     "moves, one counted below this takes cards more cheaply (-1 = no "
+                     "tally; 8 = most of the 11 starting tokens)"),
+    Parameter("slip", "standin", 0.1, low=0.0, high=0.3,
+              reason="stand-in: probability a counted token move is off by one (0 = a "
+                     "perfect count; 0.3 = a rough one)"),
+    Parameter("deny", "standin", 0.0, low=0.0, high=4.0,
+              reason="stand-in: points off a card next to an opponent's card (taken "
+                     "before they get it free)"),
 )}
 #: Free parameters of the model study (everything but the stand-ins').
 MODEL_PARAMETERS = tuple(n for n, p in PARAMETERS.items() if p.group != "standin")
