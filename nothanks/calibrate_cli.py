@@ -6,6 +6,7 @@ Kept apart from the study code so that building the parser imports nothing heavy
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -81,7 +82,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
         except ValueError:
             raise CalibrationError(
                 f"--stages {args.stages!r}: give fractions like 0.25,1") from None
-        command = "nothanks calibrate " + " ".join(sys.argv[2:] if argv_is_cli() else [])
+        command = "nothanks calibrate " + shlex.join(sys.argv[2:] if argv_is_cli() else [])
         result = cal.calibrate(
             args.out, params=params, targets=targets, heldout=heldout, trials=args.trials,
             games=args.games, seed=args.seed, stages=stages, storage=args.storage,
