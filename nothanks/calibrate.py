@@ -149,6 +149,16 @@ PARAMETERS: dict[str, Parameter] = {p.name: p for p in (
                      "card (the ToM0 rule's 0.35 lies inside)"),
     Parameter("reserve", "standin", 3, low=0, high=6, integer=True,
               reason="stand-in: tokens it keeps before letting cards go round"),
+    Parameter("poor", "standin", -1, low=-1, high=8, integer=True,
+              reason="stand-in: with a tally of the opponents' tokens from the public "
+                     "moves, one counted below this takes cards more cheaply (-1 = no "
+                     "tally; 8 = most of the 11 starting tokens)"),
+    Parameter("slip", "standin", 0.1, low=0.0, high=0.3,
+              reason="stand-in: probability a counted token move is off by one (0 = a "
+                     "perfect count; 0.3 = a rough one)"),
+    Parameter("deny", "standin", 0.0, low=0.0, high=4.0,
+              reason="stand-in: points off a card next to an opponent's card (taken "
+                     "before they get it free)"),
 )}
 #: Free parameters of the model study (everything but the stand-ins').
 MODEL_PARAMETERS = tuple(n for n, p in PARAMETERS.items() if p.group != "standin")
@@ -422,10 +432,12 @@ class Study:
     out: Path
     files: list[Path] = field(default_factory=list)
     seconds_per_trial: float = math.nan
+    fixed: dict[str, object] = field(default_factory=dict)
 
     @property
     def best_params(self) -> dict[str, object]:
-        return dict(self.study.best_trial.params)
+        """The best trial's values, with the values held fixed during the study."""
+        return self.fixed | dict(self.study.best_trial.params)
 
 
 def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
@@ -435,8 +447,8 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
               study_name: str = "thesis-fit", model_preset: str | None = None,
               weights: Mapping[str, float] | None = None, jobs: int | None = 1, client=None,
               progress: bool = True, command: str = "",
-              start: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None
-              ) -> Study:
+              start: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None,
+              fixed: Mapping[str, object] | None = None) -> Study:
     """Run (or resume, or extend) a study until it has ``trials`` finished trials.
 
     Args:
@@ -451,6 +463,9 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         start: values of some free parameters the new study tries first (one mapping,
             or several tried in order; Optuna's ``enqueue_trial``; the others are
             drawn), e.g. points a pilot search found.
+        fixed: values of parameters that are not free in this study (e.g. a stand-in's
+            base rules kept at an earlier fit's values while its habits are searched);
+            parameters neither free nor fixed keep their defaults. The preset gets both.
     """
     try:
         import optuna
@@ -466,6 +481,10 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         raise CalibrationError(f"trials={trials}, games={games}: both must be >= 1")
     if not stages or not all(0 < f <= 1 for f in stages):
         raise CalibrationError(f"stages={list(stages)}: give fractions in (0, 1]")
+    fixed = {n: (_typed(v) if isinstance(v, str) else v) for n, v in (fixed or {}).items()}
+    _pick(list(fixed), PARAMETERS, "fixed parameter")
+    if both := [n for n in fixed if n in params]:
+        raise CalibrationError(f"{', '.join(both)}: both free and fixed; give each once")
     weights = dict(weights or {})
     _pick(list(weights), TARGETS, "target")
     targets_used = {n: TARGETS[n] for n in targets}
@@ -481,7 +500,7 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         pruner=optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=0))
     settings = {"params": list(params), "targets": list(targets), "games": games,
                 "seed": seed, "stages": list(stages), "model_preset": model_preset,
-                "weights": weights}
+                "weights": weights, **({"fixed": fixed} if fixed else {})}
     _check_settings(study, settings)
     _requeue_interrupted(study)
     points = [start] if isinstance(start, Mapping) else list(start or ())
@@ -493,7 +512,7 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
     per_stage = stage_games(games, stages)
 
     def objective(trial) -> float:
-        values = {name: PARAMETERS[name].suggest(trial) for name in params}
+        values = fixed | {name: PARAMETERS[name].suggest(trial) for name in params}
         folder = out / "trials" / _params_hash(values)
         folder.mkdir(parents=True, exist_ok=True)
         trial.set_user_attr("folder", str(folder.relative_to(out)))
@@ -522,7 +541,7 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
             done = _finished(study)
     finally:
         bar.close()
-    result = Study(study, out)
+    result = Study(study, out, fixed=fixed)
     result.files = write_outputs(result, targets, heldout, settings, command)
     return result
 
@@ -610,6 +629,8 @@ def write_outputs(result: Study, targets: Sequence[str], heldout: Sequence[str],
              "| parameter | best | default |", "| --- | --- | --- |"]
     lines += [f"| {k} | {_fmt(v)} | {_fmt(PARAMETERS[k].default)} |"
               for k, v in best.params.items()]
+    lines += [f"| {k} (fixed) | {_fmt(v)} | {_fmt(PARAMETERS[k].default)} |"
+              for k, v in result.fixed.items()]
     lines += ["", "| target (fitted) | thesis | source | best trial |", "| --- | --- | --- | --- |"]
     metrics = best.user_attrs.get("metrics", {})
     for name in targets:
@@ -619,8 +640,8 @@ def write_outputs(result: Study, targets: Sequence[str], heldout: Sequence[str],
                   f"{', '.join(heldout) or 'none'}.", ""]
     (out / "summary.md").write_text("\n".join(lines))
     files.append(out / "summary.md")
-    files += write_preset(best.params, out, study.study_name, settings, best.value, metrics,
-                          len(table), command)
+    files += write_preset(result.best_params, out, study.study_name, settings, best.value,
+                          metrics, len(table), command)
     files += _plots(study, out)
     return files
 

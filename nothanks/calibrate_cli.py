@@ -6,6 +6,7 @@ Kept apart from the study code so that building the parser imports nothing heavy
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +47,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--start", default=None,
                         help="NAME=VALUE,... of free parameters a new study tries first; "
                              "several points separated by ';' are tried in order")
+    parser.add_argument("--fixed", default=None,
+                        help="NAME=VALUE,... of parameters held at these values (not free; "
+                             "the others not free keep their defaults)")
     parser.add_argument("--check-seed", type=int, default=None,
                         help="after the study, evaluate defaults and the best trial on this "
                              "unseen seed (writes heldout.md)")
@@ -78,13 +82,13 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
         except ValueError:
             raise CalibrationError(
                 f"--stages {args.stages!r}: give fractions like 0.25,1") from None
-        command = "nothanks calibrate " + " ".join(sys.argv[2:] if argv_is_cli() else [])
+        command = "nothanks calibrate " + shlex.join(sys.argv[2:] if argv_is_cli() else [])
         result = cal.calibrate(
             args.out, params=params, targets=targets, heldout=heldout, trials=args.trials,
             games=args.games, seed=args.seed, stages=stages, storage=args.storage,
             study_name=args.study_name, model_preset=args.model_preset, jobs=args.jobs,
             client=args.scheduler, progress=not args.no_progress, command=command.strip(),
-            start=_start(args.start))
+            start=_start(args.start), fixed=_fixed(args.fixed))
         if not any(t.state.name == "COMPLETE" for t in result.study.trials):
             raise CalibrationError(f"{result.out}: every trial was pruned or failed; run "
                                    "more trials (--trials) or fewer stages (--stages 1)")
@@ -117,6 +121,15 @@ def _start(text: str | None) -> list[dict[str, object]]:
         if values:
             points.append(values)
     return points
+
+
+def _fixed(text: str | None) -> dict[str, object]:
+    """``--fixed "greed=0.43,low=3"`` as parameter values (one point, no ';')."""
+    from .calibrate import CalibrationError
+    if text and ";" in text:
+        raise CalibrationError(f"--fixed {text!r}: give one set of NAME=VALUE pairs, no ';'")
+    points = _start(text)
+    return points[0] if points else {}
 
 
 def argv_is_cli() -> bool:

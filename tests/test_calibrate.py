@@ -174,6 +174,32 @@ def test_a_new_study_tries_the_start_values_first(tmp_path, monkeypatch):
         cal.calibrate(tmp_path / "other", trials=1, start=[{"d": 0.4}], **TINY)
 
 
+def test_fixed_values_play_in_every_trial_and_reach_the_preset(tmp_path, monkeypatch):
+    played = []
+    monkeypatch.setattr(cal.ex, "run_design", lambda design, *a, **k: played.append(design))
+    monkeypatch.setattr(cal.ex, "load", lambda folder: None)
+    monkeypatch.setattr(cal, "measure", lambda log, targets: {
+        t: cal.Measure(0.2) for t in targets})
+    result = cal.calibrate(tmp_path, params=["T"], targets=cal.STANDIN_TARGETS, heldout=(),
+                           trials=1, fixed={"greed": 0.41, "poor": "4"}, games=4, stages=[1],
+                           progress=False, study_name="humans")
+    standin = played[0].tables[0].players[-1]
+    assert "greed=0.41" in standin and "poor=4" in standin and "T=" in standin
+    assert result.best_params["greed"] == 0.41 and "T" in result.best_params
+    preset = (tmp_path / "humans.toml").read_text()
+    assert "greed = 0.41" in preset and "poor = 4" in preset
+    with pytest.raises(cal.CalibrationError, match="settings"):  # resumed: same fixed values
+        cal.calibrate(tmp_path, params=["T"], targets=cal.STANDIN_TARGETS, heldout=(),
+                      trials=1, fixed={"greed": 0.5, "poor": 4}, games=4, stages=[1],
+                      progress=False, study_name="humans")
+    with pytest.raises(cal.CalibrationError, match="both free and fixed"):
+        cal.calibrate(tmp_path / "b", **(TINY | {"params": ["T"]}), fixed={"T": 1.0})
+    from nothanks.calibrate_cli import _fixed
+    assert _fixed("greed=0.41,poor=4") == {"greed": 0.41, "poor": 4} and _fixed(None) == {}
+    with pytest.raises(cal.CalibrationError, match="one set"):
+        _fixed("T=1;T=2")
+
+
 def test_the_report_section_reads_the_shipped_studies():
     import pandas as pd
     text = cal.report_markdown(ROOT / "data" / "calibration")

@@ -10,7 +10,7 @@ import pytest
 from nothanks.agents import load_preset, make_agent
 from nothanks.agents.standin import HumanStandIn
 from nothanks.experiments.synthetic import PRESET, standin_spec
-from nothanks.rules import Action, Variant, View
+from nothanks.rules import Action, Passed, Took, Variant, View
 from nothanks.runner import play_games
 
 VARIANT = Variant()
@@ -74,8 +74,56 @@ def test_collect_lets_a_wanted_card_go_round_only_while_it_looks_safe():
     assert choices == {Action.TAKE, Action.PASS}  # a probability, not a rule
 
 
+def test_the_tally_counts_opponents_tokens_from_public_moves_only():
+    agent = HumanStandIn(poor=4, slip=0.0)
+    agent.start(0, VARIANT, seed=1)
+    for event in (Passed(0, 1, 20, 1), Passed(1, 2, 20, 2), Passed(2, 3, 20, 3),
+                  Took(3, 0, 20, 3), Passed(4, 0, 5, 1), Took(5, 1, 5, 1)):
+        agent.observe(event)
+    assert [agent.tally(s) for s in (1, 2, 3)] == [11 - 1 + 1, 10, 10]
+    sloppy = HumanStandIn(poor=4, slip=1.0)  # every counted move off by one
+    sloppy.start(0, VARIANT, seed=1)
+    for turn in range(5):
+        sloppy.observe(Passed(turn, 1, 20, turn + 1))
+    assert sloppy.tally(1) in (1, 3, 5, 7, 9, 11)  # 6 held; an odd count of errors
+
+
+def counted(tokens: tuple[int, int, int], **params: float) -> HumanStandIn:
+    """A stand-in at seat 0 whose tally says the three opponents hold ``tokens``."""
+    agent = HumanStandIn(T=0.0, w_greedy=0.0, lapse=0.0, slip=0.0, **params)
+    agent.start(0, VARIANT, seed=1)
+    for seat, held in zip((1, 2, 3), tokens, strict=True):
+        for turn in range(11 - held):
+            agent.observe(Passed(turn, seat, 35, turn + 1))
+    return agent
+
+
+def test_with_the_tally_a_card_is_safe_per_opponent_and_not_before_a_poor_one():
+    wanted = view(30, 3, own_tokens=8, cards=((29,), (), (), ()))
+    on = {"collect": 1.0, "collect_safe": 0.35, "reserve": 3}
+    # without the tally: 3 + 3 passes >= 0.35 x 30 = 10.5? no -> safe, lets it go round
+    assert decide(wanted, **on) == Action.PASS
+    rich = counted((11, 11, 11), poor=4, **on)
+    assert rich.decide(wanted) == Action.PASS  # each opponent sees 4, 5, 6 < 10.5
+    third_poor = counted((11, 11, 2), poor=4, **on)
+    assert third_poor.decide(wanted) == Action.TAKE  # the third takes at 2/4 x 10.5 <= 6
+    broke = counted((0, 11, 11), poor=0, **on)
+    assert broke.decide(wanted) == Action.TAKE  # the next player must take it
+
+
+def test_deny_makes_a_card_next_to_an_opponents_card_cheaper():
+    card = view(20, 5, cards=((), (21,), (), ()))
+    assert decide(card, T=0.0, token_value=3.0) == Action.PASS  # 20 - 15 = 5 > 0
+    assert decide(card, T=0.0, token_value=3.0, deny=5.0) == Action.TAKE
+    own = view(20, 5, cards=((21,), (), (), ()))  # its own neighbour: no denial
+    assert decide(own, T=-6.0, deny=5.0) == Action.TAKE  # -1 - 5 <= -6
+    assert decide(own, T=-6.5, deny=5.0) == Action.PASS  # denial would make it -11
+    assert decide(view(20, 5), T=0.0, token_value=3.0, deny=5.0) == Action.PASS
+
+
 def test_bad_habit_values_are_refused():
-    for bad in ({"collect": 1.5}, {"token_value": 0.0}, {"endgame": -1}, {"reserve": -2}):
+    for bad in ({"collect": 1.5}, {"token_value": 0.0}, {"endgame": -1}, {"reserve": -2},
+                {"poor": -2}, {"slip": 1.2}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             HumanStandIn(**bad)
 
