@@ -32,19 +32,29 @@ class ISMCTSAgent(Agent):
             opponents who take earlier (benchmark numbers in the README).
         spread: each heuristic play-out decision draws its ratio uniformly from
             ``ratio`` ± ``spread`` (0: always ``ratio``).
+        order: with ``rollout=model``, every play-out player acts as a ToM-``order``
+            model of the suite (its ToM0 from the shipped instance set, exact token
+            counts; :mod:`nothanks.search.population`). This is an assumption about
+            what kind of players sit at the table, not hidden information.
+        opponents: ``search`` (the other seats choose by UCT in the tree) or ``model``
+            (they act as the play-outs' model in the tree too; needs ``rollout=model``).
     """
 
     name = "ismcts"
 
     def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "heuristic",
-                 seconds: float = 0.0, ratio: float = 0.4, spread: float = 0.0) -> None:
+                 seconds: float = 0.0, ratio: float = 0.4, spread: float = 0.0,
+                 order: int = 2, opponents: str = "search") -> None:
         super().__init__()
-        from ..search.mcts import _check, _check_policy
+        from ..search.mcts import _check, _check_model_settings, _check_policy
 
         _check(iterations, c, rollout, seconds, "uct")
         _check_policy(ratio, spread)
+        _check_model_settings(rollout, order, opponents)
         self.iterations, self.c, self.rollout, self.seconds = iterations, c, rollout, seconds
         self.ratio, self.spread = ratio, spread
+        self.order, self.opponents = order, opponents
+        self._table = None
         self._seed = 0
         self._tally = None
         self._info: dict[str, object] = {}
@@ -55,6 +65,10 @@ class ISMCTSAgent(Agent):
         super().start(seat, variant, seed)
         self._seed = seed
         self._tally = TokenTally(variant)
+        if self.rollout == "model":
+            from ..search.population import tom0_take_table
+
+            self._table = tom0_take_table(variant)
         self._info = {}
 
     def observe(self, event: Event) -> None:
@@ -71,7 +85,8 @@ class ISMCTSAgent(Agent):
         seed = int(np.random.SeedSequence([self._seed, turn]).generate_state(1)[0])
         result = search(root_state(view, self._tally.counts), iterations=self.iterations,
                         c=self.c, rollout=self.rollout, seed=seed, seconds=self.seconds,
-                        ratio=self.ratio, spread=self.spread)
+                        ratio=self.ratio, spread=self.spread, table=self._table,
+                        order=self.order, opponents=self.opponents)
         take, passed = result.value("take"), result.value("pass")
         self._info = {
             "take_value": take.rank_points, "pass_value": passed.rank_points,
