@@ -12,7 +12,7 @@ from nothanks.rules import Game, Variant
 from nothanks.runner import play_game
 from nothanks.search import kernel as k
 from nothanks.search import root_state, search
-from nothanks.search.population import CATEGORIES, tom0_take_table
+from nothanks.search.population import CATEGORIES, PlayerKinds, tom0_take_table
 
 SMALL = Variant(players=3, low_card=3, high_card=14, removed=3)
 
@@ -60,10 +60,22 @@ def test_model_rollouts_end_legal_games():
         variant = Variant(players=players, low_card=2, high_card=20, removed=4)
         state = root_state(Game(variant, players).view(0))
         out = np.empty(2 * players)
-        k.model_rollout(state, tom0_take_table(variant), 2,
+        k.model_rollout(state, np.array([k.MODEL, k.HEURISTIC] * 3 + [k.MODEL])[:players],
+                        np.zeros(players), tom0_take_table(variant), 2,
                         np.array([players], dtype=np.uint64), out,
                         np.zeros((3, players), dtype=np.int64))
         assert state[k.OVER] and sum(out[players:]) == players * (players - 1) / 2
+
+
+@pytest.mark.parametrize(("spec", "kind"), [("heuristic:T=3", "heuristic"), ("tom1", "model")])
+def test_player_kinds_are_inferred_from_public_moves(spec, kind):
+    """After one game of four players of one kind, the observer (seat 0) takes each of
+    the other three for that kind (the heuristic's thresholds differ in few states, so
+    one game need not tell them apart), and itself for the model."""
+    variant = Variant()
+    kinds = PlayerKinds(variant, 0, tom0_take_table(variant), 2)
+    Match([spec] * 4, variant, seed=2, listeners=[kinds.observe]).run(record=False)
+    assert [name.split(":")[0] for name in kinds.names()] == ["model"] + [kind] * 3
 
 
 @pytest.mark.parametrize("opponents", ["search", "model"])

@@ -38,13 +38,17 @@ class ISMCTSAgent(Agent):
             what kind of players sit at the table, not hidden information.
         opponents: ``search`` (the other seats choose by UCT in the tree) or ``model``
             (they act as the play-outs' model in the tree too; needs ``rollout=model``).
+        adapt: with ``rollout=model``, take each opponent for the kind of player its
+            public moves so far fit best (the ToM-k model or the ``heuristic`` agent at
+            T = -3, 0, 3; :class:`nothanks.search.population.PlayerKinds`) instead of
+            assuming the model for everyone.
     """
 
     name = "ismcts"
 
     def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "heuristic",
                  seconds: float = 0.0, ratio: float = 0.4, spread: float = 0.0,
-                 order: int = 2, opponents: str = "search") -> None:
+                 order: int = 2, opponents: str = "search", adapt: bool = True) -> None:
         super().__init__()
         from ..search.mcts import _check, _check_model_settings, _check_policy
 
@@ -53,8 +57,9 @@ class ISMCTSAgent(Agent):
         _check_model_settings(rollout, order, opponents)
         self.iterations, self.c, self.rollout, self.seconds = iterations, c, rollout, seconds
         self.ratio, self.spread = ratio, spread
-        self.order, self.opponents = order, opponents
+        self.order, self.opponents, self.adapt = order, opponents, bool(adapt)
         self._table = None
+        self._kinds = None
         self._seed = 0
         self._tally = None
         self._info: dict[str, object] = {}
@@ -69,10 +74,16 @@ class ISMCTSAgent(Agent):
             from ..search.population import tom0_take_table
 
             self._table = tom0_take_table(variant)
+            if self.adapt:
+                from ..search.population import PlayerKinds
+
+                self._kinds = PlayerKinds(variant, seat, self._table, self.order)
         self._info = {}
 
     def observe(self, event: Event) -> None:
         self._tally.observe(event)
+        if self._kinds is not None:
+            self._kinds.observe(event)
 
     def decide(self, view: View) -> Action:
         from ..search import root_state, search
@@ -83,10 +94,12 @@ class ISMCTSAgent(Agent):
             return Action.TAKE
         turn = len(view.history)
         seed = int(np.random.SeedSequence([self._seed, turn]).generate_state(1)[0])
+        kinds, thresholds = self._kinds.kinds() if self._kinds is not None else (None, None)
         result = search(root_state(view, self._tally.counts), iterations=self.iterations,
                         c=self.c, rollout=self.rollout, seed=seed, seconds=self.seconds,
                         ratio=self.ratio, spread=self.spread, table=self._table,
-                        order=self.order, opponents=self.opponents)
+                        order=self.order, opponents=self.opponents, kinds=kinds,
+                        thresholds=thresholds)
         take, passed = result.value("take"), result.value("pass")
         self._info = {
             "take_value": take.rank_points, "pass_value": passed.rank_points,

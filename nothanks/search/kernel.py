@@ -252,19 +252,10 @@ def tom_predicts_take(s, table, level, seat, on_card, world, scratch):
 
 
 @jit
-def model_takes(s, table, order, rng, scratch):
-    """The player to move's choice as a ToM-``order`` model (exact token counts): its own
-    ToM0 takes with the table's probability; at order >= 1 a take becomes a pass when
-    every other player is predicted to pass (:func:`tom_predicts_take`)."""
-    seat = s[TO_MOVE]
+def skips(s, table, order, seat, tokens, scratch):
+    """Whether a ToM-``order`` model at ``seat`` (order >= 1) holding ``tokens`` whose
+    ToM0 says take predicts every other player to pass, and so passes instead."""
     n = s[PLAYERS]
-    tokens = s[HEADER + seat]
-    if tokens == 0:
-        return True
-    if next_random(rng) >= tom0_take(s, table, seat, s[ON_CARD], tokens):
-        return False
-    if order == 0:
-        return True
     assumed = scratch[order]
     for i in range(n):
         assumed[i] = s[HEADER + i]
@@ -273,19 +264,61 @@ def model_takes(s, table, order, rng, scratch):
     for i in range(1, n):
         other = (seat + i) % n
         if tom_predicts_take(s, table, order - 1, other, on, assumed, scratch):
-            return True
+            return False
         if assumed[other] > 0:
             assumed[other] -= 1
         on += 1
-    return False
+    return True
 
 
 @jit
-def model_rollout(s, table, order, rng, out, scratch):
-    """Play ``s`` to the end with every player a ToM-``order`` model (:func:`model_takes`)
-    and write the outcome (see :func:`outcome`). ``scratch``: ``(order + 1, players)``."""
+def take_probability(s, kind, threshold, table, order, scratch):
+    """P(the player to move takes) as a player of ``kind``: MODEL, a ToM-``order`` model
+    (:func:`model_takes`), or HEURISTIC, taking iff its point gain minus the tokens on the
+    card is at most ``threshold`` (the ``heuristic`` agent). 1 when out of tokens."""
+    seat = s[TO_MOVE]
+    tokens = s[HEADER + seat]
+    if tokens == 0:
+        return 1.0
+    if kind == HEURISTIC:
+        return 1.0 if gain(s, seat, s[CARD]) - s[ON_CARD] <= threshold else 0.0
+    p = tom0_take(s, table, seat, s[ON_CARD], tokens)
+    if order > 0 and p > 0.0 and skips(s, table, order, seat, tokens, scratch):
+        return 0.0
+    return p
+
+
+@jit
+def model_takes(s, table, order, rng, scratch):
+    """The player to move's choice as a ToM-``order`` model (exact token counts): its own
+    ToM0 takes with the table's probability; at order >= 1 a take becomes a pass when
+    every other player is predicted to pass (:func:`tom_predicts_take`)."""
+    seat = s[TO_MOVE]
+    tokens = s[HEADER + seat]
+    if tokens == 0:
+        return True
+    if next_random(rng) >= tom0_take(s, table, seat, s[ON_CARD], tokens):
+        return False
+    return order == 0 or not skips(s, table, order, seat, tokens, scratch)
+
+
+@jit
+def player_takes(s, kinds, thresholds, table, order, rng, scratch):
+    """The player to move's choice as the kind of player ``kinds[seat]`` says (MODEL:
+    :func:`model_takes`; HEURISTIC with ``thresholds[seat]``: see :func:`take_probability`)."""
+    seat = s[TO_MOVE]
+    if kinds[seat] == MODEL:
+        return model_takes(s, table, order, rng, scratch)
+    return take_probability(s, HEURISTIC, thresholds[seat], table, order, scratch) > 0.5
+
+
+@jit
+def model_rollout(s, kinds, thresholds, table, order, rng, out, scratch):
+    """Play ``s`` to the end with every seat the kind of player ``kinds`` says
+    (:func:`player_takes`) and write the outcome (see :func:`outcome`). ``scratch``:
+    an int64 array ``(order + 1, players)``."""
     while not s[OVER]:
-        if model_takes(s, table, order, rng, scratch):
+        if player_takes(s, kinds, thresholds, table, order, rng, scratch):
             apply_take(s)
             if not s[OVER]:
                 draw(s, rng)

@@ -147,7 +147,8 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
            rollout: str = "heuristic", seed: int = 0, seconds: float = 0.0,
            root: str = "uct", threshold: int = 0, ratio: float = 1.0,
            spread: float = 0.0, table: np.ndarray | None = None, order: int = 2,
-           opponents: str = "search") -> SearchResult:
+           opponents: str = "search", kinds: np.ndarray | None = None,
+           thresholds: np.ndarray | None = None) -> SearchResult:
     """Search from ``state`` (left unchanged) and return the move to make and its values.
 
     Args:
@@ -167,6 +168,10 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
             (:func:`nothanks.search.population.tom0_take_table`).
         opponents: ``search`` (the other seats choose by UCT at tree nodes) or ``model``
             (they act as the play-outs' model there too; ``rollout="model"`` only).
+        kinds, thresholds: with ``rollout="model"``, per seat the kind of player the
+            play-outs assume (``kernel.MODEL``, the default for every seat, or
+            ``kernel.HEURISTIC``, taking iff point gain - tokens on card <=
+            ``thresholds[seat]``).
     """
     from . import kernel as k  # numba is loaded with the first search, not on import
 
@@ -176,16 +181,22 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
     if state[k.OVER]:
         raise ValueError("the game is over: there is no decision to search")
     policy = k.HEURISTIC if rollout == "heuristic" else k.RANDOM
-    scratch = np.zeros((order + 1, int(state[k.PLAYERS])), dtype=np.int64)
-    model_takes, model_rollout = k.model_takes, k.model_rollout
+    players = int(state[k.PLAYERS])
+    scratch = np.zeros((order + 1, players), dtype=np.int64)
+    kinds = (np.full(players, k.MODEL, dtype=np.int64) if kinds is None
+             else np.asarray(kinds, dtype=np.int64))
+    thresholds = (np.zeros(players) if thresholds is None
+                  else np.asarray(thresholds, dtype=np.float64))
+    if kinds.shape != (players,) or thresholds.shape != (players,):
+        raise ValueError(f"kinds and thresholds need one entry per seat ({players})")
+    player_takes, model_rollout = k.player_takes, k.model_rollout
     if modelled:
         def play_out(s, policy, threshold, ratio, rng, out, spread):
-            model_rollout(s, table, order, rng, out, scratch)
+            model_rollout(s, kinds, thresholds, table, order, rng, out, scratch)
     else:
         play_out = k.rollout
     opponent_model = opponents == "model"
     rng = rng_state(seed)
-    players = int(state[k.PLAYERS])
     scale = 1.0 / (players - 1)
     out = np.empty(2 * players)
     apply_pass, apply_take, draw, outcome = k.apply_pass, k.apply_take, k.draw, k.outcome
@@ -207,7 +218,7 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
             elif node is top and even:
                 take = node.n_take <= node.n_pass
             elif opponent_model and node.mover != me:
-                take = bool(model_takes(s, table, order, rng, scratch))
+                take = bool(player_takes(s, kinds, thresholds, table, order, rng, scratch))
             elif node.n_take == 0:
                 take = True
             elif node.n_pass == 0:

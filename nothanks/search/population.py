@@ -86,3 +86,70 @@ def tom0_take_table(variant: Variant, instances: str = "") -> np.ndarray:
             table[index, face] = take_chunks / (all_chunks + failure)
     table.setflags(write=False)
     return table
+
+
+#: The kinds of player the search can take an opponent for, and their prior weights:
+#: the ToM-k model of the suite, or the ``heuristic`` agent at T = -3, 0 or 3.
+KINDS = (("model", 0.0), ("heuristic", -3.0), ("heuristic", 0.0), ("heuristic", 3.0))
+PRIOR = (0.5, 1 / 6, 1 / 6, 1 / 6)
+#: Chance that a player of any kind makes the other move than its kind predicts (so one
+#: surprising move does not rule a kind out).
+LAPSE = 0.05
+
+
+class PlayerKinds:
+    """Which kind of player (:data:`KINDS`) each other seat most likely is, from its
+    public moves alone: every pass and take is scored by the probability each kind gives
+    it (with :data:`LAPSE`) in the public state of that moment (cards, the face-up card
+    and the tokens on it, token counts tallied from the moves).
+
+    ``kinds()`` gives the arrays the search's play-outs take (``kinds``, ``thresholds``):
+    per seat the kind with the highest posterior; the observer's own seat is the model.
+    """
+
+    def __init__(self, variant: Variant, seat: int, table: np.ndarray, order: int) -> None:
+        from . import kernel as k
+
+        self._k = k
+        self.seat, self.table, self.order = seat, table, order
+        self.state = k.new_state(variant.players, variant.high_card, 0)
+        self.state[k.HEADER:k.HEADER + variant.players] = variant.tokens
+        self.log_posterior = np.tile(np.log(PRIOR), (variant.players, 1))
+        self._scratch = np.zeros((order + 1, variant.players), dtype=np.int64)
+        self._kinds = np.array([k.MODEL if kind == "model" else k.HEURISTIC
+                                for kind, _ in KINDS], dtype=np.int64)
+        self._thresholds = np.array([threshold for _, threshold in KINDS])
+
+    def observe(self, event: object) -> None:
+        from ..rules import CardRevealed, Passed, Took
+
+        k, s = self._k, self.state
+        if isinstance(event, CardRevealed):
+            s[k.CARD], s[k.LEFT] = event.card, event.cards_left
+            return
+        if not isinstance(event, Passed | Took):
+            return
+        s[k.TO_MOVE] = event.seat
+        if event.seat != self.seat:
+            took = isinstance(event, Took)
+            for index in range(len(KINDS)):
+                p = k.take_probability(s, self._kinds[index], self._thresholds[index],
+                                       self.table, self.order, self._scratch)
+                p = (1 - LAPSE) * p + LAPSE / 2
+                self.log_posterior[event.seat, index] += math.log(p if took else 1 - p)
+        if isinstance(event, Took):
+            k.apply_take(s)
+        else:
+            k.apply_pass(s)
+
+    def kinds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per seat: the kernel kind and heuristic threshold of its most likely kind."""
+        best = self.log_posterior.argmax(axis=1)
+        best[self.seat] = 0
+        return self._kinds[best].copy(), self._thresholds[best].copy()
+
+    def names(self) -> list[str]:
+        """Per seat, the most likely kind in words (e.g. ``model``, ``heuristic:T=0``)."""
+        kinds, thresholds = self.kinds()
+        return ["model" if kind == self._k.MODEL else f"heuristic:T={threshold:g}"
+                for kind, threshold in zip(kinds, thresholds, strict=True)]
