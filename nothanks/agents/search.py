@@ -38,10 +38,11 @@ class ISMCTSAgent(Agent):
             what kind of players sit at the table, not hidden information.
         opponents: ``search`` (the other seats choose by UCT in the tree) or ``model``
             (they act as the play-outs' model in the tree too; needs ``rollout=model``).
-        adapt: with ``rollout=model``, take each opponent for the kind of player its
-            public moves so far fit best (the ToM-k model or the ``heuristic`` agent at
-            T = -3, 0, 3; :class:`nothanks.search.population.PlayerKinds`) instead of
-            assuming the model for everyone.
+        adapt: with ``rollout=model``, infer each opponent's kind of player (the ToM-k
+            model or the ``heuristic`` agent at T = -3, 0, 3) from its public moves so far
+            and draw it from that posterior in every iteration
+            (:class:`nothanks.search.population.PlayerKinds`), instead of assuming the
+            model for everyone.
     """
 
     name = "ismcts"
@@ -94,12 +95,11 @@ class ISMCTSAgent(Agent):
             return Action.TAKE
         turn = len(view.history)
         seed = int(np.random.SeedSequence([self._seed, turn]).generate_state(1)[0])
-        kinds, thresholds = self._kinds.kinds() if self._kinds is not None else (None, None)
+        kinds = self._kinds.search_arguments() if self._kinds is not None else {}
         result = search(root_state(view, self._tally.counts), iterations=self.iterations,
                         c=self.c, rollout=self.rollout, seed=seed, seconds=self.seconds,
                         ratio=self.ratio, spread=self.spread, table=self._table,
-                        order=self.order, opponents=self.opponents, kinds=kinds,
-                        thresholds=thresholds)
+                        order=self.order, opponents=self.opponents, **kinds)
         take, passed = result.value("take"), result.value("pass")
         self._info = {
             "take_value": take.rank_points, "pass_value": passed.rank_points,

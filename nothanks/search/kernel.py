@@ -313,6 +313,19 @@ def player_takes(s, kinds, thresholds, table, order, rng, scratch):
 
 
 @jit
+def sample_kinds(cumulative, kinds, thresholds, rng, seat_kinds, seat_thresholds):
+    """Draw every seat's kind of player: seat ``i`` gets kind ``j`` with probability
+    ``cumulative[i, j] - cumulative[i, j - 1]`` (rows: cumulative posteriors, ending at 1)."""
+    for seat in range(cumulative.shape[0]):
+        u = next_random(rng)
+        j = 0
+        while j < cumulative.shape[1] - 1 and u >= cumulative[seat, j]:
+            j += 1
+        seat_kinds[seat] = kinds[j]
+        seat_thresholds[seat] = thresholds[j]
+
+
+@jit
 def model_rollout(s, kinds, thresholds, table, order, rng, out, scratch):
     """Play ``s`` to the end with every seat the kind of player ``kinds`` says
     (:func:`player_takes`) and write the outcome (see :func:`outcome`). ``scratch``:

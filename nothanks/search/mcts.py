@@ -137,6 +137,25 @@ def _check_model(rollout: str, table: np.ndarray | None, order: int, opponents: 
     return True
 
 
+def _kind_weights(kinds: np.ndarray | None, thresholds: np.ndarray | None,
+                  weights: np.ndarray | None, players: int) -> np.ndarray | None:
+    """Cumulative ``weights`` per seat (None: every seat is the model), after checks."""
+    if kinds is None and thresholds is None and weights is None:
+        return None
+    if kinds is None or thresholds is None or weights is None:
+        raise ValueError("kinds, thresholds and weights go together: give all or none")
+    count = len(kinds)
+    weights = np.asarray(weights, dtype=np.float64)
+    if len(thresholds) != count or weights.shape != (players, count):
+        raise ValueError(f"{count} kinds need {count} thresholds and weights of shape "
+                         f"({players}, {count}); got {len(thresholds)} and {weights.shape}")
+    if not (np.all(weights >= 0) and np.allclose(weights.sum(axis=1), 1.0)):
+        raise ValueError("weights: each seat's row must be probabilities summing to 1")
+    cumulative = np.cumsum(weights, axis=1)
+    cumulative[:, -1] = 1.0
+    return cumulative
+
+
 def rng_state(seed: int) -> np.ndarray:
     """The generator state for ``seed`` (any integer; never the all-zero state)."""
     value = np.random.SeedSequence(abs(int(seed))).generate_state(1, np.uint64)
@@ -148,7 +167,8 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
            root: str = "uct", threshold: int = 0, ratio: float = 1.0,
            spread: float = 0.0, table: np.ndarray | None = None, order: int = 2,
            opponents: str = "search", kinds: np.ndarray | None = None,
-           thresholds: np.ndarray | None = None) -> SearchResult:
+           thresholds: np.ndarray | None = None,
+           weights: np.ndarray | None = None) -> SearchResult:
     """Search from ``state`` (left unchanged) and return the move to make and its values.
 
     Args:
@@ -168,10 +188,11 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
             (:func:`nothanks.search.population.tom0_take_table`).
         opponents: ``search`` (the other seats choose by UCT at tree nodes) or ``model``
             (they act as the play-outs' model there too; ``rollout="model"`` only).
-        kinds, thresholds: with ``rollout="model"``, per seat the kind of player the
-            play-outs assume (``kernel.MODEL``, the default for every seat, or
-            ``kernel.HEURISTIC``, taking iff point gain - tokens on card <=
-            ``thresholds[seat]``).
+        kinds, thresholds, weights: with ``rollout="model"``, the kinds of player the
+            play-outs (and ``opponents="model"``) may assume for a seat: ``kinds[j]`` is
+            ``kernel.MODEL`` or ``kernel.HEURISTIC`` (taking iff point gain - tokens on
+            card <= ``thresholds[j]``), and each iteration draws seat ``i``'s kind with
+            probability ``weights[i, j]`` (rows sum to 1). Default: the model for all.
     """
     from . import kernel as k  # numba is loaded with the first search, not on import
 
@@ -183,16 +204,17 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
     policy = k.HEURISTIC if rollout == "heuristic" else k.RANDOM
     players = int(state[k.PLAYERS])
     scratch = np.zeros((order + 1, players), dtype=np.int64)
-    kinds = (np.full(players, k.MODEL, dtype=np.int64) if kinds is None
-             else np.asarray(kinds, dtype=np.int64))
-    thresholds = (np.zeros(players) if thresholds is None
-                  else np.asarray(thresholds, dtype=np.float64))
-    if kinds.shape != (players,) or thresholds.shape != (players,):
-        raise ValueError(f"kinds and thresholds need one entry per seat ({players})")
+    seat_kinds = np.full(players, k.MODEL, dtype=np.int64)
+    seat_thresholds = np.zeros(players)
+    cumulative = _kind_weights(kinds, thresholds, weights, players)
+    if cumulative is not None:
+        kinds = np.asarray(kinds, dtype=np.int64)
+        thresholds = np.asarray(thresholds, dtype=np.float64)
+    sample_kinds = k.sample_kinds
     player_takes, model_rollout = k.player_takes, k.model_rollout
     if modelled:
         def play_out(s, policy, threshold, ratio, rng, out, spread):
-            model_rollout(s, kinds, thresholds, table, order, rng, out, scratch)
+            model_rollout(s, seat_kinds, seat_thresholds, table, order, rng, out, scratch)
     else:
         play_out = k.rollout
     opponent_model = opponents == "model"
@@ -210,6 +232,8 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
     done = 0
     for done in range(1, iterations + 1):  # noqa: B007 (the count is reported)
         s = state.copy()
+        if cumulative is not None:  # this iteration's guess of who is which kind
+            sample_kinds(cumulative, kinds, thresholds, rng, seat_kinds, seat_thresholds)
         node = top
         path = []
         while True:
@@ -218,7 +242,8 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
             elif node is top and even:
                 take = node.n_take <= node.n_pass
             elif opponent_model and node.mover != me:
-                take = bool(player_takes(s, kinds, thresholds, table, order, rng, scratch))
+                take = bool(player_takes(s, seat_kinds, seat_thresholds, table, order, rng,
+                                         scratch))
             elif node.n_take == 0:
                 take = True
             elif node.n_pass == 0:

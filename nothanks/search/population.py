@@ -103,8 +103,10 @@ class PlayerKinds:
     it (with :data:`LAPSE`) in the public state of that moment (cards, the face-up card
     and the tokens on it, token counts tallied from the moves).
 
-    ``kinds()`` gives the arrays the search's play-outs take (``kinds``, ``thresholds``):
-    per seat the kind with the highest posterior; the observer's own seat is the model.
+    :meth:`search_arguments` gives what :func:`nothanks.search.search` takes to draw
+    each seat's kind from this posterior in every iteration (the observer's own seat is
+    the model): which kind an opponent is, is hidden information like the removed
+    cards, and is sampled like them.
     """
 
     def __init__(self, variant: Variant, seat: int, table: np.ndarray, order: int) -> None:
@@ -142,14 +144,21 @@ class PlayerKinds:
         else:
             k.apply_pass(s)
 
-    def kinds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per seat: the kernel kind and heuristic threshold of its most likely kind."""
-        best = self.log_posterior.argmax(axis=1)
-        best[self.seat] = 0
-        return self._kinds[best].copy(), self._thresholds[best].copy()
+    def posterior(self) -> np.ndarray:
+        """P(kind j | seat i's moves so far) as a ``(players, kinds)`` array; the
+        observer's own row says model."""
+        weights = np.exp(self.log_posterior - self.log_posterior.max(axis=1, keepdims=True))
+        weights /= weights.sum(axis=1, keepdims=True)
+        weights[self.seat] = 0.0
+        weights[self.seat, 0] = 1.0
+        return weights
+
+    def search_arguments(self) -> dict[str, np.ndarray]:
+        """``kinds``, ``thresholds`` and ``weights`` for :func:`nothanks.search.search`."""
+        return {"kinds": self._kinds, "thresholds": self._thresholds,
+                "weights": self.posterior()}
 
     def names(self) -> list[str]:
         """Per seat, the most likely kind in words (e.g. ``model``, ``heuristic:T=0``)."""
-        kinds, thresholds = self.kinds()
-        return ["model" if kind == self._k.MODEL else f"heuristic:T={threshold:g}"
-                for kind, threshold in zip(kinds, thresholds, strict=True)]
+        return [f"{KINDS[j][0]}:T={KINDS[j][1]:g}" if KINDS[j][0] == "heuristic"
+                else KINDS[j][0] for j in self.posterior().argmax(axis=1)]
