@@ -43,22 +43,28 @@ class ISMCTSAgent(Agent):
             and draw it from that posterior in every iteration
             (:class:`nothanks.search.population.PlayerKinds`), instead of assuming the
             model for everyone.
+        prior: with ``adapt``, the prior probability that an opponent is the model (the
+            rest is split evenly over the heuristic thresholds).
     """
 
     name = "ismcts"
 
     def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "heuristic",
                  seconds: float = 0.0, ratio: float = 0.4, spread: float = 0.0,
-                 order: int = 2, opponents: str = "search", adapt: bool = True) -> None:
+                 order: int = 2, opponents: str = "search", adapt: bool = True,
+                 prior: float = 0.5) -> None:
         super().__init__()
         from ..search.mcts import _check, _check_model_settings, _check_policy
 
         _check(iterations, c, rollout, seconds, "uct")
         _check_policy(ratio, spread)
         _check_model_settings(rollout, order, opponents)
+        from ..search.population import check_prior
+
+        check_prior(prior)
         self.iterations, self.c, self.rollout, self.seconds = iterations, c, rollout, seconds
         self.ratio, self.spread = ratio, spread
-        self.order, self.opponents, self.adapt = order, opponents, bool(adapt)
+        self.order, self.opponents, self.adapt, self.prior = order, opponents, bool(adapt), prior
         self._table = None
         self._kinds = None
         self._seed = 0
@@ -78,7 +84,7 @@ class ISMCTSAgent(Agent):
             if self.adapt:
                 from ..search.population import PlayerKinds
 
-                self._kinds = PlayerKinds(variant, seat, self._table, self.order)
+                self._kinds = PlayerKinds(variant, seat, self._table, self.order, self.prior)
         self._info = {}
 
     def observe(self, event: Event) -> None:

@@ -88,13 +88,20 @@ def tom0_take_table(variant: Variant, instances: str = "") -> np.ndarray:
     return table
 
 
-#: The kinds of player the search can take an opponent for, and their prior weights:
-#: the ToM-k model of the suite, or the ``heuristic`` agent at T = -3, 0 or 3.
+#: The kinds of player the search can take an opponent for: the ToM-k model of the
+#: suite, or the ``heuristic`` agent at T = -3, 0 or 3 (the prior gives the model the
+#: probability ``prior`` and splits the rest evenly among the heuristic thresholds).
 KINDS = (("model", 0.0), ("heuristic", -3.0), ("heuristic", 0.0), ("heuristic", 3.0))
-PRIOR = (0.5, 1 / 6, 1 / 6, 1 / 6)
 #: Chance that a player of any kind makes the other move than its kind predicts (so one
 #: surprising move does not rule a kind out).
 LAPSE = 0.05
+
+
+def check_prior(prior: float) -> None:
+    """Raise ValueError unless ``prior`` is a probability."""
+    if not (isinstance(prior, int | float) and 0 <= prior <= 1):
+        raise ValueError(f"prior={prior!r} is invalid; valid: the prior probability that "
+                         "an opponent is the model, 0 to 1 (e.g. 0.5)")
 
 
 class PlayerKinds:
@@ -109,14 +116,20 @@ class PlayerKinds:
     cards, and is sampled like them.
     """
 
-    def __init__(self, variant: Variant, seat: int, table: np.ndarray, order: int) -> None:
+    def __init__(self, variant: Variant, seat: int, table: np.ndarray, order: int,
+                 prior: float = 0.5) -> None:
         from . import kernel as k
+
+        check_prior(prior)
+        rest = (1 - prior) / (len(KINDS) - 1)
+        weights = np.array([prior] + [rest] * (len(KINDS) - 1))
 
         self._k = k
         self.seat, self.table, self.order = seat, table, order
         self.state = k.new_state(variant.players, variant.high_card, 0)
         self.state[k.HEADER:k.HEADER + variant.players] = variant.tokens
-        self.log_posterior = np.tile(np.log(PRIOR), (variant.players, 1))
+        with np.errstate(divide="ignore"):  # a prior of 0 or 1 rules kinds out for good
+            self.log_posterior = np.tile(np.log(weights), (variant.players, 1))
         self._scratch = np.zeros((order + 1, variant.players), dtype=np.int64)
         self._kinds = np.array([k.MODEL if kind == "model" else k.HEURISTIC
                                 for kind, _ in KINDS], dtype=np.int64)
