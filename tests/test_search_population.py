@@ -92,8 +92,7 @@ def test_agent_with_model_playouts_is_reproducible(opponents):
 
 
 def test_model_settings_are_checked():
-    with pytest.raises(AgentSpecError, match="opponents='model' needs rollout='model'"):
-        make_agent("ismcts:opponents=model")
+    assert make_agent("ismcts").rollout == "model"  # the default
     with pytest.raises(AgentSpecError, match="opponents='all' is unknown; valid: search"):
         make_agent("ismcts:rollout=model,opponents=all")
     with pytest.raises(AgentSpecError, match="order=9 is invalid"):
@@ -101,3 +100,8 @@ def test_model_settings_are_checked():
     state = root_state(Game(SMALL, 1).view(0))
     with pytest.raises(ValueError, match="needs the ToM0 table of this game's variant"):
         search(state, rollout="model", table=tom0_take_table(Variant()))
+    with pytest.raises(ValueError, match="opponents='model' needs rollout='model'"):
+        search(state, opponents="model")
+    with pytest.raises(ValueError, match="weights: each seat's row must be probabilities"):
+        search(state, rollout="model", table=tom0_take_table(SMALL), kinds=[k.MODEL],
+               thresholds=[0.0], weights=[[0.5]] * 3)
