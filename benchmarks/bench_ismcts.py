@@ -12,7 +12,8 @@ Targets: at the default budget, <= 200 ms CPU per decision on one core; with 4 p
 - speed: plays ``--speed-games`` games of the default ismcts against 3 x heuristic in
   this process and times every decision it searches (``time.process_time``: CPU of this
   single-threaded process; forced takes are not searched and not counted; one untimed
-  search first loads the compiled rules, which takes a second or so once per process).
+  decision first loads the compiled rules and builds the model table, which takes a
+  second or so once per process).
 - strength: one design (``run_design``, common random numbers: game i of every table
   is the same deal and seating) with ismcts in the focal seat against 3 x heuristic and
   3 x tom2, and for a paired baseline 4 x heuristic (a heuristic in the focal seat;
@@ -42,7 +43,6 @@ from nothanks.experiments.log import load
 from nothanks.experiments.run import run_design
 from nothanks.rules import Game, Variant
 from nothanks.runner import game_seed, play_game, play_games, seating
-from nothanks.search import root_state, search
 
 SPEC = "ismcts"
 #: Opponents (tom2 first: a run cut short has its games first) and first-place targets.
@@ -53,8 +53,12 @@ SWEEP = (250, 1000, 4000)
 
 def speed(games: int, spec: str = SPEC, seed: int = 11) -> dict[str, float]:
     """CPU milliseconds per searched decision of ``spec`` against 3 x heuristic (after
-    one untimed search that loads the compiled rules)."""
-    search(root_state(Game(Variant(), seed).view(0)), iterations=10)
+    one untimed decision that loads the compiled rules and builds any tables)."""
+    warm, game = make_agent(spec), Game(Variant(), seed)
+    warm.start(0, game.variant, seed)
+    for event in game.history:
+        warm.observe(event)
+    warm.decide(game.view(0))
     agent = make_agent(spec)
     decide = agent.decide
     times: list[float] = []

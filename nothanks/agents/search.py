@@ -13,6 +13,10 @@ import numpy as np
 from ..rules import Action, Event, Variant, View
 from .base import Agent
 
+#: Default prior probability that an opponent is the ToM model (``adapt``): chosen on
+#: 200-game probes against 3 x tom2 and 3 x heuristic (docs/ismcts.md, README).
+PRIOR = 0.8
+
 
 class ISMCTSAgent(Agent):
     """Information-set MCTS with UCT.
@@ -20,31 +24,57 @@ class ISMCTSAgent(Agent):
     Args:
         iterations: search iterations per decision (the budget).
         c: UCT exploration constant (rewards are rank points scaled to [0, 1]).
-        rollout: ``heuristic`` (everyone takes iff point gain - tokens on card <= 0, or
-            once the tokens on the card reach ``ratio`` times the point gain) or
-            ``random`` (take with probability 1/2) play-outs.
+        rollout: ``model`` (every seat plays as the kind of player the search takes it
+            for: the suite's ToM-k model or the heuristic; see ``order``, ``adapt``),
+            ``heuristic`` (everyone takes iff point gain - tokens on card <= 0, or once
+            the tokens on the card reach ``ratio`` times the point gain) or ``random``
+            (take with probability 1/2) play-outs.
         seconds: also stop a search after this many seconds (0: no limit). A time limit
             makes decisions depend on the machine's speed, so it is off by default.
-        ratio: see ``rollout``; 1 gives the plain heuristic. The default 0.4 is about
+        ratio: for ``rollout=heuristic``; 1 gives the plain heuristic. The default 0.4 is about
             where the thesis's models take a card that fits nothing (half the time at
             0.35-0.45 times its value in tokens), so play-outs resemble their play; with
             1, everyone in a play-out hoards tokens until forced, which misjudges
             opponents who take earlier (benchmark numbers in the README).
-        spread: each heuristic play-out decision draws its ratio uniformly from
+        spread: for ``rollout=heuristic``, each play-out decision draws its ratio uniformly from
             ``ratio`` ± ``spread`` (0: always ``ratio``).
+        order: with ``rollout=model``, every play-out player acts as a ToM-``order``
+            model of the suite (its ToM0 from the shipped instance set, exact token
+            counts; :mod:`nothanks.search.population`). This is an assumption about
+            what kind of players sit at the table, not hidden information.
+        opponents: with ``rollout=model``: ``model`` (the other seats act as their kind
+            of player in the tree too; only the searcher's own nodes use UCT) or
+            ``search`` (they choose by UCT for their own rank points). With the other
+            rollouts they always choose by UCT.
+        adapt: with ``rollout=model``, infer each opponent's kind of player (the ToM-k
+            model or the ``heuristic`` agent at T = -3, 0, 3) from its public moves so far
+            and draw it from that posterior in every iteration
+            (:class:`nothanks.search.population.PlayerKinds`), instead of assuming the
+            model for everyone.
+        prior: with ``adapt``, the prior probability that an opponent is the model (the
+            rest is split evenly over the heuristic thresholds).
     """
 
     name = "ismcts"
 
-    def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "heuristic",
-                 seconds: float = 0.0, ratio: float = 0.4, spread: float = 0.0) -> None:
+    def __init__(self, iterations: int = 1000, c: float = 0.7, rollout: str = "model",
+                 seconds: float = 0.0, ratio: float = 0.4, spread: float = 0.0,
+                 order: int = 2, opponents: str = "model", adapt: bool = True,
+                 prior: float = PRIOR) -> None:
         super().__init__()
-        from ..search.mcts import _check, _check_policy
+        from ..search.mcts import _check, _check_model_settings, _check_policy
 
         _check(iterations, c, rollout, seconds, "uct")
         _check_policy(ratio, spread)
+        _check_model_settings("model", order, opponents)
+        from ..search.population import check_prior
+
+        check_prior(prior)
         self.iterations, self.c, self.rollout, self.seconds = iterations, c, rollout, seconds
         self.ratio, self.spread = ratio, spread
+        self.order, self.opponents, self.adapt, self.prior = order, opponents, bool(adapt), prior
+        self._table = None
+        self._kinds = None
         self._seed = 0
         self._tally = None
         self._info: dict[str, object] = {}
@@ -55,10 +85,20 @@ class ISMCTSAgent(Agent):
         super().start(seat, variant, seed)
         self._seed = seed
         self._tally = TokenTally(variant)
+        if self.rollout == "model":
+            from ..search.population import tom0_take_table
+
+            self._table = tom0_take_table(variant)
+            if self.adapt:
+                from ..search.population import PlayerKinds
+
+                self._kinds = PlayerKinds(variant, seat, self._table, self.order, self.prior)
         self._info = {}
 
     def observe(self, event: Event) -> None:
         self._tally.observe(event)
+        if self._kinds is not None:
+            self._kinds.observe(event)
 
     def decide(self, view: View) -> Action:
         from ..search import root_state, search
@@ -69,9 +109,13 @@ class ISMCTSAgent(Agent):
             return Action.TAKE
         turn = len(view.history)
         seed = int(np.random.SeedSequence([self._seed, turn]).generate_state(1)[0])
+        kinds = self._kinds.search_arguments() if self._kinds is not None else {}
         result = search(root_state(view, self._tally.counts), iterations=self.iterations,
                         c=self.c, rollout=self.rollout, seed=seed, seconds=self.seconds,
-                        ratio=self.ratio, spread=self.spread)
+                        ratio=self.ratio, spread=self.spread, table=self._table,
+                        order=self.order,
+                        opponents=self.opponents if self.rollout == "model" else "search",
+                        **kinds)
         take, passed = result.value("take"), result.value("pass")
         self._info = {
             "take_value": take.rank_points, "pass_value": passed.rank_points,

@@ -33,7 +33,7 @@ import numpy as np
 CARD, ON_CARD, TO_MOVE, LEFT, POOL, OVER, PLAYERS, WIDTH = range(8)
 HEADER = 8
 TAKE, PASS = 0, 1
-HEURISTIC, RANDOM = 0, 1
+HEURISTIC, RANDOM, MODEL = 0, 1, 2
 
 
 def _identity(function):
@@ -198,6 +198,140 @@ def rollout(s, policy, threshold, ratio, rng, out, spread=0.0):
         else:
             take = next_random(rng) < 0.5
         if take:
+            apply_take(s)
+            if not s[OVER]:
+                draw(s, rng)
+        else:
+            apply_pass(s)
+    outcome(s, out)
+
+
+@jit
+def tom0_take(s, table, seat, on_card, tokens):
+    """P(ToM0 takes the face-up card) for ``seat`` holding ``tokens`` with ``on_card``
+    tokens on it, from ``table`` (:func:`nothanks.search.population.tom0_take_table`)."""
+    card = s[CARD]
+    base = HEADER + s[PLAYERS] + seat * s[WIDTH]
+    last = table.shape[2] - 1
+    return table[s[base + card - 1] + s[base + card + 1], card, min(on_card, last),
+                 min(tokens, last)]
+
+
+@jit
+def tom_predicts_take(s, table, level, seat, on_card, world, scratch):
+    """Whether ToM-``level`` predicts that ``seat`` takes, with ``on_card`` tokens on the
+    card and ``world`` the counts it assumes; ToM0 predictions take when P(take) >= 1/2.
+
+    The models' recursion (``nothanks.agents.cognitive.tom``): ToM0 passes -> pass; at
+    level >= 1 each other player in turn order is predicted by ToM-(level - 1) with one
+    more token on the card per pass before it, the first predicted taker ends the
+    round (-> take), and if all are predicted to pass -> pass, so the card comes back
+    richer. ``scratch[level]`` holds the counts assumed at this level.
+    """
+    tokens = world[seat]
+    if tokens == 0:
+        return True
+    if tom0_take(s, table, seat, on_card, tokens) < 0.5:
+        return False
+    if level == 0:
+        return True
+    n = s[PLAYERS]
+    assumed = scratch[level]
+    for i in range(n):
+        assumed[i] = world[i]
+    assumed[seat] = tokens - 1
+    on = on_card + 1
+    for i in range(1, n):
+        other = (seat + i) % n
+        if tom_predicts_take(s, table, level - 1, other, on, assumed, scratch):
+            return True
+        if assumed[other] > 0:
+            assumed[other] -= 1
+        on += 1
+    return False
+
+
+@jit
+def skips(s, table, order, seat, tokens, scratch):
+    """Whether a ToM-``order`` model at ``seat`` (order >= 1) holding ``tokens`` whose
+    ToM0 says take predicts every other player to pass, and so passes instead."""
+    n = s[PLAYERS]
+    assumed = scratch[order]
+    for i in range(n):
+        assumed[i] = s[HEADER + i]
+    assumed[seat] = tokens - 1
+    on = s[ON_CARD] + 1
+    for i in range(1, n):
+        other = (seat + i) % n
+        if tom_predicts_take(s, table, order - 1, other, on, assumed, scratch):
+            return False
+        if assumed[other] > 0:
+            assumed[other] -= 1
+        on += 1
+    return True
+
+
+@jit
+def take_probability(s, kind, threshold, table, order, scratch):
+    """P(the player to move takes) as a player of ``kind``: MODEL, a ToM-``order`` model
+    (:func:`model_takes`), or HEURISTIC, taking iff its point gain minus the tokens on the
+    card is at most ``threshold`` (the ``heuristic`` agent). 1 when out of tokens."""
+    seat = s[TO_MOVE]
+    tokens = s[HEADER + seat]
+    if tokens == 0:
+        return 1.0
+    if kind == HEURISTIC:
+        return 1.0 if gain(s, seat, s[CARD]) - s[ON_CARD] <= threshold else 0.0
+    p = tom0_take(s, table, seat, s[ON_CARD], tokens)
+    if order > 0 and p > 0.0 and skips(s, table, order, seat, tokens, scratch):
+        return 0.0
+    return p
+
+
+@jit
+def model_takes(s, table, order, rng, scratch):
+    """The player to move's choice as a ToM-``order`` model (exact token counts): its own
+    ToM0 takes with the table's probability; at order >= 1 a take becomes a pass when
+    every other player is predicted to pass (:func:`tom_predicts_take`)."""
+    seat = s[TO_MOVE]
+    tokens = s[HEADER + seat]
+    if tokens == 0:
+        return True
+    if next_random(rng) >= tom0_take(s, table, seat, s[ON_CARD], tokens):
+        return False
+    return order == 0 or not skips(s, table, order, seat, tokens, scratch)
+
+
+@jit
+def player_takes(s, kinds, thresholds, table, order, rng, scratch):
+    """The player to move's choice as the kind of player ``kinds[seat]`` says (MODEL:
+    :func:`model_takes`; HEURISTIC with ``thresholds[seat]``: see :func:`take_probability`)."""
+    seat = s[TO_MOVE]
+    if kinds[seat] == MODEL:
+        return model_takes(s, table, order, rng, scratch)
+    return take_probability(s, HEURISTIC, thresholds[seat], table, order, scratch) > 0.5
+
+
+@jit
+def sample_kinds(cumulative, kinds, thresholds, rng, seat_kinds, seat_thresholds):
+    """Draw every seat's kind of player: seat ``i`` gets kind ``j`` with probability
+    ``cumulative[i, j] - cumulative[i, j - 1]`` (rows: cumulative posteriors, ending at 1)."""
+    for seat in range(cumulative.shape[0]):
+        u = next_random(rng)
+        j = 0
+        while j < cumulative.shape[1] - 1 and u >= cumulative[seat, j]:
+            j += 1
+        seat_kinds[seat] = kinds[j]
+        seat_thresholds[seat] = thresholds[j]
+
+
+@jit
+def model_rollout(s, kinds, thresholds, table, order, rng, out, scratch):
+    """Play ``s`` to the end with every seat the kind of player ``kinds`` says
+    (:func:`player_takes`) and write the outcome (see :func:`outcome`). ``scratch``:
+    an int64 array ``(order + 1, players)``."""
+    while not s[OVER]:
+        if player_takes(s, kinds, thresholds, table, order, rng, scratch):
             apply_take(s)
             if not s[OVER]:
                 draw(s, rng)

@@ -26,8 +26,11 @@ import numpy as np
 
 from ..rules import Action
 
-ROLLOUTS = ("heuristic", "random")
+ROLLOUTS = ("heuristic", "random", "model")
 ROOT_MODES = ("uct", "even")
+#: How the other seats choose at tree nodes: by UCT for their own rank points, or as the
+#: play-outs' ToM-k model (``rollout=model`` only).
+OPPONENT_MODES = ("search", "model")
 
 
 class Node:
@@ -107,6 +110,52 @@ def _check_policy(ratio: float, spread: float) -> None:
                          "(0: every play-out decision uses ratio itself)")
 
 
+def _check_model_settings(rollout: str, order: int, opponents: str) -> None:
+    """Check the model settings that do not depend on the game (agents check at once)."""
+    if opponents not in OPPONENT_MODES:
+        raise ValueError(f"opponents={opponents!r} is unknown; valid: "
+                         f"{', '.join(OPPONENT_MODES)}")
+    if not isinstance(order, int) or isinstance(order, bool) or not 0 <= order <= 4:
+        raise ValueError(f"order={order!r} is invalid; valid: a ToM order 0 to 4")
+    if rollout != "model" and opponents == "model":
+        raise ValueError("opponents='model' needs rollout='model' (the model is the "
+                         "play-outs' model of the players)")
+
+
+def _check_model(rollout: str, table: np.ndarray | None, order: int, opponents: str,
+                 state: np.ndarray) -> bool:
+    """Check the model play-out settings; True when ``rollout`` is ``model``."""
+    _check_model_settings(rollout, order, opponents)
+    if rollout != "model":
+        return False
+    from . import kernel as k
+
+    width = int(state[k.WIDTH])
+    if table is None or table.ndim != 4 or table.shape[:2] != (3, width):
+        raise ValueError("rollout='model' needs the ToM0 table of this game's variant "
+                         "(nothanks.search.population.tom0_take_table(variant))")
+    return True
+
+
+def _kind_weights(kinds: np.ndarray | None, thresholds: np.ndarray | None,
+                  weights: np.ndarray | None, players: int) -> np.ndarray | None:
+    """Cumulative ``weights`` per seat (None: every seat is the model), after checks."""
+    if kinds is None and thresholds is None and weights is None:
+        return None
+    if kinds is None or thresholds is None or weights is None:
+        raise ValueError("kinds, thresholds and weights go together: give all or none")
+    count = len(kinds)
+    weights = np.asarray(weights, dtype=np.float64)
+    if len(thresholds) != count or weights.shape != (players, count):
+        raise ValueError(f"{count} kinds need {count} thresholds and weights of shape "
+                         f"({players}, {count}); got {len(thresholds)} and {weights.shape}")
+    if not (np.all(weights >= 0) and np.allclose(weights.sum(axis=1), 1.0)):
+        raise ValueError("weights: each seat's row must be probabilities summing to 1")
+    cumulative = np.cumsum(weights, axis=1)
+    cumulative[:, -1] = 1.0
+    return cumulative
+
+
 def rng_state(seed: int) -> np.ndarray:
     """The generator state for ``seed`` (any integer; never the all-zero state)."""
     value = np.random.SeedSequence(abs(int(seed))).generate_state(1, np.uint64)
@@ -116,7 +165,10 @@ def rng_state(seed: int) -> np.ndarray:
 def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
            rollout: str = "heuristic", seed: int = 0, seconds: float = 0.0,
            root: str = "uct", threshold: int = 0, ratio: float = 1.0,
-           spread: float = 0.0) -> SearchResult:
+           spread: float = 0.0, table: np.ndarray | None = None, order: int = 2,
+           opponents: str = "search", kinds: np.ndarray | None = None,
+           thresholds: np.ndarray | None = None,
+           weights: np.ndarray | None = None) -> SearchResult:
     """Search from ``state`` (left unchanged) and return the move to make and its values.
 
     Args:
@@ -131,20 +183,45 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
             errors, for grading moves).
         threshold, ratio, spread: the heuristic play-outs' taking rule (see
             :func:`nothanks.search.kernel.rollout`); ``spread`` 0 uses no random numbers.
+        table, order: for ``rollout="model"``: every seat in the play-outs acts as a
+            ToM-``order`` model whose ToM0 takes with the probabilities of ``table``
+            (:func:`nothanks.search.population.tom0_take_table`).
+        opponents: ``search`` (the other seats choose by UCT at tree nodes) or ``model``
+            (they act as the play-outs' model there too; ``rollout="model"`` only).
+        kinds, thresholds, weights: with ``rollout="model"``, the kinds of player the
+            play-outs (and ``opponents="model"``) may assume for a seat: ``kinds[j]`` is
+            ``kernel.MODEL`` or ``kernel.HEURISTIC`` (taking iff point gain - tokens on
+            card <= ``thresholds[j]``), and each iteration draws seat ``i``'s kind with
+            probability ``weights[i, j]`` (rows sum to 1). Default: the model for all.
     """
     from . import kernel as k  # numba is loaded with the first search, not on import
 
     _check(iterations, c, rollout, seconds, root)
     _check_policy(ratio, spread)
+    modelled = _check_model(rollout, table, order, opponents, state)
     if state[k.OVER]:
         raise ValueError("the game is over: there is no decision to search")
     policy = k.HEURISTIC if rollout == "heuristic" else k.RANDOM
-    rng = rng_state(seed)
     players = int(state[k.PLAYERS])
+    scratch = np.zeros((order + 1, players), dtype=np.int64)
+    seat_kinds = np.full(players, k.MODEL, dtype=np.int64)
+    seat_thresholds = np.zeros(players)
+    cumulative = _kind_weights(kinds, thresholds, weights, players)
+    if cumulative is not None:
+        kinds = np.asarray(kinds, dtype=np.int64)
+        thresholds = np.asarray(thresholds, dtype=np.float64)
+    sample_kinds = k.sample_kinds
+    player_takes, model_rollout = k.player_takes, k.model_rollout
+    if modelled:
+        def play_out(s, policy, threshold, ratio, rng, out, spread):
+            model_rollout(s, seat_kinds, seat_thresholds, table, order, rng, out, scratch)
+    else:
+        play_out = k.rollout
+    opponent_model = opponents == "model"
+    rng = rng_state(seed)
     scale = 1.0 / (players - 1)
     out = np.empty(2 * players)
-    apply_pass, apply_take, draw, outcome, play_out = (
-        k.apply_pass, k.apply_take, k.draw, k.outcome, k.rollout)
+    apply_pass, apply_take, draw, outcome = k.apply_pass, k.apply_take, k.draw, k.outcome
     to_move, over, header = k.TO_MOVE, k.OVER, k.HEADER
     me = int(state[to_move])
     top = Node(me, bool(state[header + me] > 0))
@@ -155,6 +232,8 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
     done = 0
     for done in range(1, iterations + 1):  # noqa: B007 (the count is reported)
         s = state.copy()
+        if cumulative is not None:  # this iteration's guess of who is which kind
+            sample_kinds(cumulative, kinds, thresholds, rng, seat_kinds, seat_thresholds)
         node = top
         path = []
         while True:
@@ -162,6 +241,9 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
                 take = True
             elif node is top and even:
                 take = node.n_take <= node.n_pass
+            elif opponent_model and node.mover != me:
+                take = bool(player_takes(s, seat_kinds, seat_thresholds, table, order, rng,
+                                         scratch))
             elif node.n_take == 0:
                 take = True
             elif node.n_pass == 0:
