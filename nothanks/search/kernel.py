@@ -254,7 +254,11 @@ def tom_predicts_take(s, table, level, seat, on_card, world, scratch):
 @jit
 def skips(s, table, order, seat, tokens, scratch):
     """Whether a ToM-``order`` model at ``seat`` (order >= 1) holding ``tokens`` whose
-    ToM0 says take predicts every other player to pass, and so passes instead."""
+    ToM0 says take predicts every other player to pass, and so passes instead.
+
+    The loop repeats :func:`tom_predicts_take`'s on purpose: a helper shared by the two
+    makes them mutually recursive, and numba's cached compilation of that crashed
+    (segmentation fault) once the source changed."""
     n = s[PLAYERS]
     assumed = scratch[order]
     for i in range(n):
