@@ -311,7 +311,7 @@ class Match:
         # its keyword-handling wrapper
         return _new_tuple(DecisionRecord, (
             len(self.decisions), game.turn, seat, self._specs[seat], card,
-            game.tokens_on_card, own, cards, len(game._order) - game._next,
+            game.tokens_on_card, own, cards, game._dealt - game._next,
             sequence_category(cards, card), tuple(tokens), action,
             own == 0, info, trace, decision_time, marks,
         ))

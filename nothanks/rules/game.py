@@ -6,6 +6,7 @@ through :meth:`Game.view`, and everything else learns of it through events.
 from __future__ import annotations
 
 import random
+from bisect import insort
 from collections.abc import Callable
 
 from .events import Action, CardRevealed, Event, GameOver, Passed, Took
@@ -40,7 +41,7 @@ class Game:
     __slots__ = (
         "variant", "seed", "_order", "_removed", "_next", "card", "tokens_on_card",
         "_tokens", "_cards", "seat", "turn", "over", "history", "_listeners",
-        "_players", "_dealt",
+        "_players", "_dealt", "_open_tokens",
     )
 
     def __init__(
@@ -62,6 +63,7 @@ class Game:
             self._removed = tuple(sorted(all_cards - set(order)))
         self._dealt = len(self._order)
         self._players = n = self.variant.players
+        self._open_tokens = self.variant.open_tokens
         self._tokens = [self.variant.tokens] * n
         self._cards: list[tuple[int, ...]] = [()] * n
         self.seat = 0
@@ -139,15 +141,14 @@ class Game:
 
     def view(self, seat: int) -> View:
         """What ``seat`` may see now (see :class:`View`)."""
-        variant = self.variant
-        if not 0 <= seat < variant.players:
-            raise ValueError(f"seat {seat} does not exist; valid: 0 to {variant.players - 1}")
-        history = self.history
+        if not 0 <= seat < self._players:
+            raise ValueError(f"seat {seat} does not exist; valid: 0 to {self._players - 1}")
+        history, tokens = self.history, self._tokens
         return View(
-            seat, variant, self.seat, None if self.over else self.card,
-            self.tokens_on_card, self._tokens[seat], tuple(self._cards),
-            len(self._order) - self._next, history, len(history),
-            tuple(self._tokens) if variant.open_tokens else None,
+            seat, self.variant, self.seat, None if self.over else self.card,
+            self.tokens_on_card, tokens[seat], tuple(self._cards),
+            self._dealt - self._next, history, len(history),
+            tuple(tokens) if self._open_tokens else None,
         )
 
     def scores(self) -> tuple[int, ...]:
@@ -186,7 +187,9 @@ class Game:
         else:
             card, on_card = self.card, self.tokens_on_card
             tokens[actor] += on_card
-            self._cards[actor] = tuple(sorted((*self._cards[actor], card)))
+            hand = list(self._cards[actor])
+            insort(hand, card)  # hands stay ascending
+            self._cards[actor] = tuple(hand)
             self.tokens_on_card = 0
             took = Took(self.turn, actor, card, on_card)
             self.history.append(took)
