@@ -164,9 +164,9 @@ class Game:
         an unknown action. The transition is atomic: the new state (tokens, cards,
         history, next card, whose turn) is committed before any listener hears of it.
         """
-        actor = self.seat
-        if self.over or (seat is not None and seat != actor):
-            self._refuse_actor(action, seat)
+        actor = self.seat if seat is None else seat
+        if self.over or actor != self.seat:
+            self._refuse_actor(action, actor)
         if action is not _TAKE and action is not _PASS:  # e.g. the string "pass"
             action = self._parse(action, actor)
         tokens = self._tokens
@@ -198,10 +198,9 @@ class Game:
             if self._listeners:
                 self._notify((took, after))
 
-    def _refuse_actor(self, action: Action | str, seat: int | None) -> None:
+    def _refuse_actor(self, action: Action | str, actor: int) -> None:
         """Raise the error for a move by the wrong seat, or after the end (checked in
         this order: a seat that does not exist, the game over, not that seat's turn)."""
-        actor = self.seat if seat is None else seat
         players = self._players
         if not 0 <= actor < players:
             raise IllegalActionError(
