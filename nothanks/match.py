@@ -311,7 +311,7 @@ class Match:
         # its keyword-handling wrapper
         return _new_tuple(DecisionRecord, (
             len(self.decisions), game.turn, seat, self._specs[seat], card,
-            game.tokens_on_card, own, cards, len(game._order) - game._next,
+            game.tokens_on_card, own, cards, game._dealt - game._next,
             sequence_category(cards, card), tuple(tokens), action,
             own == 0, info, trace, decision_time, marks,
         ))
@@ -414,17 +414,16 @@ class Match:
         """The finished game as a record."""
         if not self.game.over:
             raise IllegalActionError("the game is not over yet: no record")
-        over = self.game.history[-1]
-        players = range(self.variant.players)
+        game, human = self.game, self.human_seat
+        over = game.history[-1]
+        seated = list(enumerate(self.agents))
         return GameRecord(
-            self.game_id, self.seed, self.specs,
+            self.game_id, self.seed, self._specs,
             tuple(a.label for a in self.agents),
-            tuple(None if s == self.human_seat else a.tom_order
-                  for s, a in enumerate(self.agents)),
-            tuple("human" if s == self.human_seat else a.kind
-                  for s, a in enumerate(self.agents)),
-            tuple(self.game.cards(s) for s in players),
-            tuple(self.game.tokens(s) for s in players),
+            tuple(None if s == human else a.tom_order for s, a in seated),
+            tuple("human" if s == human else a.kind for s, a in seated),
+            tuple(game.cards(s) for s in range(self.variant.players)),
+            game.token_counts,
             over.scores, over.ranks, over.rank_points, tuple(self.decisions),
         )
 

@@ -22,7 +22,7 @@ class RandomAgent(Agent):
 
     def start(self, seat: int, variant: Variant, seed: int) -> None:
         super().start(seat, variant, seed)
-        self._rng = random.Random(seed)
+        self._rng.seed(seed)  # the state of random.Random(seed), without a new object
 
     def decide(self, view: View) -> Action:
         if view.own_tokens == 0 or self._rng.random() < self.p:

@@ -6,6 +6,7 @@ through :meth:`Game.view`, and everything else learns of it through events.
 from __future__ import annotations
 
 import random
+from bisect import insort
 from collections.abc import Callable
 
 from .events import Action, CardRevealed, Event, GameOver, Passed, Took
@@ -14,6 +15,8 @@ from .variant import Variant
 from .view import View
 
 Listener = Callable[[Event], None]
+
+_TAKE, _PASS = Action.TAKE, Action.PASS
 
 
 class IllegalActionError(ValueError):
@@ -38,6 +41,7 @@ class Game:
     __slots__ = (
         "variant", "seed", "_order", "_removed", "_next", "card", "tokens_on_card",
         "_tokens", "_cards", "seat", "turn", "over", "history", "_listeners",
+        "_players", "_dealt", "_open_tokens",
     )
 
     def __init__(
@@ -57,7 +61,9 @@ class Game:
             self._order = tuple(order)
             all_cards = set(range(self.variant.low_card, self.variant.high_card + 1))
             self._removed = tuple(sorted(all_cards - set(order)))
-        n = self.variant.players
+        self._dealt = len(self._order)
+        self._players = n = self.variant.players
+        self._open_tokens = self.variant.open_tokens
         self._tokens = [self.variant.tokens] * n
         self._cards: list[tuple[int, ...]] = [()] * n
         self.seat = 0
@@ -105,7 +111,7 @@ class Game:
     @property
     def cards_left(self) -> int:
         """Cards still face down (not counting the face-up card)."""
-        return len(self._order) - self._next
+        return self._dealt - self._next
 
     def tokens(self, seat: int) -> int:
         """True token count of ``seat`` (full state; agents use views instead)."""
@@ -135,15 +141,14 @@ class Game:
 
     def view(self, seat: int) -> View:
         """What ``seat`` may see now (see :class:`View`)."""
-        variant = self.variant
-        if not 0 <= seat < variant.players:
-            raise ValueError(f"seat {seat} does not exist; valid: 0 to {variant.players - 1}")
-        history = self.history
+        if not 0 <= seat < self._players:
+            raise ValueError(f"seat {seat} does not exist; valid: 0 to {self._players - 1}")
+        history, tokens = self.history, self._tokens
         return View(
-            seat, variant, self.seat, None if self.over else self.card,
-            self.tokens_on_card, self._tokens[seat], tuple(self._cards),
-            len(self._order) - self._next, history, len(history),
-            tuple(self._tokens) if variant.open_tokens else None,
+            seat, self.variant, self.seat, None if self.over else self.card,
+            self.tokens_on_card, tokens[seat], tuple(self._cards),
+            self._dealt - self._next, history, len(history),
+            tuple(tokens) if self._open_tokens else None,
         )
 
     def scores(self) -> tuple[int, ...]:
@@ -160,54 +165,71 @@ class Game:
         history, next card, whose turn) is committed before any listener hears of it.
         """
         actor = self.seat if seat is None else seat
-        players = self.variant.players
+        if self.over or actor != self.seat:
+            self._refuse_actor(action, actor)
+        if action is not _TAKE and action is not _PASS:  # e.g. the string "pass"
+            action = self._parse(action, actor)
+        tokens = self._tokens
+        if action is _PASS:
+            if tokens[actor] == 0:
+                raise IllegalActionError(
+                    f"player {actor} cannot pass on card {self.card}: it has no tokens left "
+                    "and must take"
+                )
+            tokens[actor] -= 1
+            self.tokens_on_card = on_card = self.tokens_on_card + 1
+            passed = Passed(self.turn, actor, self.card, on_card)
+            self.history.append(passed)
+            self.seat = (actor + 1) % self._players
+            self.turn += 1
+            if self._listeners:
+                self._notify((passed,))
+        else:
+            card, on_card = self.card, self.tokens_on_card
+            tokens[actor] += on_card
+            hand = list(self._cards[actor])
+            insort(hand, card)  # hands stay ascending
+            self._cards[actor] = tuple(hand)
+            self.tokens_on_card = 0
+            took = Took(self.turn, actor, card, on_card)
+            self.history.append(took)
+            self.turn += 1
+            after = self._reveal() if self._next < self._dealt else self._finish()
+            if self._listeners:
+                self._notify((took, after))
+
+    def _refuse_actor(self, action: Action | str, actor: int) -> None:
+        """Raise the error for a move by the wrong seat, or after the end (checked in
+        this order: a seat that does not exist, the game over, not that seat's turn)."""
+        players = self._players
         if not 0 <= actor < players:
             raise IllegalActionError(
                 f"seat {actor} does not exist; valid: 0 to {players - 1}")
         if self.over:
             raise IllegalActionError(
                 f"player {actor} cannot {action!s}: the game is over (all "
-                f"{len(self._order)} cards have been taken)"
+                f"{self._dealt} cards have been taken)"
             )
-        if actor != self.seat:
-            raise IllegalActionError(
-                f"player {actor} cannot {action!s}: it is player {self.seat}'s turn"
-            )
-        if action == Action.PASS:
-            if self._tokens[actor] == 0:
-                raise IllegalActionError(
-                    f"player {actor} cannot pass on card {self.card}: it has no tokens left "
-                    "and must take"
-                )
-            self._tokens[actor] -= 1
-            self.tokens_on_card += 1
-            passed = Passed(self.turn, actor, self.card, self.tokens_on_card)
-            self.history.append(passed)
-            self.seat = (actor + 1) % players
-            self.turn += 1
-            if self._listeners:
-                self._notify((passed,))
-        elif action == Action.TAKE:
-            card, tokens = self.card, self.tokens_on_card
-            self._tokens[actor] += tokens
-            self._cards[actor] = tuple(sorted((*self._cards[actor], card)))
-            self.tokens_on_card = 0
-            took = Took(self.turn, actor, card, tokens)
-            self.history.append(took)
-            self.turn += 1
-            after = self._reveal() if self._next < len(self._order) else self._finish()
-            if self._listeners:
-                self._notify((took, after))
-        else:
-            raise IllegalActionError(
-                f"player {actor} tried unknown action {action!r}; valid: 'take', 'pass'"
-            )
+        raise IllegalActionError(
+            f"player {actor} cannot {action!s}: it is player {self.seat}'s turn"
+        )
+
+    @staticmethod
+    def _parse(action: object, actor: int) -> Action:
+        """The action member equal to ``action`` (a plain string, say), or an error."""
+        if action == _PASS:
+            return _PASS
+        if action == _TAKE:
+            return _TAKE
+        raise IllegalActionError(
+            f"player {actor} tried unknown action {action!r}; valid: 'take', 'pass'"
+        )
 
     def _reveal(self) -> Event:
         """Turn up the next card (state and history); the caller notifies."""
-        self.card = self._order[self._next]
+        self.card = card = self._order[self._next]
         self._next += 1
-        event = CardRevealed(self.turn, self.card, self.cards_left)
+        event = CardRevealed(self.turn, card, self._dealt - self._next)
         self.history.append(event)
         return event
 

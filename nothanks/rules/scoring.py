@@ -1,6 +1,7 @@
 """Scoring and ranking: lowest score wins."""
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable, Sequence
 from enum import StrEnum
 
@@ -29,14 +30,16 @@ def ranks_and_points(scores: Sequence[float]) -> tuple[tuple[int, ...], tuple[fl
     (docs/models.md), so rank points always sum to n(n-1)/2.
     """
     n = len(scores)
+    ordered = sorted(scores)
     ranks: list[int] = []
     points: list[float] = []
     for s in scores:
-        better = sum(1 for other in scores if other < s)
-        tied = sum(1 for other in scores if other == s)
+        better = bisect_left(ordered, s)
+        tied = bisect_right(ordered, s) - better
         ranks.append(better + 1)
-        # places better+1 .. better+tied earn points n-1-better down to n-better-tied
-        points.append(sum(n - 1 - p for p in range(better, better + tied)) / tied)
+        # places better+1 .. better+tied earn points n-1-better down to n-better-tied; their
+        # mean is a multiple of 1/2, so this division is exact
+        points.append((2 * (n - 1 - better) - (tied - 1)) / 2)
     return tuple(ranks), tuple(points)
 
 
