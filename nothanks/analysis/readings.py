@@ -32,6 +32,12 @@ READING_COMPARISONS = {"tom1": ("ToM1", "ToM0"), "tom2": ("ToM2", "ToM1"),
 _RECALLED = ("leaf", "root", "default")
 
 
+#: The columns of the readings log's decisions and recalls that :func:`readings_table`
+#: reads (a loader may keep only these: the full tables take gigabytes).
+DECISION_COLUMNS = ("condition", "deal", "turn", "focal", "action")
+RECALL_COLUMNS = ("game_id", "source", "exact", "leaf_is_newest")
+
+
 class ReadingsLog(Protocol):
     """The tables of the readings log that the ablation reads."""
 
