@@ -54,14 +54,13 @@ def claim_run(out: Path) -> Path:
     out = out.resolve()
     lock = out.parent / f".{out.name}.lock"
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
+        return claim_lock(lock, lambda holder: RunInUse(
+            f"{out} is being written by process {holder} (lock {lock}); wait for that run "
+            "to finish or stop it, then re-run to resume; delete the lock file only if no "
+            "run is going on"))
+    except OSError as exc:  # e.g. a file where a parent folder should be
         raise RunError(f"cannot create the experiment directory {out}: "
                        f"{exc.strerror or exc}") from None
-    return claim_lock(lock, lambda holder: RunInUse(
-        f"{out} is being written by process {holder} (lock {lock}); wait for that run to "
-        "finish or stop it, then re-run to resume; delete the lock file only if no run is "
-        "going on"))
 
 
 def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None = None,
