@@ -132,18 +132,24 @@ class ReadingsTables:
     recalls: pd.DataFrame
 
 
-def load_readings(directory: Path) -> ReadingsTables:
-    """The tables and columns :class:`ReadingsTables` keeps of a finished (compacted) run,
-    each file checked against the schema."""
+def finished_tables(directory: Path, columns: dict[str, tuple[str, ...] | None]
+                    ) -> dict[str, pd.DataFrame]:
+    """Tables of a finished (compacted) run, each file checked against the schema, each
+    with only the named columns (``None``: all of them)."""
     if not ex.is_complete(directory):
         raise ex.LogError(f"{directory}: not a finished run (run it again to resume)")
-    kept = {"decisions": readings_columns.DECISION_COLUMNS,
-            "recalls": readings_columns.RECALL_COLUMNS}
     tables = {}
-    for name in ("conditions", "games", "decisions", "recalls"):
+    for name, kept in columns.items():
         table = read_table(directory / f"{name}.parquet", name)
-        tables[name] = to_pandas(table.select(list(kept[name])) if name in kept else table)
-    return ReadingsTables(**tables)
+        tables[name] = to_pandas(table if kept is None else table.select(list(kept)))
+    return tables
+
+
+def load_readings(directory: Path) -> ReadingsTables:
+    """The tables and columns :class:`ReadingsTables` keeps of a finished readings run."""
+    return ReadingsTables(**finished_tables(directory, {
+        "conditions": None, "games": None, "decisions": readings_columns.DECISION_COLUMNS,
+        "recalls": readings_columns.RECALL_COLUMNS}))
 
 
 #: Columns of the higher-orders decisions that :func:`nothanks.analysis.orders_table` reads.
@@ -151,13 +157,9 @@ ORDERS_DECISION_COLUMNS = ("condition", "deal", "turn", "focal", "action", "own_
 
 
 def load_orders(directory: Path) -> OrdersLog:
-    """The games and the needed decision columns of a finished (compacted) run, each file
-    checked against the schema."""
-    if not ex.is_complete(directory):
-        raise ex.LogError(f"{directory}: not a finished run (run it again to resume)")
-    games = to_pandas(read_table(directory / "games.parquet", "games"))
-    decisions = read_table(directory / "decisions.parquet", "decisions")
-    return OrdersLog(games, to_pandas(decisions.select(list(ORDERS_DECISION_COLUMNS))))
+    """The games and the needed decision columns of a finished higher-orders run."""
+    return OrdersLog(**finished_tables(directory, {
+        "games": None, "decisions": ORDERS_DECISION_COLUMNS}))
 
 
 #: Choices behind the numbers, stated in the generated README.
