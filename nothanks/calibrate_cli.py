@@ -50,6 +50,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--fixed", default=None,
                         help="NAME=VALUE,... of parameters held at these values (not free; "
                              "the others not free keep their defaults)")
+    parser.add_argument("--weights", default=None,
+                        help="NAME=WEIGHT,... of fitted targets whose loss term counts more "
+                             "(or less) than 1, e.g. human_vs_tom0=2")
     parser.add_argument("--check-seed", type=int, default=None,
                         help="after the study, evaluate defaults and the best trial on this "
                              "unseen seed (writes heldout.md)")
@@ -88,7 +91,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             games=args.games, seed=args.seed, stages=stages, storage=args.storage,
             study_name=args.study_name, model_preset=args.model_preset, jobs=args.jobs,
             client=args.scheduler, progress=not args.no_progress, command=command.strip(),
-            start=_start(args.start), fixed=_fixed(args.fixed))
+            start=_start(args.start), fixed=_fixed(args.fixed), weights=_weights(args.weights))
         if not any(t.state.name == "COMPLETE" for t in result.study.trials):
             raise CalibrationError(f"{result.out}: every trial was pruned or failed; run "
                                    "more trials (--trials) or fewer stages (--stages 1)")
@@ -130,6 +133,18 @@ def _fixed(text: str | None) -> dict[str, object]:
         raise CalibrationError(f"--fixed {text!r}: give one set of NAME=VALUE pairs, no ';'")
     points = _start(text)
     return points[0] if points else {}
+
+
+def _weights(text: str | None) -> dict[str, float]:
+    """``--weights "human_vs_tom0=2"`` as target weights (positive numbers)."""
+    from .calibrate import CalibrationError
+    weights = {}
+    for name, value in _fixed(text).items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+            raise CalibrationError(f"--weights {name}={value!r}: give a positive number, "
+                                   "e.g. human_vs_tom0=2")
+        weights[name] = float(value)
+    return weights
 
 
 def argv_is_cli() -> bool:

@@ -223,3 +223,14 @@ def test_start_points_parse_from_the_command_line():
     assert _start(None) == []
     with pytest.raises(cal.CalibrationError, match="NAME=VALUE"):
         _start("T")
+
+
+def test_target_weights_parse_from_the_command_line_and_reach_the_study(tmp_path):
+    from nothanks.calibrate_cli import _weights
+    assert _weights("human_vs_tom0=2,human_pass_share=0.5") == {
+        "human_vs_tom0": 2.0, "human_pass_share": 0.5}
+    assert _weights(None) == {}
+    with pytest.raises(cal.CalibrationError, match="positive number"):
+        _weights("human_vs_tom0=0")
+    with pytest.raises(cal.CalibrationError, match="valid"):
+        cal.calibrate(tmp_path / "bad", trials=1, weights={"bogus": 2.0}, **TINY)
