@@ -18,11 +18,16 @@ mismatch", taken to its limit, as the thesis says it intended).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
+
 from ...actr import DeclarativeMemory, RetrievalRecord
+from ...actr.kernel import kernels
+from ...actr.memory import _Growable, _latency, _log
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,11 +104,21 @@ class TokenMemory:
         record: keep each retrieval's record in the history (for traces).
         merge: store an update as a reference to an identical chunk (ACT-R's default)
             instead of a new chunk.
+
+    With new chunks per update (the default) every chunk has one reference, so a
+    recall needs only each chunk's reference time and per-time noise: the token memory
+    keeps those itself, per player its leaf and root rows, and recalls from them
+    directly (a few microseconds instead of a generic retrieval's twenty). The chunks
+    reach ``memory`` when it is read: :attr:`memory` stores the ones still waiting, at
+    their own model times, so it holds what storing each at once would have built, and
+    every recall draws the same noise in the same order. Records (``record=True``),
+    merged chunks and memory settings other than per-time noise with full base-level
+    learning use the memory's own retrieval.
     """
 
     def __init__(self, memory: DeclarativeMemory, *, leaf_penalty: float,
                  record: bool = False, merge: bool = False) -> None:
-        self.memory = memory
+        self._memory = memory
         self.merge = merge
         self.leaf_penalty = leaf_penalty
         self.record = record
@@ -113,24 +128,108 @@ class TokenMemory:
         #: set from outside (runner, UI) to log each player's true count; never read by
         #: the model's decisions
         self.truth: Callable[[int], int] | None = None
+        # the chunks as rows in storing order (the memory's rows once stored there)
+        self._lean = not merge and len(memory) == 0  # whether the rows below are kept
+        self._count = 0  # rows, stored in the memory or waiting
+        self._synced = 0  # rows stored in the memory
+        self._waiting: list[tuple[int, int, int, float]] = []  # (seat, tokens, update, time)
+        self._leaves: dict[int, _Growable] = {}  # seat -> its leaf rows
+        self._roots: dict[int, _Growable] = {}  # seat -> its root rows
+        self._value_of: list = []  # per row: the leaf's count or the root's TokenClass
+        self._update_of: list[int] = []  # per row: its update
+        self._time_of = _Growable(np.int64)  # per row: index of its reference time
+        self._times = _Growable(np.float64)  # the distinct reference times
+        self._last_time = math.nan
+        self._latest = -math.inf  # time of the latest store
+        self._identity = np.arange(0)  # row -> row, for the kernel's node indirection
+        self._strengths_key: tuple | None = None
+        self._strengths = np.empty(0)
+
+    @property
+    def memory(self) -> DeclarativeMemory:
+        """The declarative memory, holding every chunk stored so far."""
+        if self._waiting:
+            self._sync()
+        return self._memory
 
     @property
     def time(self) -> float:
-        return self.memory.time
+        return self._memory.time
+
+    def _sync(self) -> None:
+        """Store the waiting chunks in the memory, each at its own model time."""
+        added: list[tuple[float, dict]] = []
+        for seat, tokens, update, time in self._waiting:
+            added.append((time, {"kind": "leaf", "player": seat, "tokens": tokens,
+                                 "update": update}))
+            added.append((time, {"kind": "root", "player": seat,
+                                 "class": token_class(tokens).name, "update": update}))
+        self._waiting = []
+        self._memory._add_past(added)
+        self._synced = self._count
+
+    def _leaning(self) -> bool:
+        """Whether the kept rows still mirror the memory (no chunk came from elsewhere)."""
+        if self._lean and (self.merge or len(self._memory._chunks) != self._synced):
+            if self._waiting:
+                self._sync()
+            self._lean = False
+        return self._lean
 
     def store(self, seat: int, tokens: int) -> None:
         """Store ``seat``'s count as a leaf and its class as a root, at the current time."""
         self.stored += 1
         self._newest[seat] = (self.stored, tokens)
+        if self._leaning():
+            self._keep(seat, tokens)
+            return
         leaf = {"kind": "leaf", "player": seat, "tokens": tokens}
         root = {"kind": "root", "player": seat, "class": token_class(tokens).name}
         if not self.merge:
             leaf["update"] = root["update"] = self.stored
-        self.memory.add(leaf)
-        self.memory.add(root)
+        memory = self.memory
+        memory.add(leaf)
+        memory.add(root)
+
+    def _keep(self, seat: int, tokens: int) -> None:
+        """A new leaf and root as rows of their own, stored in the memory on demand."""
+        now = self._memory._time
+        cls = token_class(tokens)  # raises on a negative count, as storing it would
+        if now != self._last_time:
+            self._times.append(now)
+            self._last_time = now
+        index = len(self._times._items) - 1
+        row = self._count
+        self._count = row + 2
+        self._time_of.append(index)
+        self._time_of.append(index)
+        leaves = self._leaves.get(seat)
+        if leaves is None:
+            leaves = self._leaves[seat] = _Growable(np.int64)
+            self._roots[seat] = _Growable(np.int64)
+        leaves.append(row)
+        self._roots[seat].append(row + 1)
+        self._value_of.append(tokens)
+        self._value_of.append(cls)
+        self._update_of.append(self.stored)
+        self._update_of.append(self.stored)
+        self._waiting.append((seat, tokens, self.stored, now))
+        self._latest = now
 
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
         """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""
+        memory = self._memory
+        if (not self.record and memory._noise > 0 and memory._noise_mode == "per_time"
+                and memory._base_level_learning and not memory._optimized_learning
+                and self._latest < memory._time and self._leaning()):
+            recall = self._recall_kept(seat, purpose)
+        else:
+            recall = self._retrieve(seat, purpose)
+        self.history.append(recall)
+        return recall
+
+    def _retrieve(self, seat: int, purpose: str) -> Recall:
+        """A recall through the memory's own retrievals."""
         memory = self.memory
         leaf = memory.retrieve({"kind": "leaf", "player": seat}, offset=-self.leaf_penalty,
                                record=self.record)
@@ -151,19 +250,75 @@ class TokenMemory:
                 source, candidates, value = "default", NO_RECALL_VALUES, NO_RECALL_DEFAULT
         # positional: the fields' order (a named tuple builds fastest so)
         if root is None:
-            recall = Recall(memory.time, seat, purpose, source, candidates, value,
-                            leaf.activation, None, memory.retrieval_threshold,
-                            leaf.latency + 0.0,
-                            None if self.truth is None else self.truth(seat),
-                            leaf.record, None, newest)
-        else:
-            recall = Recall(memory.time, seat, purpose, source, candidates, value,
-                            leaf.activation, root.activation, memory.retrieval_threshold,
-                            leaf.latency + root.latency,
-                            None if self.truth is None else self.truth(seat),
-                            leaf.record, root.record, newest)
-        self.history.append(recall)
-        return recall
+            return Recall(memory.time, seat, purpose, source, candidates, value,
+                          leaf.activation, None, memory.retrieval_threshold,
+                          leaf.latency + 0.0,
+                          None if self.truth is None else self.truth(seat),
+                          leaf.record, None, newest)
+        return Recall(memory.time, seat, purpose, source, candidates, value,
+                      leaf.activation, root.activation, memory.retrieval_threshold,
+                      leaf.latency + root.latency,
+                      None if self.truth is None else self.truth(seat),
+                      leaf.record, root.record, newest)
+
+    def _recall_kept(self, seat: int, purpose: str) -> Recall:
+        """A recall from the kept rows: what ``_retrieve`` gives, bit for bit.
+
+        Each candidate's activation is ``(B + ε) + offset``, ``B`` its reference time's
+        log strength and ``ε`` its per-time noise (drawn for every chunk, as the memory
+        draws it), the best being the first highest, as in the memory's retrieval.
+        """
+        memory = self._memory
+        now = memory._time
+        tau = memory._retrieval_threshold
+        factor = memory._latency_factor
+        truth = None if self.truth is None else self.truth(seat)
+        leaves = self._leaves.get(seat)
+        if leaves is None:  # nothing stored about this player: no candidate, no draw
+            failed = _latency(factor, tau)
+            return Recall(now, seat, purpose, "default", NO_RECALL_VALUES, NO_RECALL_DEFAULT,
+                          None, None, tau, failed + failed, truth, None, None, None)
+        noise = memory._noise_for(self._count)
+        key = (now, len(self._times._items), memory._decay)
+        if key != self._strengths_key:
+            ages = now - self._times.view()
+            self._strengths = _log(np.power(ages, -memory._decay, out=ages))
+            self._strengths_key = key
+        offset = float(-self.leaf_penalty)
+        rows = leaves.view()
+        row, activation = self._best(rows, noise, offset)
+        if activation >= tau:
+            tokens = int(self._value_of[row])
+            newest = self._update_of[row] == self._newest[seat][0]
+            return Recall(now, seat, purpose, "leaf", (tokens,), tokens, activation, None,
+                          tau, _latency(factor, activation) + 0.0, truth, None, None, newest)
+        latency = _latency(factor, tau)
+        row, root_activation = self._best(self._roots[seat].view(), noise, 0.0)
+        if root_activation >= tau:
+            cls = self._value_of[row]
+            return Recall(now, seat, purpose, "root", cls.prediction_values, cls.default,
+                          activation, root_activation, tau,
+                          latency + _latency(factor, root_activation), truth, None, None,
+                          None)
+        return Recall(now, seat, purpose, "default", NO_RECALL_VALUES, NO_RECALL_DEFAULT,
+                      activation, root_activation, tau, latency + latency, truth, None, None,
+                      None)
+
+    def _best(self, rows: np.ndarray, noise: np.ndarray, offset: float) -> tuple[int, float]:
+        """The first most active of ``rows`` (a row) and its activation: the compiled
+        kernel the memory uses, or the same additions and argmax in NumPy."""
+        compiled = kernels()
+        if compiled is not None:
+            if len(self._identity) < self._count:
+                self._identity = np.arange(max(2 * len(self._identity), self._count, 64))
+            best, activation = compiled.exact_best(self._strengths, self._time_of.view(),
+                                                   self._identity, rows, noise, offset)
+            return int(rows[best]), activation
+        total = self._strengths[self._time_of.view()[rows]] + noise[rows]
+        if offset:
+            total += offset
+        best = int(total.argmax())
+        return int(rows[best]), float(total[best])
 
     def update(self, seat: int, change: int) -> Recall:
         """An observed pass (-1) or take (+tokens): recall, apply, store (§3.4.3)."""
