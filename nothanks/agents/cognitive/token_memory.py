@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -116,6 +116,10 @@ class TokenMemory:
     learning use the memory's own retrieval.
     """
 
+    #: False: every chunk goes into the memory at once and every recall is the memory's
+    #: own retrieval (the reference the kept rows are tested against)
+    keep_rows: ClassVar[bool] = True
+
     def __init__(self, memory: DeclarativeMemory, *, leaf_penalty: float,
                  record: bool = False, merge: bool = False) -> None:
         self._memory = memory
@@ -129,7 +133,8 @@ class TokenMemory:
         #: the model's decisions
         self.truth: Callable[[int], int] | None = None
         # the chunks as rows in storing order (the memory's rows once stored there)
-        self._lean = not merge and len(memory) == 0  # whether the rows below are kept
+        # whether the rows below are kept (they mirror the memory's chunks)
+        self._lean = self.keep_rows and not merge and len(memory) == 0
         self._count = 0  # rows, stored in the memory or waiting
         self._synced = 0  # rows stored in the memory
         self._waiting: list[tuple[int, int, int, float]] = []  # (seat, tokens, update, time)
@@ -142,8 +147,11 @@ class TokenMemory:
         self._last_time = math.nan
         self._latest = -math.inf  # time of the latest store
         self._identity = np.arange(0)  # row -> row, for the kernel's node indirection
-        self._strengths_key: tuple | None = None
+        # log strength per reference time, at time _strengths_at (NaN: none yet)
         self._strengths = np.empty(0)
+        self._strengths_at = math.nan
+        self._strengths_count = 0
+        self._strengths_decay = math.nan
 
     @property
     def memory(self) -> DeclarativeMemory:
@@ -219,9 +227,10 @@ class TokenMemory:
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
         """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""
         memory = self._memory
-        if (not self.record and memory._noise > 0 and memory._noise_mode == "per_time"
-                and memory._base_level_learning and not memory._optimized_learning
-                and self._latest < memory._time and self._leaning()):
+        if (self._lean and not self.record and memory._noise > 0
+                and memory._noise_mode == "per_time" and memory._base_level_learning
+                and not memory._optimized_learning and self._latest < memory._time
+                and self._leaning()):
             recall = self._recall_kept(seat, purpose)
         else:
             recall = self._retrieve(seat, purpose)
@@ -279,21 +288,21 @@ class TokenMemory:
             return Recall(now, seat, purpose, "default", NO_RECALL_VALUES, NO_RECALL_DEFAULT,
                           None, None, tau, failed + failed, truth, None, None, None)
         noise = memory._noise_for(self._count)
-        key = (now, len(self._times._items), memory._decay)
-        if key != self._strengths_key:
-            ages = now - self._times.view()
-            self._strengths = _log(np.power(ages, -memory._decay, out=ages))
-            self._strengths_key = key
-        offset = float(-self.leaf_penalty)
-        rows = leaves.view()
-        row, activation = self._best(rows, noise, offset)
+        times = self._times._items
+        decay = memory._decay
+        if (now != self._strengths_at or len(times) != self._strengths_count
+                or decay != self._strengths_decay):
+            self._log_strengths(now, decay)
+        leaf_rows = leaves._items
+        row, activation = self._best(leaves.view(), leaf_rows, noise, float(-self.leaf_penalty))
         if activation >= tau:
             tokens = int(self._value_of[row])
             newest = self._update_of[row] == self._newest[seat][0]
             return Recall(now, seat, purpose, "leaf", (tokens,), tokens, activation, None,
                           tau, _latency(factor, activation) + 0.0, truth, None, None, newest)
         latency = _latency(factor, tau)
-        row, root_activation = self._best(self._roots[seat].view(), noise, 0.0)
+        roots = self._roots[seat]
+        row, root_activation = self._best(roots.view(), roots._items, noise, 0.0)
         if root_activation >= tau:
             cls = self._value_of[row]
             return Recall(now, seat, purpose, "root", cls.prediction_values, cls.default,
@@ -304,21 +313,36 @@ class TokenMemory:
                       activation, root_activation, tau, latency + latency, truth, None, None,
                       None)
 
-    def _best(self, rows: np.ndarray, noise: np.ndarray, offset: float) -> tuple[int, float]:
-        """The first most active of ``rows`` (a row) and its activation: the compiled
-        kernel the memory uses, or the same additions and argmax in NumPy."""
+    def _log_strengths(self, now: float, decay: float) -> None:
+        """``ln (t − t_j)^(−d)`` per reference time, as the memory computes it."""
+        times = self._times
+        ages = now - times.view()
+        strengths = np.power(ages, -decay, out=ages)
+        if decay * math.log(now - times._items[0]) < 700.0:
+            # no strength underflowed to 0 (that needs an age beyond e^(744/d)): the log
+            # needs no guard against ln 0
+            self._strengths = np.log(strengths, out=strengths)
+        else:
+            self._strengths = _log(strengths)
+        self._strengths_at, self._strengths_count = now, len(times._items)
+        self._strengths_decay = decay
+
+    def _best(self, rows: np.ndarray, listed: list[int], noise: np.ndarray,
+              offset: float) -> tuple[int, float]:
+        """The first most active of ``rows`` (``listed`` as a list) and its activation:
+        with the memory's compiled kernel, or the same additions and argmax in NumPy."""
         compiled = kernels()
         if compiled is not None:
             if len(self._identity) < self._count:
                 self._identity = np.arange(max(2 * len(self._identity), self._count, 64))
             best, activation = compiled.exact_best(self._strengths, self._time_of.view(),
                                                    self._identity, rows, noise, offset)
-            return int(rows[best]), activation
+            return listed[best], activation
         total = self._strengths[self._time_of.view()[rows]] + noise[rows]
         if offset:
             total += offset
         best = int(total.argmax())
-        return int(rows[best]), float(total[best])
+        return listed[best], float(total[best])
 
     def update(self, seat: int, change: int) -> Recall:
         """An observed pass (-1) or take (+tokens): recall, apply, store (§3.4.3)."""
