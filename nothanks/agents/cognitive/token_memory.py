@@ -64,6 +64,9 @@ def token_class(tokens: int) -> TokenClass:
 
 
 _CLASS_BY_NAME = {cls.name: cls for cls in TOKEN_CLASSES}
+_new = tuple.__new__
+#: the class of each count below 64, looked up instead of searched for
+_CLASS_OF = tuple(token_class(tokens) for tokens in range(64))
 
 
 class Recall(NamedTuple):
@@ -202,37 +205,37 @@ class TokenMemory:
     def _keep(self, seat: int, tokens: int) -> None:
         """A new leaf and root as rows of their own, stored in the memory on demand."""
         now = self._memory._time
-        cls = token_class(tokens)  # raises on a negative count, as storing it would
+        if type(tokens) is int and 0 <= tokens < len(_CLASS_OF):
+            cls = _CLASS_OF[tokens]
+        else:
+            cls = token_class(tokens)  # raises on a negative count, as storing it would
         if now != self._last_time:
             self._times.append(now)
             self._last_time = now
         index = len(self._times._items) - 1
         row = self._count
         self._count = row + 2
-        self._time_of.append(index)
-        self._time_of.append(index)
+        self._time_of._items.extend((index, index))
         leaves = self._leaves.get(seat)
         if leaves is None:
             leaves = self._leaves[seat] = _Growable(np.int64)
             self._roots[seat] = _Growable(np.int64)
         leaves.append(row)
         self._roots[seat].append(row + 1)
-        self._value_of.append(tokens)
-        self._value_of.append(cls)
-        self._update_of.append(self.stored)
-        self._update_of.append(self.stored)
+        self._value_of.extend((tokens, cls))
+        self._update_of.extend((self.stored, self.stored))
         self._waiting.append((seat, tokens, self.stored, now))
         self._latest = now
 
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
         """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""
         memory = self._memory
-        if (self._lean and not self.record and memory._noise > 0
-                and memory._noise_mode == "per_time" and memory._base_level_learning
-                and not memory._optimized_learning and self._latest < memory._time
-                and self._leaning()):
+        if (self._lean and self._latest < memory._time and not self.record
+                and len(memory._chunks) == self._synced and not self.merge
+                and memory._noise > 0 and memory._noise_mode == "per_time"
+                and memory._base_level_learning and not memory._optimized_learning):
             recall = self._recall_kept(seat, purpose)
-        else:
+        else:  # (a chunk from elsewhere or merging: the next store stops keeping rows)
             recall = self._retrieve(seat, purpose)
         self.history.append(recall)
         return recall
@@ -276,6 +279,7 @@ class TokenMemory:
         Each candidate's activation is ``(B + ε) + offset``, ``B`` its reference time's
         log strength and ``ε`` its per-time noise (drawn for every chunk, as the memory
         draws it), the best being the first highest, as in the memory's retrieval.
+        (Built with ``tuple.__new__``: the named tuple without its Python constructor.)
         """
         memory = self._memory
         now = memory._time
@@ -285,33 +289,51 @@ class TokenMemory:
         leaves = self._leaves.get(seat)
         if leaves is None:  # nothing stored about this player: no candidate, no draw
             failed = _latency(factor, tau)
-            return Recall(now, seat, purpose, "default", NO_RECALL_VALUES, NO_RECALL_DEFAULT,
-                          None, None, tau, failed + failed, truth, None, None, None)
-        noise = memory._noise_for(self._count)
-        times = self._times._items
+            return _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
+                                 NO_RECALL_DEFAULT, None, None, tau, failed + failed, truth,
+                                 None, None, None))
+        count = self._count
+        noise = memory._time_noise
+        if noise is None or memory._time_noise_at != now or len(noise) < count:
+            noise = memory._noise_for(count)
         decay = memory._decay
-        if (now != self._strengths_at or len(times) != self._strengths_count
+        if (now != self._strengths_at or len(self._times._items) != self._strengths_count
                 or decay != self._strengths_decay):
             self._log_strengths(now, decay)
-        leaf_rows = leaves._items
-        row, activation = self._best(leaves.view(), leaf_rows, noise, float(-self.leaf_penalty))
+        compiled = kernels()
+        if compiled is None:
+            row, activation = self._best(leaves, noise, float(-self.leaf_penalty))
+        else:
+            if len(self._identity) < count:
+                self._identity = np.arange(max(2 * len(self._identity), count, 64))
+            time_of = self._time_of.view()
+            best, activation = compiled.exact_best(self._strengths, time_of, self._identity,
+                                                   leaves.view(), noise,
+                                                   float(-self.leaf_penalty))
+            row = leaves._items[best]
         if activation >= tau:
             tokens = int(self._value_of[row])
-            newest = self._update_of[row] == self._newest[seat][0]
-            return Recall(now, seat, purpose, "leaf", (tokens,), tokens, activation, None,
-                          tau, _latency(factor, activation) + 0.0, truth, None, None, newest)
+            return _new(Recall, (now, seat, purpose, "leaf", (tokens,), tokens, activation,
+                                 None, tau, _latency(factor, activation) + 0.0, truth, None,
+                                 None, self._update_of[row] == self._newest[seat][0]))
         latency = _latency(factor, tau)
         roots = self._roots[seat]
-        row, root_activation = self._best(roots.view(), roots._items, noise, 0.0)
+        if compiled is None:
+            row, root_activation = self._best(roots, noise, 0.0)
+        else:
+            best, root_activation = compiled.exact_best(self._strengths, time_of,
+                                                        self._identity, roots.view(), noise,
+                                                        0.0)
+            row = roots._items[best]
         if root_activation >= tau:
             cls = self._value_of[row]
-            return Recall(now, seat, purpose, "root", cls.prediction_values, cls.default,
-                          activation, root_activation, tau,
-                          latency + _latency(factor, root_activation), truth, None, None,
-                          None)
-        return Recall(now, seat, purpose, "default", NO_RECALL_VALUES, NO_RECALL_DEFAULT,
-                      activation, root_activation, tau, latency + latency, truth, None, None,
-                      None)
+            return _new(Recall, (now, seat, purpose, "root", cls.prediction_values,
+                                 cls.default, activation, root_activation, tau,
+                                 latency + _latency(factor, root_activation), truth, None,
+                                 None, None))
+        return _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
+                             NO_RECALL_DEFAULT, activation, root_activation, tau,
+                             latency + latency, truth, None, None, None))
 
     def _log_strengths(self, now: float, decay: float) -> None:
         """``ln (t − t_j)^(−d)`` per reference time, as the memory computes it."""
@@ -327,22 +349,15 @@ class TokenMemory:
         self._strengths_at, self._strengths_count = now, len(times._items)
         self._strengths_decay = decay
 
-    def _best(self, rows: np.ndarray, listed: list[int], noise: np.ndarray,
-              offset: float) -> tuple[int, float]:
-        """The first most active of ``rows`` (``listed`` as a list) and its activation:
-        with the memory's compiled kernel, or the same additions and argmax in NumPy."""
-        compiled = kernels()
-        if compiled is not None:
-            if len(self._identity) < self._count:
-                self._identity = np.arange(max(2 * len(self._identity), self._count, 64))
-            best, activation = compiled.exact_best(self._strengths, self._time_of.view(),
-                                                   self._identity, rows, noise, offset)
-            return listed[best], activation
-        total = self._strengths[self._time_of.view()[rows]] + noise[rows]
+    def _best(self, rows: _Growable, noise: np.ndarray, offset: float) -> tuple[int, float]:
+        """The first most active of ``rows`` and its activation, in NumPy: the kernel's
+        additions (``B + ε``, then the offset if nonzero) and NumPy's argmax."""
+        listed = rows.view()
+        total = self._strengths[self._time_of.view()[listed]] + noise[listed]
         if offset:
             total += offset
         best = int(total.argmax())
-        return listed[best], float(total[best])
+        return rows._items[best], float(total[best])
 
     def update(self, seat: int, change: int) -> Recall:
         """An observed pass (-1) or take (+tokens): recall, apply, store (§3.4.3)."""
