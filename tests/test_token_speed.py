@@ -189,3 +189,13 @@ def test_traced_games_make_the_untraced_games_decisions():
     assert _games(specs, keep=True, games=1) == _games(
         [spec.replace(",trace=true", "").replace(":trace=true", "") for spec in specs],
         keep=True, games=1)
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_a_bad_leaf_penalty_fails_the_same_way_on_both_paths(keep, monkeypatch):
+    monkeypatch.setattr(TokenMemory, "keep_rows", keep)
+    tokens = TokenMemory(DeclarativeMemory(seed=2), leaf_penalty=math.inf)
+    tokens.store(1, 5)
+    tokens.memory.advance(1.0)
+    with pytest.raises(ValueError, match="offset must be finite"):
+        tokens.recall(1)

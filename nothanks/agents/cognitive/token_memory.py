@@ -27,7 +27,7 @@ import numpy as np
 
 from ...actr import DeclarativeMemory, RetrievalRecord
 from ...actr.kernel import kernels
-from ...actr.memory import _Growable, _latency, _log
+from ...actr.memory import _Growable, _latency, _log, _number
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,16 +300,18 @@ class TokenMemory:
         if (now != self._strengths_at or len(self._times._items) != self._strengths_count
                 or decay != self._strengths_decay):
             self._log_strengths(now, decay)
+        offset = -self.leaf_penalty
+        if offset:  # checked as the memory's retrieval checks it
+            offset = _number("offset", offset)
         compiled = kernels()
         if compiled is None:
-            row, activation = self._best(leaves, noise, float(-self.leaf_penalty))
+            row, activation = self._best(leaves, noise, float(offset))
         else:
             if len(self._identity) < count:
                 self._identity = np.arange(max(2 * len(self._identity), count, 64))
             time_of = self._time_of.view()
             best, activation = compiled.exact_best(self._strengths, time_of, self._identity,
-                                                   leaves.view(), noise,
-                                                   float(-self.leaf_penalty))
+                                                   leaves.view(), noise, float(offset))
             row = leaves._items[best]
         if activation >= tau:
             tokens = int(self._value_of[row])
