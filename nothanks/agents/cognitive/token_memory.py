@@ -111,12 +111,13 @@ class TokenMemory:
     With new chunks per update (the default) every chunk has one reference, so a
     recall needs only each chunk's reference time and per-time noise: the token memory
     keeps those itself, per player its leaf and root rows, and recalls from them
-    directly (a few microseconds instead of a generic retrieval's twenty). The chunks
-    reach ``memory`` when it is read: :attr:`memory` stores the ones still waiting, at
-    their own model times, so it holds what storing each at once would have built, and
-    every recall draws the same noise in the same order. Records (``record=True``),
-    merged chunks and memory settings other than per-time noise with full base-level
-    learning use the memory's own retrieval.
+    directly (a few microseconds instead of the ten to twenty of two generic
+    retrievals). The chunks reach ``memory`` when it is read: :attr:`memory` stores the
+    ones still waiting, at their own model times, so it holds what storing each at once
+    would have built, and every recall draws the same noise in the same order (the
+    model's clock may move the memory directly; anything else reads it through
+    :attr:`memory`). Records (``record=True``), merged chunks and memory settings other
+    than per-time noise with full base-level learning use the memory's own retrieval.
     """
 
     #: False: every chunk goes into the memory at once and every recall is the memory's
@@ -135,9 +136,9 @@ class TokenMemory:
         #: set from outside (runner, UI) to log each player's true count; never read by
         #: the model's decisions
         self.truth: Callable[[int], int] | None = None
-        # the chunks as rows in storing order (the memory's rows once stored there)
-        # whether the rows below are kept (they mirror the memory's chunks)
-        self._lean = self.keep_rows and not merge and len(memory) == 0
+        # the chunks as rows in storing order (the memory's rows once stored there), kept
+        # while they mirror the memory's chunks
+        self._keeping = self.keep_rows and not merge and len(memory) == 0
         self._count = 0  # rows, stored in the memory or waiting
         self._synced = 0  # rows stored in the memory
         self._waiting: list[tuple[int, int, int, float]] = []  # (seat, tokens, update, time)
@@ -179,21 +180,22 @@ class TokenMemory:
         self._memory._add_past(added)
         self._synced = self._count
 
-    def _leaning(self) -> bool:
-        """Whether the kept rows still mirror the memory (no chunk came from elsewhere)."""
-        if self._lean and (self.merge or len(self._memory._chunks) != self._synced):
+    def _check_kept(self) -> None:
+        """Stop keeping rows once they no longer mirror the memory (merging switched on,
+        or a chunk stored there from elsewhere), storing the waiting chunks first."""
+        if self._keeping and (self.merge or len(self._memory._chunks) != self._synced):
             if self._waiting:
                 self._sync()
-            self._lean = False
-        return self._lean
+            self._keeping = False
 
     def store(self, seat: int, tokens: int) -> None:
         """Store ``seat``'s count as a leaf and its class as a root, at the current time."""
         self.stored += 1
         self._newest[seat] = (self.stored, tokens)
-        if self._leaning():
+        if self._keeping and not self.merge and len(self._memory._chunks) == self._synced:
             self._keep(seat, tokens)
             return
+        self._check_kept()
         leaf = {"kind": "leaf", "player": seat, "tokens": tokens}
         root = {"kind": "root", "player": seat, "class": token_class(tokens).name}
         if not self.merge:
@@ -230,12 +232,13 @@ class TokenMemory:
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
         """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""
         memory = self._memory
-        if (self._lean and self._latest < memory._time and not self.record
+        if (self._keeping and self._latest < memory._time and not self.record
                 and len(memory._chunks) == self._synced and not self.merge
                 and memory._noise > 0 and memory._noise_mode == "per_time"
                 and memory._base_level_learning and not memory._optimized_learning):
             recall = self._recall_kept(seat, purpose)
-        else:  # (a chunk from elsewhere or merging: the next store stops keeping rows)
+        else:  # records, other memory settings, a chunk stored at this very time, or
+            # rows that no longer mirror the memory (the next store stops keeping them)
             recall = self._retrieve(seat, purpose)
         self.history.append(recall)
         return recall
