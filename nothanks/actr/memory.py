@@ -793,13 +793,7 @@ class DeclarativeMemory:
 
         Chunks added since the draw get their own draws appended; the others keep theirs.
         """
-        noise = self._time_noise
-        if noise is None or self._time_noise_at != self._time:
-            noise = self._draw_noise(len(self._chunks))
-        elif len(noise) < len(self._chunks):
-            noise = np.concatenate([noise, self._draw_noise(len(self._chunks) - len(noise))])
-        self._time_noise, self._time_noise_at = noise, self._time
-        return noise
+        return self._noise_for(len(self._chunks))
 
     def _split(self, request: Mapping[str, SlotValue],
                exact: list[tuple[_Column, int]] | None = None
@@ -1204,6 +1198,33 @@ class DeclarativeMemory:
                 f"d={self._decay:g}, s={self._noise:g}, τ={self._retrieval_threshold:g}, "
                 f"MP={self._mismatch_penalty:g}, F={self._latency_factor:g}, "
                 f"noise_mode={self._noise_mode!r})")
+
+    def _noise_for(self, count: int) -> np.ndarray:
+        """Per-time noise of the first ``count`` chunks (``_noise_now`` for all of them).
+
+        A caller that keeps chunks of its own not yet stored here (the token memory, which
+        stores them on demand with :meth:`_add_past`) asks for its full count: the draws,
+        and their order, are those the stored chunks would have had.
+        """
+        noise = self._time_noise
+        if noise is None or self._time_noise_at != self._time:
+            noise = self._draw_noise(count)
+        elif len(noise) < count:
+            noise = np.concatenate([noise, self._draw_noise(count - len(noise))])
+        self._time_noise, self._time_noise_at = noise, self._time
+        return noise
+
+    def _add_past(self, added: Sequence[tuple[float, Mapping[str, SlotValue]]]) -> None:
+        """``add`` each chunk at its own past model time (not before the previous one),
+        then put the clock back: the memory the same ``add`` calls, made at those times,
+        would have built (the token memory stores its chunks on demand with it)."""
+        now = self._time
+        try:
+            for time, slots in added:
+                self._time = time
+                self.add(slots)
+        finally:
+            self._time = now
 
 
 def recall_probability(activation: float | np.ndarray, threshold: float,

@@ -18,11 +18,16 @@ mismatch", taken to its limit, as the thesis says it intended).
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
+
+import numpy as np
 
 from ...actr import DeclarativeMemory, RetrievalRecord
+from ...actr.kernel import kernels
+from ...actr.memory import _Growable, _latency, _log, _number
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,9 @@ def token_class(tokens: int) -> TokenClass:
 
 
 _CLASS_BY_NAME = {cls.name: cls for cls in TOKEN_CLASSES}
+_new = tuple.__new__
+#: the class of each count below 64, looked up instead of searched for
+_CLASS_OF = tuple(token_class(tokens) for tokens in range(64))
 
 
 class Recall(NamedTuple):
@@ -99,11 +107,26 @@ class TokenMemory:
         record: keep each retrieval's record in the history (for traces).
         merge: store an update as a reference to an identical chunk (ACT-R's default)
             instead of a new chunk.
+
+    With new chunks per update (the default) every chunk has one reference, so a
+    recall needs only each chunk's reference time and per-time noise: the token memory
+    keeps those itself, per player its leaf and root rows, and recalls from them
+    directly (a few microseconds instead of the ten to twenty of two generic
+    retrievals). The chunks reach ``memory`` when it is read: :attr:`memory` stores the
+    ones still waiting, at their own model times, so it holds what storing each at once
+    would have built, and every recall draws the same noise in the same order (the
+    model's clock may move the memory directly; anything else reads it through
+    :attr:`memory`). Records (``record=True``), merged chunks and memory settings other
+    than per-time noise with full base-level learning use the memory's own retrieval.
     """
+
+    #: False: every chunk goes into the memory at once and every recall is the memory's
+    #: own retrieval (the reference the kept rows are tested against)
+    keep_rows: ClassVar[bool] = True
 
     def __init__(self, memory: DeclarativeMemory, *, leaf_penalty: float,
                  record: bool = False, merge: bool = False) -> None:
-        self.memory = memory
+        self._memory = memory
         self.merge = merge
         self.leaf_penalty = leaf_penalty
         self.record = record
@@ -113,24 +136,115 @@ class TokenMemory:
         #: set from outside (runner, UI) to log each player's true count; never read by
         #: the model's decisions
         self.truth: Callable[[int], int] | None = None
+        # the chunks as rows in storing order (the memory's rows once stored there), kept
+        # while they mirror the memory's chunks
+        self._keeping = self.keep_rows and not merge and len(memory) == 0
+        self._count = 0  # rows, stored in the memory or waiting
+        self._synced = 0  # rows stored in the memory
+        self._waiting: list[tuple[int, int, int, float]] = []  # (seat, tokens, update, time)
+        self._leaves: dict[int, _Growable] = {}  # seat -> its leaf rows
+        self._roots: dict[int, _Growable] = {}  # seat -> its root rows
+        self._value_of: list = []  # per row: the leaf's count or the root's TokenClass
+        self._update_of: list[int] = []  # per row: its update
+        self._time_of = _Growable(np.int64)  # per row: index of its reference time
+        self._times = _Growable(np.float64)  # the distinct reference times
+        self._last_time = math.nan
+        self._latest = -math.inf  # time of the latest store
+        self._identity = np.arange(0)  # row -> row, for the kernel's node indirection
+        # log strength per reference time, at time _strengths_at (NaN: none yet)
+        self._strengths = np.empty(0)
+        self._strengths_at = math.nan
+        self._strengths_count = 0
+        self._strengths_decay = math.nan
+
+    @property
+    def memory(self) -> DeclarativeMemory:
+        """The declarative memory, holding every chunk stored so far."""
+        if self._waiting:
+            self._sync()
+        return self._memory
 
     @property
     def time(self) -> float:
-        return self.memory.time
+        return self._memory.time
+
+    def _sync(self) -> None:
+        """Store the waiting chunks in the memory, each at its own model time."""
+        added: list[tuple[float, dict]] = []
+        for seat, tokens, update, time in self._waiting:
+            added.append((time, {"kind": "leaf", "player": seat, "tokens": tokens,
+                                 "update": update}))
+            added.append((time, {"kind": "root", "player": seat,
+                                 "class": token_class(tokens).name, "update": update}))
+        self._waiting = []
+        self._memory._add_past(added)
+        self._synced = self._count
+
+    def _check_kept(self) -> None:
+        """Stop keeping rows once they no longer mirror the memory (merging switched on,
+        or a chunk stored there from elsewhere), storing the waiting chunks first."""
+        if self._keeping and (self.merge or len(self._memory._chunks) != self._synced):
+            if self._waiting:
+                self._sync()
+            self._keeping = False
 
     def store(self, seat: int, tokens: int) -> None:
         """Store ``seat``'s count as a leaf and its class as a root, at the current time."""
         self.stored += 1
         self._newest[seat] = (self.stored, tokens)
+        if self._keeping and not self.merge and len(self._memory._chunks) == self._synced:
+            self._keep(seat, tokens)
+            return
+        self._check_kept()
         leaf = {"kind": "leaf", "player": seat, "tokens": tokens}
         root = {"kind": "root", "player": seat, "class": token_class(tokens).name}
         if not self.merge:
             leaf["update"] = root["update"] = self.stored
-        self.memory.add(leaf)
-        self.memory.add(root)
+        memory = self.memory
+        memory.add(leaf)
+        memory.add(root)
+
+    def _keep(self, seat: int, tokens: int) -> None:
+        """A new leaf and root as rows of their own, stored in the memory on demand."""
+        now = self._memory._time
+        if type(tokens) is int and 0 <= tokens < len(_CLASS_OF):
+            cls = _CLASS_OF[tokens]
+        else:
+            cls = token_class(tokens)  # raises on a negative count, as storing it would
+        if now != self._last_time:
+            self._times.append(now)
+            self._last_time = now
+        index = len(self._times._items) - 1
+        row = self._count
+        self._count = row + 2
+        self._time_of._items.extend((index, index))
+        leaves = self._leaves.get(seat)
+        if leaves is None:
+            leaves = self._leaves[seat] = _Growable(np.int64)
+            self._roots[seat] = _Growable(np.int64)
+        leaves.append(row)
+        self._roots[seat].append(row + 1)
+        self._value_of.extend((tokens, cls))
+        self._update_of.extend((self.stored, self.stored))
+        self._waiting.append((seat, tokens, self.stored, now))
+        self._latest = now
 
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
         """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""
+        memory = self._memory
+        if (self._keeping and self._latest < memory._time and not self.record
+                and len(memory._chunks) == self._synced and not self.merge
+                and memory._noise > 0 and memory._noise_mode == "per_time"
+                and memory._base_level_learning and not memory._optimized_learning):
+            recall = self._recall_kept(seat, purpose)
+        else:  # records, other memory settings, a chunk stored at this very time, or
+            # rows that no longer mirror the memory (the next store stops keeping them)
+            recall = self._retrieve(seat, purpose)
+        self.history.append(recall)
+        return recall
+
+    def _retrieve(self, seat: int, purpose: str) -> Recall:
+        """A recall through the memory's own retrievals."""
         memory = self.memory
         leaf = memory.retrieve({"kind": "leaf", "player": seat}, offset=-self.leaf_penalty,
                                record=self.record)
@@ -151,19 +265,104 @@ class TokenMemory:
                 source, candidates, value = "default", NO_RECALL_VALUES, NO_RECALL_DEFAULT
         # positional: the fields' order (a named tuple builds fastest so)
         if root is None:
-            recall = Recall(memory.time, seat, purpose, source, candidates, value,
-                            leaf.activation, None, memory.retrieval_threshold,
-                            leaf.latency + 0.0,
-                            None if self.truth is None else self.truth(seat),
-                            leaf.record, None, newest)
+            return Recall(memory.time, seat, purpose, source, candidates, value,
+                          leaf.activation, None, memory.retrieval_threshold,
+                          leaf.latency + 0.0,
+                          None if self.truth is None else self.truth(seat),
+                          leaf.record, None, newest)
+        return Recall(memory.time, seat, purpose, source, candidates, value,
+                      leaf.activation, root.activation, memory.retrieval_threshold,
+                      leaf.latency + root.latency,
+                      None if self.truth is None else self.truth(seat),
+                      leaf.record, root.record, newest)
+
+    def _recall_kept(self, seat: int, purpose: str) -> Recall:
+        """A recall from the kept rows: what ``_retrieve`` gives, bit for bit.
+
+        Each candidate's activation is ``(B + ε) + offset``, ``B`` its reference time's
+        log strength and ``ε`` its per-time noise (drawn for every chunk, as the memory
+        draws it), the best being the first highest, as in the memory's retrieval.
+        (Built with ``tuple.__new__``: the named tuple without its Python constructor.)
+        """
+        memory = self._memory
+        now = memory._time
+        tau = memory._retrieval_threshold
+        factor = memory._latency_factor
+        truth = None if self.truth is None else self.truth(seat)
+        leaves = self._leaves.get(seat)
+        if leaves is None:  # nothing stored about this player: no candidate, no draw
+            failed = _latency(factor, tau)
+            return _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
+                                 NO_RECALL_DEFAULT, None, None, tau, failed + failed, truth,
+                                 None, None, None))
+        count = self._count
+        noise = memory._time_noise
+        if noise is None or memory._time_noise_at != now or len(noise) < count:
+            noise = memory._noise_for(count)
+        decay = memory._decay
+        if (now != self._strengths_at or len(self._times._items) != self._strengths_count
+                or decay != self._strengths_decay):
+            self._log_strengths(now, decay)
+        offset = -self.leaf_penalty
+        if offset:  # checked as the memory's retrieval checks it
+            offset = _number("offset", offset)
+        compiled = kernels()
+        if compiled is None:
+            row, activation = self._best(leaves, noise, float(offset))
         else:
-            recall = Recall(memory.time, seat, purpose, source, candidates, value,
-                            leaf.activation, root.activation, memory.retrieval_threshold,
-                            leaf.latency + root.latency,
-                            None if self.truth is None else self.truth(seat),
-                            leaf.record, root.record, newest)
-        self.history.append(recall)
-        return recall
+            if len(self._identity) < count:
+                self._identity = np.arange(max(2 * len(self._identity), count, 64))
+            time_of = self._time_of.view()
+            best, activation = compiled.exact_best(self._strengths, time_of, self._identity,
+                                                   leaves.view(), noise, float(offset))
+            row = leaves._items[best]
+        if activation >= tau:
+            tokens = int(self._value_of[row])
+            return _new(Recall, (now, seat, purpose, "leaf", (tokens,), tokens, activation,
+                                 None, tau, _latency(factor, activation) + 0.0, truth, None,
+                                 None, self._update_of[row] == self._newest[seat][0]))
+        latency = _latency(factor, tau)
+        roots = self._roots[seat]
+        if compiled is None:
+            row, root_activation = self._best(roots, noise, 0.0)
+        else:
+            best, root_activation = compiled.exact_best(self._strengths, time_of,
+                                                        self._identity, roots.view(), noise,
+                                                        0.0)
+            row = roots._items[best]
+        if root_activation >= tau:
+            cls = self._value_of[row]
+            return _new(Recall, (now, seat, purpose, "root", cls.prediction_values,
+                                 cls.default, activation, root_activation, tau,
+                                 latency + _latency(factor, root_activation), truth, None,
+                                 None, None))
+        return _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
+                             NO_RECALL_DEFAULT, activation, root_activation, tau,
+                             latency + latency, truth, None, None, None))
+
+    def _log_strengths(self, now: float, decay: float) -> None:
+        """``ln (t − t_j)^(−d)`` per reference time, as the memory computes it."""
+        times = self._times
+        ages = now - times.view()
+        strengths = np.power(ages, -decay, out=ages)
+        if decay * math.log(now - times._items[0]) < 700.0:
+            # no strength underflowed to 0 (that needs an age beyond e^(744/d)): the log
+            # needs no guard against ln 0
+            self._strengths = np.log(strengths, out=strengths)
+        else:
+            self._strengths = _log(strengths)
+        self._strengths_at, self._strengths_count = now, len(times._items)
+        self._strengths_decay = decay
+
+    def _best(self, rows: _Growable, noise: np.ndarray, offset: float) -> tuple[int, float]:
+        """The first most active of ``rows`` and its activation, in NumPy: the kernel's
+        additions (``B + ε``, then the offset if nonzero) and NumPy's argmax."""
+        listed = rows.view()
+        total = self._strengths[self._time_of.view()[listed]] + noise[listed]
+        if offset:
+            total += offset
+        best = int(total.argmax())
+        return rows._items[best], float(total[best])
 
     def update(self, seat: int, change: int) -> Recall:
         """An observed pass (-1) or take (+tokens): recall, apply, store (§3.4.3)."""

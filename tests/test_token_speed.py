@@ -1,0 +1,201 @@
+"""The token memory's kept rows recall exactly what the declarative memory's own
+retrievals recall: the same recalls (every field, bit for bit), the same chunks and
+references in the memory, the same random state afterwards, and the same games."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from nothanks.actr import DeclarativeMemory
+from nothanks.actr import kernel as actr_kernel
+from nothanks.actr.memory import CurrentTimeReferenceError
+from nothanks.agents import make_agent
+from nothanks.agents.cognitive import TokenMemory
+from nothanks.runner import play_game
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Counts the recalls answered from the kept rows."""
+    calls = [0]
+    kept = TokenMemory._recall_kept
+
+    def counting(self, seat, purpose):
+        calls[0] += 1
+        return kept(self, seat, purpose)
+
+    monkeypatch.setattr(TokenMemory, "_recall_kept", counting)
+    return calls
+
+
+def _history(seed: int, *, keep: bool, compiled: bool, leaf_penalty: float, rt: float,
+             noise: float, merge: bool = False, touch: bool = False, record: bool = False,
+             external: bool = False, decay: float = 0.5) -> tuple[list, TokenMemory]:
+    """A random run of updates, recalls and clock steps (sometimes none, so a chunk can
+    be needed at its own storing time); ``touch`` reads the memory now and then
+    (storing the waiting chunks), ``record`` switches records on and off, ``external``
+    adds a chunk of another kind to the memory directly."""
+    actr_kernel.use(compiled)
+    TokenMemory.keep_rows = keep
+    try:
+        memory = DeclarativeMemory(retrieval_threshold=rt, noise=noise, decay=decay,
+                                   seed=np.random.default_rng(seed))
+        tokens = TokenMemory(memory, leaf_penalty=leaf_penalty, merge=merge)
+        tokens.truth = lambda seat: 100 + seat
+        ops = np.random.default_rng(1000 + seed)
+        out: list = []
+        for seat in (1, 2, 3):  # seat 4 is only ever stored by an update
+            tokens.store(seat, 11)
+        memory.advance(1.0)
+        for step in range(110):
+            r = ops.random()
+            seat = int(ops.integers(1, 5))
+            try:
+                if r < 0.4:
+                    change = -1 if ops.random() < 0.75 else int(ops.integers(1, 15))
+                    out.append(tokens.update(seat, change))
+                    if ops.random() < 0.8:  # mostly, as in a game, time passes after one
+                        memory.advance(float(ops.choice([0.25, 1.0, 1.5])))
+                elif r < 0.7:
+                    out.append(tokens.recall(seat))
+                elif r < 0.75 and touch:
+                    out.append((len(tokens.memory), tokens.memory.references(
+                        tokens.memory.chunks[-1])))
+                elif r < 0.8 and record:
+                    tokens.record = not tokens.record
+                elif r < 0.82 and external and step > 50:
+                    tokens.memory.add({"kind": "other", "step": step})
+                else:
+                    memory.advance(float(ops.choice([0.0, 0.25, 1.0, 1.0, 2.5])))
+            except CurrentTimeReferenceError as error:
+                out.append(str(error))
+        return out, tokens
+    finally:
+        actr_kernel.use(True)
+        TokenMemory.keep_rows = True
+
+
+def _same_memories(a: DeclarativeMemory, b: DeclarativeMemory) -> None:
+    assert a.time == b.time
+    assert a.chunks == b.chunks
+    assert [c.slots for c in a.chunks] == [c.slots for c in b.chunks]  # slot order too
+    assert [a.references(c) for c in a.chunks] == [b.references(c) for c in b.chunks]
+    state_a, state_b = a.random_state(), b.random_state()
+    assert state_a[0].bit_generator.state == state_b[0].bit_generator.state
+    assert np.array_equal(state_a[1], state_b[1])
+    assert state_a[2:4] == state_b[2:4]
+    assert (state_a[4] is None) == (state_b[4] is None)
+    if state_a[4] is not None:
+        assert np.array_equal(state_a[4], state_b[4])
+    assert state_a[5] == state_b[5] or (math.isnan(state_a[5]) and math.isnan(state_b[5]))
+
+
+CASES = [  # (leaf_penalty, rt, noise): leaves, roots and defaults all win somewhere
+    (1.0, -1.0, 0.25), (0.0, -2.0, 0.25), (2.5, -0.5, 0.5), (1.0, 1.5, 0.8),
+    (0.0, 4.0, 0.25), (1.0, -8.0, 0.05), (1.0, -1.0, 0.0),
+]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("leaf_penalty,rt,noise", CASES)
+def test_kept_rows_recall_what_the_memory_retrieves(compiled, leaf_penalty, rt, noise,
+                                                    counted):
+    sources = set()
+    for seed in range(3):
+        args = {"compiled": compiled, "leaf_penalty": leaf_penalty, "rt": rt, "noise": noise,
+                "touch": seed == 1, "decay": 0.5 if seed else 0.3}
+        before = counted[0]
+        reference, by_memory = _history(seed, keep=False, **args)
+        assert counted[0] == before
+        kept, by_rows = _history(seed, keep=True, **args)
+        assert kept == reference  # every field: activations, latencies, sources, ...
+        _same_memories(by_rows.memory, by_memory.memory)
+        sources |= {r.source for r in kept if hasattr(r, "source")}
+    if noise > 0:
+        assert counted[0] > 100  # the kept rows answered most recalls
+    else:
+        assert counted[0] == 0  # without noise ties are drawn at random: the memory's way
+    if rt <= -8:
+        assert sources == {"leaf", "default"}  # default: a player never stored
+    if rt >= 4:
+        assert sources == {"default"}
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_records_merges_and_outside_chunks_fall_back_to_the_memory(compiled, counted):
+    for seed in range(2):
+        args = {"compiled": compiled, "leaf_penalty": 1.0, "rt": -0.5, "noise": 0.3}
+        for switches in ({"record": True}, {"external": True, "touch": True}):
+            reference, by_memory = _history(seed, keep=False, **args, **switches)
+            before = counted[0]
+            kept, by_rows = _history(seed, keep=True, **args, **switches)
+            assert counted[0] > before
+            assert kept == reference  # records included: they are the memory's
+            _same_memories(by_rows.memory, by_memory.memory)
+            if "record" in switches:
+                assert any(r.leaf_record is not None for r in kept if hasattr(r, "leaf_record"))
+        before = counted[0]
+        merged, by_memory = _history(seed, keep=True, merge=True, **args)
+        assert counted[0] == before and not by_memory._waiting
+        assert merged == _history(seed, keep=False, merge=True, **args)[0]
+
+
+def test_chunks_reach_the_memory_when_it_is_read():
+    memory = DeclarativeMemory(seed=1)
+    tokens = TokenMemory(memory, leaf_penalty=1.0)
+    tokens.store(1, 11)
+    memory.advance(2.0)
+    tokens.update(1, -1)
+    assert len(memory) == 0  # still waiting ...
+    assert len(tokens.memory) == 4  # ... until read, each at its own time
+    assert [tokens.memory.references(c) for c in tokens.memory.chunks] == [(0.0,)] * 2 + [
+        (2.0,)] * 2
+    assert tokens.memory.time == 2.0
+    assert {"kind": "root", "player": 1, "class": "sufficient", "update": 2} in tokens.memory
+
+
+def _games(specs: list[str], keep: bool, games: int = 2) -> list:
+    TokenMemory.keep_rows = keep
+    try:
+        agents = [make_agent(spec) for spec in specs]
+        played = []
+        for game in range(games):
+            record = play_game(agents, seed=11 + game, game_id=game)
+            histories = [[r[:11] for r in agent.token_memory.history]
+                         for agent in agents if hasattr(agent, "token_memory")]
+            played.append(([(d.seat, d.card, d.tokens_on_card, d.action, d.info)
+                            for d in record.decisions], record.scores, histories))
+        return played
+    finally:
+        TokenMemory.keep_rows = True
+
+
+@pytest.mark.parametrize("specs,games", [
+    (["tom2", "tom2:rt=0.5", "tom1:leaf_penalty=0", "tom1:rt=-3"], 2),
+    (["tom1", "tom0", "tom0:rt=-3", "tom0"], 3),
+])
+def test_games_are_the_same_with_kept_rows_and_through_the_memory(specs, games, counted):
+    kept = _games(specs, keep=True, games=games)
+    assert counted[0] > 0
+    assert kept == _games(specs, keep=False, games=games)
+
+
+def test_traced_games_make_the_untraced_games_decisions():
+    """Traces take the memory's own retrievals (records); the decisions, recalls and
+    everything logged are those of the kept rows."""
+    specs = ["tom1:rt=0.5,trace=true", "tom1", "tom2:leaf_penalty=0", "tom0"]
+    assert _games(specs, keep=True, games=1) == _games(
+        [spec.replace(",trace=true", "").replace(":trace=true", "") for spec in specs],
+        keep=True, games=1)
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_a_bad_leaf_penalty_fails_the_same_way_on_both_paths(keep, monkeypatch):
+    monkeypatch.setattr(TokenMemory, "keep_rows", keep)
+    tokens = TokenMemory(DeclarativeMemory(seed=2), leaf_penalty=math.inf)
+    tokens.store(1, 5)
+    tokens.memory.advance(1.0)
+    with pytest.raises(ValueError, match="offset must be finite"):
+        tokens.recall(1)
