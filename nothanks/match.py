@@ -26,7 +26,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .agents import Agent, make_agent
-from .rules import Action, Event, Game, IllegalActionError, Variant, sequence_category
+from .rules import Action, Event, Game, IllegalActionError, Variant
+from .rules.scoring import CATEGORY_BY_NEIGHBOURS
 
 
 def game_seed(root_seed: int, game_index: int) -> int:
@@ -308,11 +309,13 @@ class Match:
         own = tokens[seat]
         card = game.card
         # tuple.__new__ with every field in order: what DecisionRecord(...) does, without
-        # its keyword-handling wrapper
+        # its keyword-handling wrapper; the category is sequence_category(cards, card)
+        # without the call
         return _new_tuple(DecisionRecord, (
             len(self.decisions), game.turn, seat, self._specs[seat], card,
             game.tokens_on_card, own, cards, game._dealt - game._next,
-            sequence_category(cards, card), tuple(tokens), action,
+            CATEGORY_BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)], tuple(tokens),
+            action,
             own == 0, info, trace, decision_time, marks,
         ))
 
@@ -395,7 +398,10 @@ class Match:
                 seat = game.seat
                 apply(decide[seat](view(seat)), seat)
             return self.record()
-        infos = [agent.decision_info for agent in agents]
+        # an agent that reports nothing about its decisions (the base decision_info)
+        # gets the same empty dict without the call
+        infos = [None if type(agent).decision_info is Agent.decision_info
+                 else agent.decision_info for agent in agents]
         traced = [getattr(agent, "traces", False) for agent in agents]
         keep, make = self.decisions.append, self._record
         while not game.over:
@@ -403,7 +409,8 @@ class Match:
             action = decide[seat](view(seat))
             if type(action) is not Action:
                 action = Action(action)
-            decision = make(action, infos[seat](),
+            info = infos[seat]
+            decision = make(action, {} if info is None else info(),
                             _trace_of(agents[seat]) if traced[seat] else None)
             apply(action, seat)
             keep(decision)

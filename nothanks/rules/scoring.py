@@ -65,9 +65,9 @@ class Category(StrEnum):
 
 
 #: Category by the number of the card's neighbours the player owns (0, 1 or 2).
-_BY_NEIGHBOURS = (Category.NO_SEQUENCE, Category.EXTENSION, Category.COMPLETION)
+CATEGORY_BY_NEIGHBOURS = (Category.NO_SEQUENCE, Category.EXTENSION, Category.COMPLETION)
 
 
 def sequence_category(cards: Collection[int], card: int) -> Category:
     """The category of ``card`` for a player who owns ``cards`` (a ``str``: its value)."""
-    return _BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)]
+    return CATEGORY_BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)]

@@ -1,0 +1,116 @@
+"""The rules engine's fast paths give what the plain calls give: the same deals and
+generator states, events that behave like the frozen dataclasses they were, and the same
+decision records from ``Match.run`` as from deciding one step at a time."""
+from __future__ import annotations
+
+import operator
+import pickle
+import random
+import threading
+
+import pytest
+
+from nothanks.agents import RandomAgent
+from nothanks.match import Match
+from nothanks.rules import (
+    CardRevealed,
+    GameOver,
+    Passed,
+    Took,
+    Variant,
+    deal,
+    reseed,
+    seeded,
+)
+
+SEEDS = [0, 1, 2, 7, 2**31 - 1, 2**32, 2**32 + 5, 2**62 + 12345, 2**63 - 1, 2**100 + 3, -4]
+
+
+def _plain_deal(variant: Variant, seed: int | str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The deal as ``random.Random(seed).shuffle`` makes it."""
+    deck = list(range(variant.low_card, variant.high_card + 1))
+    random.Random(seed).shuffle(deck)
+    played = variant.cards_played
+    return tuple(deck[:played]), tuple(sorted(deck[played:]))
+
+
+@pytest.mark.parametrize("variant", [
+    Variant(), Variant(players=3, low_card=1, high_card=8, removed=2),
+    Variant(players=7, low_card=1, high_card=100, removed=0), Variant(high_card=4, low_card=3,
+                                                                      removed=0),
+])
+def test_deal_is_the_shuffle_of_random_random(variant):
+    rng = random.Random(3)
+    seeds = SEEDS + [rng.getrandbits(63) for _ in range(400)] + ["a string seed"]
+    for seed in seeds:
+        assert deal(variant, seed) == _plain_deal(variant, seed), seed
+
+
+def test_reseed_and_seeded_give_the_state_of_a_new_generator():
+    rng = random.Random(99)
+    rng.gauss(0.0, 1.0)  # leaves a gauss_next behind, which a new generator has not
+    for seed in SEEDS + [random.Random(5).getrandbits(63) for _ in range(200)] + ["text", None]:
+        reseed(rng, seed)
+        if seed is None:  # fresh OS entropy: only check that it is usable
+            rng.random()
+            continue
+        assert rng.getstate() == random.Random(seed).getstate(), seed
+        assert seeded(seed).getstate() == random.Random(seed).getstate(), seed
+
+
+def test_each_thread_deals_with_its_own_generator():
+    mine = seeded(1)
+    theirs = []
+    worker = threading.Thread(target=lambda: theirs.append(seeded(1)))
+    worker.start()
+    worker.join()
+    assert theirs[0] is not mine and seeded(2) is mine
+
+
+def test_random_agent_draws_the_stream_of_random_random():
+    agent = RandomAgent(p=0.5)
+    for seed in (0, 2**62 + 1):
+        agent.start(1, Variant(), seed)
+        expected = random.Random(seed)
+        assert [agent._draw() for _ in range(50)] == [expected.random() for _ in range(50)]
+
+
+EVENTS = [CardRevealed(0, 20, 23), Passed(1, 0, 20, 1), Took(2, 1, 20, 1),
+          GameOver(3, (10, 20, 30, 40), (1, 2, 3, 4), (3.0, 2.0, 1.0, 0.0))]
+
+
+def test_events_compare_hash_and_print_like_frozen_dataclasses():
+    passed, took = Passed(1, 0, 20, 1), Took(1, 0, 20, 1)
+    assert passed == Passed(turn=1, seat=0, card=20, tokens_on_card=1)
+    assert operator.ne(passed, Passed(1, 0, 20, 1)) is False
+    assert passed != took and operator.eq(passed, took) is False  # same fields, other event
+    plain = (1, 0, 20, 1)  # not equal to a plain tuple either, from either side
+    assert operator.eq(passed, plain) is False and operator.eq(plain, passed) is False
+    assert operator.ne(plain, passed) is True
+    assert hash(passed) == hash(Passed(1, 0, 20, 1)) and len({passed, took}) == 2
+    assert repr(took) == "Took(turn=1, seat=0, card=20, tokens=1)"
+    assert repr(EVENTS[0]) == "CardRevealed(turn=0, card=20, cards_left=23)"
+    for event in EVENTS:
+        assert pickle.loads(pickle.dumps(event)) == event
+        with pytest.raises(AttributeError):
+            event.turn = 9
+        with pytest.raises(AttributeError):
+            event.other = 1
+        with pytest.raises(TypeError):
+            _ = event < event
+
+
+def test_run_records_what_stepping_records():
+    specs = ["random", "heuristic", "tom0", "random:p=0.2"]
+    run = Match(specs, seed=31).run()
+    stepped = Match(specs, seed=31)
+    while not stepped.over:
+        stepped.step()
+    assert run.decisions == stepped.record().decisions
+    assert run == stepped.record()
+    empty = [d.info for d in run.decisions if d.agent != "tom0"]  # base decision_info
+    assert empty and all(type(i) is dict and i == {} for i in empty)
+    assert len({id(i) for i in empty}) == len(empty)  # one dict each, as the call made
+    again = Match(specs, seed=31)
+    again.run(record=False)
+    assert again.game.history == stepped.game.history
