@@ -172,12 +172,13 @@ class Game:
         if not 0 <= seat < self._players:
             raise ValueError(f"seat {seat} does not exist; valid: 0 to {self._players - 1}")
         history, tokens = self.history, self._tokens
-        return View(
+        # the fields of View(...) in order, without its __new__'s call
+        return _new(View, (
             seat, self.variant, self.seat, None if self.over else self.card,
             self.tokens_on_card, tokens[seat], tuple(self._cards),
             self._dealt - self._next, history, len(history),
             tuple(tokens) if self._open_tokens else None,
-        )
+        ))
 
     def scores(self) -> tuple[int, ...]:
         """Current scores of every seat (final once the game is over)."""
