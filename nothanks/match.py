@@ -256,7 +256,7 @@ class Match:
         self.seed = seed
         self.game_id = game_id
         self.human_seat = human_seat
-        self._specs = tuple(a.spec for a in self.agents)
+        self._specs = tuple([a.spec for a in self.agents])
         if agent_seeds is None:
             agent_seeds = [agent_seed(seed, seat) for seat in range(len(self.agents))]
         for seat, agent in enumerate(self.agents):
@@ -432,17 +432,17 @@ class Match:
         """The finished game as a record."""
         if not self.game.over:
             raise IllegalActionError("the game is not over yet: no record")
-        game, human = self.game, self.human_seat
+        game, human, agents = self.game, self.human_seat, self.agents
         over = game.history[-1]
-        seated = list(enumerate(self.agents))
+        orders = [a.tom_order for a in agents]
+        kinds = [a.kind for a in agents]
+        if human is not None:
+            orders[human], kinds[human] = None, "human"
         return GameRecord(
-            self.game_id, self.seed, self._specs,
-            tuple(a.label for a in self.agents),
-            tuple(None if s == human else a.tom_order for s, a in seated),
-            tuple("human" if s == human else a.kind for s, a in seated),
-            tuple(game.cards(s) for s in range(self.variant.players)),
-            game.token_counts,
-            over.scores, over.ranks, over.rank_points, tuple(self.decisions),
+            self.game_id, self.seed, self._specs, tuple([a.label for a in agents]),
+            tuple(orders), tuple(kinds), tuple(game._cards),  # every seat's game.cards(seat)
+            game.token_counts, over.scores, over.ranks, over.rank_points,
+            tuple(self.decisions),
         )
 
 

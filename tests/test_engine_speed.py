@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from nothanks.agents import RandomAgent
+from nothanks.agents import RandomAgent, make_agent
 from nothanks.match import Match
 from nothanks.rules import (
     CardRevealed,
@@ -114,3 +114,30 @@ def test_run_records_what_stepping_records():
     again = Match(specs, seed=31)
     again.run(record=False)
     assert again.game.history == stepped.game.history
+
+
+def test_the_human_seat_is_recorded_as_human_whoever_plays_its_part():
+    stand_in = make_agent("tom1")  # an agent playing the person's part
+    match = Match([stand_in, "tom0", "random", "heuristic"], seed=4, human_seat=0)
+    while not match.over:
+        match.run_models()
+        if match.human_turn:
+            match.human_acts("take")
+    record = match.record()
+    assert record.kinds == ("human", "model", "model", "model")
+    assert record.tom_orders == (None, 0, None, None)
+    assert record.labels == ("ToM1", "ToM0", "random", "heuristic")
+    assert record.cards == tuple(match.game.cards(seat) for seat in range(4))
+
+
+def test_views_are_snapshots_equal_only_to_themselves():
+    game = Match(["random"] * 4, Variant(open_tokens=True), seed=2).game
+    view = game.view(1)
+    assert (view.seat, view.to_move, view.card, view.own_tokens, view.cards_left) == (
+        1, 0, game.card, 11, 23)
+    assert view.tokens_of(3) == 11 and view.history == tuple(game.history)
+    again = game.view(1)
+    assert view != again and view == view and len({view, again}) == 2
+    with pytest.raises(AttributeError):
+        view.card = 3
+    assert repr(view).startswith("View(seat=1, card=")
