@@ -77,40 +77,86 @@ def derive_seeds(entropies: Sequence[Sequence[int]]) -> list[int]:
     ``[root, index]`` and ``[seed, 1 + seat]``): NumPy's SeedSequence hashing, replayed
     on ``uint32`` arrays (whose arithmetic wraps like its C code), one array operation per
     step for a whole batch. A run of many short games spends less on its seeds this way
-    (about 1 µs per seed instead of 13; tests/test_speed_seeds.py checks every value).
+    (under 1 µs per seed instead of 13; tests/test_speed_seeds.py and
+    tests/test_engine_speed.py check every value).
     """
+    seeds = [0] * len(entropies)
+    for positions, entropy in _word_rows(entropies):
+        for position, seed in zip(positions, _hash_words(entropy).tolist(), strict=True):
+            seeds[position] = seed
+    return seeds
+
+
+def _word_rows(entropies: Sequence[Sequence[int]]) -> list[tuple[list[int], np.ndarray]]:
+    """The entropies as SeedSequence reads them, grouped by their number of 32-bit words:
+    (positions in ``entropies``, words x entropies array of ``uint32``) per group.
+
+    Entropies of equal length with every value below 2**64 (a run's seeds) are split into
+    words by array operations; any others word by word in Python.
+    """
+    try:
+        table = np.asarray(entropies) if len(entropies) else np.empty((0, 0), np.int64)
+    except (ValueError, OverflowError, TypeError):  # ragged
+        return _word_rows_one_by_one(entropies)
+    if table.ndim != 2 or table.dtype.kind not in "iu":  # huge or not integers
+        return _word_rows_one_by_one(entropies)
+    if table.dtype.kind == "i":
+        if (table < 0).any():
+            return _word_rows_one_by_one(entropies)  # for its error message
+        table = table.astype(np.uint64)
+    low = (table & np.uint64(_WORD)).astype(np.uint32)
+    high = (table >> np.uint64(32)).astype(np.uint32)
+    two_words = high != 0  # a value of 2**32 or more is two words, low first
+    pattern = two_words @ (np.uint64(1) << np.arange(table.shape[1], dtype=np.uint64))
+    groups = []
+    for code in np.unique(pattern).tolist():
+        rows = np.flatnonzero(pattern == code)
+        words = []
+        for column in range(table.shape[1]):
+            words.append(low[rows, column])
+            if code >> column & 1:
+                words.append(high[rows, column])
+        groups.append((rows.tolist(), np.array(words, dtype=np.uint32)))
+    return groups
+
+
+def _word_rows_one_by_one(
+        entropies: Sequence[Sequence[int]]) -> list[tuple[list[int], np.ndarray]]:
+    """:func:`_word_rows` for any entropies, one value at a time."""
     rows = [[word for value in entropy for word in _words(value)] for entropy in entropies]
-    seeds = [0] * len(rows)
     by_length: dict[int, list[int]] = {}
     for position, words in enumerate(rows):
         by_length.setdefault(len(words), []).append(position)
-    for length, positions in by_length.items():
-        entropy = np.array([rows[p] for p in positions], dtype=np.uint32).T
-        zero = np.zeros(len(positions), dtype=np.uint32)
-        constant = 0x43B0D7E5
-        pool = []
-        for i in range(4):  # the pool's 4 words: hashed entropy (or zeros)
-            word, constant = _hashmix(entropy[i] if i < length else zero, constant)
-            pool.append(word)
-        for source in range(4):  # every word mixed into every other
-            for target in range(4):
-                if source != target:
-                    hashed, constant = _hashmix(pool[source], constant)
-                    pool[target] = _mix(pool[target], hashed)
-        for source in range(4, length):  # entropy beyond the pool's size
-            for target in range(4):
-                hashed, constant = _hashmix(entropy[source], constant)
+    return [(positions, np.array([rows[p] for p in positions], dtype=np.uint32).T)
+            for positions in by_length.values()]
+
+
+def _hash_words(entropy: np.ndarray) -> np.ndarray:
+    """SeedSequence's first 64-bit state word, shifted right by one, for every column of
+    ``entropy`` (words x entropies, ``uint32``)."""
+    length = entropy.shape[0]
+    zero = np.zeros(entropy.shape[1], dtype=np.uint32)
+    constant = 0x43B0D7E5
+    pool = []
+    for i in range(4):  # the pool's 4 words: hashed entropy (or zeros)
+        word, constant = _hashmix(entropy[i] if i < length else zero, constant)
+        pool.append(word)
+    for source in range(4):  # every word mixed into every other
+        for target in range(4):
+            if source != target:
+                hashed, constant = _hashmix(pool[source], constant)
                 pool[target] = _mix(pool[target], hashed)
-        halves, constant = [], 0x8B51F9DD  # generate_state: two 32-bit words, low first
-        for word in pool[:2]:
-            word = word ^ np.uint32(constant)
-            constant = (constant * 0x58F38DED) & _WORD
-            word = word * np.uint32(constant)
-            halves.append((word ^ (word >> np.uint32(16))).astype(np.uint64))
-        state = (halves[1] << np.uint64(32)) | halves[0]
-        for position, seed in zip(positions, (state >> np.uint64(1)).tolist(), strict=True):
-            seeds[position] = seed
-    return seeds
+    for source in range(4, length):  # entropy beyond the pool's size
+        for target in range(4):
+            hashed, constant = _hashmix(entropy[source], constant)
+            pool[target] = _mix(pool[target], hashed)
+    halves, constant = [], 0x8B51F9DD  # generate_state: two 32-bit words, low first
+    for word in pool[:2]:
+        word = word ^ np.uint32(constant)
+        constant = (constant * 0x58F38DED) & _WORD
+        word = word * np.uint32(constant)
+        halves.append((word ^ (word >> np.uint32(16))).astype(np.uint64))
+    return ((halves[1] << np.uint64(32)) | halves[0]) >> np.uint64(1)
 
 
 class DecisionRecord(NamedTuple):

@@ -8,10 +8,11 @@ import pickle
 import random
 import threading
 
+import numpy as np
 import pytest
 
 from nothanks.agents import RandomAgent, make_agent
-from nothanks.match import Match
+from nothanks.match import Match, derive_seeds
 from nothanks.rules import (
     CardRevealed,
     GameOver,
@@ -141,3 +142,19 @@ def test_views_are_snapshots_equal_only_to_themselves():
     with pytest.raises(AttributeError):
         view.card = 3
     assert repr(view).startswith("View(seat=1, card=")
+
+
+def test_seeds_of_equal_length_entropies_split_into_words_by_arrays():
+    """Rectangular entropies (the runner's) take the array path: values at the word and
+    sign boundaries, one and two words, and widths within and beyond the pool's four."""
+    rng = random.Random(1)
+    values = [0, 1, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 2**63 - 1, 2**63, 2**64 - 1]
+    for width in (1, 2, 3, 5):
+        entropies = [tuple(rng.choice(values + [rng.getrandbits(rng.randint(1, 64))])
+                           for _ in range(width)) for _ in range(150)]
+        assert derive_seeds(entropies) == [
+            int(np.random.SeedSequence(list(e)).generate_state(1, np.uint64)[0]) >> 1
+            for e in entropies]
+    assert derive_seeds([]) == []
+    with pytest.raises(ValueError, match="non-negative"):
+        derive_seeds([(3, 4), (5, -1)])
