@@ -3,6 +3,7 @@ generator states, events that behave like the frozen dataclasses they were, and 
 decision records from ``Match.run`` as from deciding one step at a time."""
 from __future__ import annotations
 
+import copy
 import operator
 import pickle
 import random
@@ -19,6 +20,7 @@ from nothanks.rules import (
     Passed,
     Took,
     Variant,
+    View,
     deal,
     reseed,
     seeded,
@@ -142,6 +144,9 @@ def test_views_are_snapshots_equal_only_to_themselves():
     with pytest.raises(AttributeError):
         view.card = 3
     assert repr(view).startswith("View(seat=1, card=")
+    for copied in (pickle.loads(pickle.dumps(view)), copy.deepcopy(view)):
+        assert type(copied) is View and copied.history == view.history
+        assert copied.tokens_of(2) == 11 and copied.cards == view.cards
 
 
 def test_seeds_of_equal_length_entropies_split_into_words_by_arrays():

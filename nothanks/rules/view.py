@@ -59,6 +59,9 @@ class View(tuple):
     _history_len = property(itemgetter(9))
     _tokens = property(itemgetter(10))  # every seat's tokens (open tokens), else None
 
+    def __getnewargs__(self) -> tuple:  # copy and pickle rebuild it from its fields
+        return tuple(self)
+
     __eq__ = object.__eq__  # type: ignore[assignment]
     __ne__ = object.__ne__  # type: ignore[assignment]
     __hash__ = object.__hash__  # type: ignore[assignment]
