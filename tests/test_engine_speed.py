@@ -21,9 +21,11 @@ from nothanks.rules import (
     Took,
     Variant,
     View,
+    card_points,
     deal,
     reseed,
     seeded,
+    sequence_gain,
 )
 
 SEEDS = [0, 1, 2, 7, 2**31 - 1, 2**32, 2**32 + 5, 2**62 + 12345, 2**63 - 1, 2**100 + 3, -4]
@@ -163,3 +165,13 @@ def test_seeds_of_equal_length_entropies_split_into_words_by_arrays():
     assert derive_seeds([]) == []
     with pytest.raises(ValueError, match="non-negative"):
         derive_seeds([(3, 4), (5, -1)])
+
+
+def test_sequence_gain_is_the_difference_of_card_points():
+    rng = random.Random(8)
+    for _ in range(3000):
+        cards = rng.sample(range(3, 36), rng.randint(0, 12))
+        card = rng.randint(2, 36)  # owned cards and the deck's edges too
+        expected = card_points(cards + [card]) - card_points(cards)
+        assert sequence_gain(cards, card) == expected, (cards, card)
+        assert sequence_gain(iter(sorted(cards)), card) == expected
