@@ -26,7 +26,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .agents import Agent, make_agent
-from .rules import Action, Event, Game, IllegalActionError, Variant, sequence_category
+from .rules import Action, Event, Game, IllegalActionError, Variant
+from .rules.scoring import CATEGORY_BY_NEIGHBOURS
 
 
 def game_seed(root_seed: int, game_index: int) -> int:
@@ -76,40 +77,86 @@ def derive_seeds(entropies: Sequence[Sequence[int]]) -> list[int]:
     ``[root, index]`` and ``[seed, 1 + seat]``): NumPy's SeedSequence hashing, replayed
     on ``uint32`` arrays (whose arithmetic wraps like its C code), one array operation per
     step for a whole batch. A run of many short games spends less on its seeds this way
-    (about 1 µs per seed instead of 13; tests/test_speed_seeds.py checks every value).
+    (under 1 µs per seed instead of 13; tests/test_speed_seeds.py and
+    tests/test_engine_speed.py check every value).
     """
+    seeds = [0] * len(entropies)
+    for positions, entropy in _word_rows(entropies):
+        for position, seed in zip(positions, _hash_words(entropy).tolist(), strict=True):
+            seeds[position] = seed
+    return seeds
+
+
+def _word_rows(entropies: Sequence[Sequence[int]]) -> list[tuple[list[int], np.ndarray]]:
+    """The entropies as SeedSequence reads them, grouped by their number of 32-bit words:
+    (positions in ``entropies``, words x entropies array of ``uint32``) per group.
+
+    Entropies of equal length with every value below 2**64 (a run's seeds) are split into
+    words by array operations; any others word by word in Python.
+    """
+    try:
+        table = np.asarray(entropies) if len(entropies) else np.empty((0, 0), np.int64)
+    except (ValueError, OverflowError, TypeError):  # ragged
+        return _word_rows_one_by_one(entropies)
+    if table.ndim != 2 or table.dtype.kind not in "iu":  # huge or not integers
+        return _word_rows_one_by_one(entropies)
+    if table.dtype.kind == "i":
+        if (table < 0).any():
+            return _word_rows_one_by_one(entropies)  # for its error message
+        table = table.astype(np.uint64)
+    low = (table & np.uint64(_WORD)).astype(np.uint32)
+    high = (table >> np.uint64(32)).astype(np.uint32)
+    two_words = high != 0  # a value of 2**32 or more is two words, low first
+    pattern = two_words @ (np.uint64(1) << np.arange(table.shape[1], dtype=np.uint64))
+    groups = []
+    for code in np.unique(pattern).tolist():
+        rows = np.flatnonzero(pattern == code)
+        words = []
+        for column in range(table.shape[1]):
+            words.append(low[rows, column])
+            if code >> column & 1:
+                words.append(high[rows, column])
+        groups.append((rows.tolist(), np.array(words, dtype=np.uint32)))
+    return groups
+
+
+def _word_rows_one_by_one(
+        entropies: Sequence[Sequence[int]]) -> list[tuple[list[int], np.ndarray]]:
+    """:func:`_word_rows` for any entropies, one value at a time."""
     rows = [[word for value in entropy for word in _words(value)] for entropy in entropies]
-    seeds = [0] * len(rows)
     by_length: dict[int, list[int]] = {}
     for position, words in enumerate(rows):
         by_length.setdefault(len(words), []).append(position)
-    for length, positions in by_length.items():
-        entropy = np.array([rows[p] for p in positions], dtype=np.uint32).T
-        zero = np.zeros(len(positions), dtype=np.uint32)
-        constant = 0x43B0D7E5
-        pool = []
-        for i in range(4):  # the pool's 4 words: hashed entropy (or zeros)
-            word, constant = _hashmix(entropy[i] if i < length else zero, constant)
-            pool.append(word)
-        for source in range(4):  # every word mixed into every other
-            for target in range(4):
-                if source != target:
-                    hashed, constant = _hashmix(pool[source], constant)
-                    pool[target] = _mix(pool[target], hashed)
-        for source in range(4, length):  # entropy beyond the pool's size
-            for target in range(4):
-                hashed, constant = _hashmix(entropy[source], constant)
+    return [(positions, np.array([rows[p] for p in positions], dtype=np.uint32).T)
+            for positions in by_length.values()]
+
+
+def _hash_words(entropy: np.ndarray) -> np.ndarray:
+    """SeedSequence's first 64-bit state word, shifted right by one, for every column of
+    ``entropy`` (words x entropies, ``uint32``)."""
+    length = entropy.shape[0]
+    zero = np.zeros(entropy.shape[1], dtype=np.uint32)
+    constant = 0x43B0D7E5
+    pool = []
+    for i in range(4):  # the pool's 4 words: hashed entropy (or zeros)
+        word, constant = _hashmix(entropy[i] if i < length else zero, constant)
+        pool.append(word)
+    for source in range(4):  # every word mixed into every other
+        for target in range(4):
+            if source != target:
+                hashed, constant = _hashmix(pool[source], constant)
                 pool[target] = _mix(pool[target], hashed)
-        halves, constant = [], 0x8B51F9DD  # generate_state: two 32-bit words, low first
-        for word in pool[:2]:
-            word = word ^ np.uint32(constant)
-            constant = (constant * 0x58F38DED) & _WORD
-            word = word * np.uint32(constant)
-            halves.append((word ^ (word >> np.uint32(16))).astype(np.uint64))
-        state = (halves[1] << np.uint64(32)) | halves[0]
-        for position, seed in zip(positions, (state >> np.uint64(1)).tolist(), strict=True):
-            seeds[position] = seed
-    return seeds
+    for source in range(4, length):  # entropy beyond the pool's size
+        for target in range(4):
+            hashed, constant = _hashmix(entropy[source], constant)
+            pool[target] = _mix(pool[target], hashed)
+    halves, constant = [], 0x8B51F9DD  # generate_state: two 32-bit words, low first
+    for word in pool[:2]:
+        word = word ^ np.uint32(constant)
+        constant = (constant * 0x58F38DED) & _WORD
+        word = word * np.uint32(constant)
+        halves.append((word ^ (word >> np.uint32(16))).astype(np.uint64))
+    return ((halves[1] << np.uint64(32)) | halves[0]) >> np.uint64(1)
 
 
 class DecisionRecord(NamedTuple):
@@ -255,7 +302,7 @@ class Match:
         self.seed = seed
         self.game_id = game_id
         self.human_seat = human_seat
-        self._specs = tuple(a.spec for a in self.agents)
+        self._specs = tuple([a.spec for a in self.agents])
         if agent_seeds is None:
             agent_seeds = [agent_seed(seed, seat) for seat in range(len(self.agents))]
         for seat, agent in enumerate(self.agents):
@@ -308,11 +355,13 @@ class Match:
         own = tokens[seat]
         card = game.card
         # tuple.__new__ with every field in order: what DecisionRecord(...) does, without
-        # its keyword-handling wrapper
+        # its keyword-handling wrapper; the category is sequence_category(cards, card)
+        # without the call
         return _new_tuple(DecisionRecord, (
             len(self.decisions), game.turn, seat, self._specs[seat], card,
             game.tokens_on_card, own, cards, game._dealt - game._next,
-            sequence_category(cards, card), tuple(tokens), action,
+            CATEGORY_BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)], tuple(tokens),
+            action,
             own == 0, info, trace, decision_time, marks,
         ))
 
@@ -395,16 +444,31 @@ class Match:
                 seat = game.seat
                 apply(decide[seat](view(seat)), seat)
             return self.record()
-        infos = [agent.decision_info for agent in agents]
+        # an agent that reports nothing about its decisions (the base decision_info)
+        # gets the same empty dict without the call
+        infos = [None if type(agent).decision_info is Agent.decision_info
+                 else agent.decision_info for agent in agents]
         traced = [getattr(agent, "traces", False) for agent in agents]
-        keep, make = self.decisions.append, self._record
+        decisions = self.decisions
+        keep, specs = decisions.append, self._specs
+        tokens, cards_of = game._tokens, game._cards  # the game's own lists, updated in place
         while not game.over:
             seat = game.seat
             action = decide[seat](view(seat))
             if type(action) is not Action:
                 action = Action(action)
-            decision = make(action, infos[seat](),
-                            _trace_of(agents[seat]) if traced[seat] else None)
+            # the record _record makes, written out here (one per decision of every game;
+            # tests/test_engine_speed.py checks that both give the same records)
+            info = infos[seat]
+            cards = cards_of[seat]
+            own = tokens[seat]
+            card = game.card
+            decision = _new_tuple(DecisionRecord, (
+                len(decisions), game.turn, seat, specs[seat], card,
+                game.tokens_on_card, own, cards, game._dealt - game._next,
+                CATEGORY_BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)],
+                tuple(tokens), action, own == 0, {} if info is None else info(),
+                _trace_of(agents[seat]) if traced[seat] else None, None, None))
             apply(action, seat)
             keep(decision)
         return self.record()
@@ -414,17 +478,17 @@ class Match:
         """The finished game as a record."""
         if not self.game.over:
             raise IllegalActionError("the game is not over yet: no record")
-        game, human = self.game, self.human_seat
+        game, human, agents = self.game, self.human_seat, self.agents
         over = game.history[-1]
-        seated = list(enumerate(self.agents))
+        orders = [a.tom_order for a in agents]
+        kinds = [a.kind for a in agents]
+        if human is not None:
+            orders[human], kinds[human] = None, "human"
         return GameRecord(
-            self.game_id, self.seed, self._specs,
-            tuple(a.label for a in self.agents),
-            tuple(None if s == human else a.tom_order for s, a in seated),
-            tuple("human" if s == human else a.kind for s, a in seated),
-            tuple(game.cards(s) for s in range(self.variant.players)),
-            game.token_counts,
-            over.scores, over.ranks, over.rank_points, tuple(self.decisions),
+            self.game_id, self.seed, self._specs, tuple([a.label for a in agents]),
+            tuple(orders), tuple(kinds), tuple(game._cards),  # every seat's game.cards(seat)
+            game.token_counts, over.scores, over.ranks, over.rank_points,
+            tuple(self.decisions),
         )
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 import math
 import random
 
-from ..rules import Action, Variant, View, sequence_gain
+from ..rules import Action, Variant, View, reseed, sequence_gain
 from .base import Agent
+
+_TAKE, _PASS = Action.TAKE, Action.PASS
 
 
 class RandomAgent(Agent):
@@ -19,15 +21,16 @@ class RandomAgent(Agent):
             raise ValueError(f"random: p={p} is not a probability; valid: 0 <= p <= 1")
         self.p = p
         self._rng = random.Random(0)
+        self._draw = self._rng.random  # bound once: the generator is reseeded in place
 
     def start(self, seat: int, variant: Variant, seed: int) -> None:
         super().start(seat, variant, seed)
-        self._rng.seed(seed)  # the state of random.Random(seed), without a new object
+        reseed(self._rng, seed)
 
     def decide(self, view: View) -> Action:
-        if view.own_tokens == 0 or self._rng.random() < self.p:
-            return Action.TAKE
-        return Action.PASS
+        if view.own_tokens == 0 or self._draw() < self.p:
+            return _TAKE
+        return _PASS
 
 
 class HeuristicAgent(Agent):

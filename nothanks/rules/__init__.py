@@ -9,6 +9,7 @@ from .scoring import (
     sequence_category,
     sequence_gain,
 )
+from .seeding import reseed, seeded
 from .variant import STARTING_TOKENS, Variant, VariantError
 from .view import HiddenInformationError, View
 
@@ -16,6 +17,5 @@ __all__ = [
     "Action", "CardRevealed", "Event", "GameOver", "Passed", "Took", "Game",
     "IllegalActionError", "deal", "Category", "card_points", "ranks_and_points", "score",
     "sequence_category", "sequence_gain", "STARTING_TOKENS", "Variant", "VariantError",
-    "HiddenInformationError",
-    "View",
+    "HiddenInformationError", "View", "reseed", "seeded",
 ]

@@ -1,11 +1,17 @@
 """Public events a game emits. Everything in an event is visible to every player.
 
 Agents, loggers and user interfaces subscribe to these; they never see hidden state.
+
+Events are immutable named tuples: a game makes about 70 of them, and a tuple is built
+about four times faster than a frozen dataclass (whose ``__init__`` pays an
+``object.__setattr__`` per field). Unlike plain named tuples, an event equals only an
+event of the same type with the same fields (``Passed(0, 1, 20, 1)`` is neither
+``Took(0, 1, 20, 1)`` nor the tuple ``(0, 1, 20, 1)``), and events do not order.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple, TypeVar
 
 
 class Action(StrEnum):
@@ -15,8 +21,33 @@ class Action(StrEnum):
     PASS = "pass"
 
 
-@dataclass(frozen=True, slots=True)
-class CardRevealed:
+_E = TypeVar("_E", bound=tuple)
+
+
+def _typed_equality(cls: type[_E]) -> type[_E]:
+    """Make a named tuple class compare like a frozen dataclass: equal only to an
+    instance of the same class with equal fields, hashable, and without ordering."""
+    def __eq__(self, other: object) -> bool:  # noqa: N807
+        if other.__class__ is self.__class__:
+            return tuple.__eq__(self, other)
+        return False if isinstance(other, tuple) else NotImplemented
+
+    def __ne__(self, other: object) -> bool:  # noqa: N807
+        equal = __eq__(self, other)
+        return equal if equal is NotImplemented else not equal
+
+    def unordered(self, other: object) -> bool:
+        return NotImplemented
+
+    cls.__eq__ = __eq__  # type: ignore[assignment]
+    cls.__ne__ = __ne__  # type: ignore[assignment]
+    cls.__hash__ = tuple.__hash__  # type: ignore[assignment]
+    cls.__lt__ = cls.__le__ = cls.__gt__ = cls.__ge__ = unordered  # type: ignore[assignment]
+    return cls
+
+
+@_typed_equality
+class CardRevealed(NamedTuple):
     """A new card is turned face up; ``cards_left`` are still face down."""
 
     turn: int
@@ -24,8 +55,8 @@ class CardRevealed:
     cards_left: int
 
 
-@dataclass(frozen=True, slots=True)
-class Passed:
+@_typed_equality
+class Passed(NamedTuple):
     """``seat`` placed a token; ``tokens_on_card`` counts it."""
 
     turn: int
@@ -34,8 +65,8 @@ class Passed:
     tokens_on_card: int
 
 
-@dataclass(frozen=True, slots=True)
-class Took:
+@_typed_equality
+class Took(NamedTuple):
     """``seat`` took ``card`` with ``tokens`` tokens on it, and acts again next."""
 
     turn: int
@@ -44,8 +75,8 @@ class Took:
     tokens: int
 
 
-@dataclass(frozen=True, slots=True)
-class GameOver:
+@_typed_equality
+class GameOver(NamedTuple):
     """The last card was taken; final scores, places (1 = best) and rank points per seat."""
 
     turn: int

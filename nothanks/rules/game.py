@@ -5,30 +5,58 @@ through :meth:`Game.view`, and everything else learns of it through events.
 """
 from __future__ import annotations
 
-import random
 from bisect import insort
 from collections.abc import Callable
 
 from .events import Action, CardRevealed, Event, GameOver, Passed, Took
 from .scoring import ranks_and_points, score
+from .seeding import seeded
 from .variant import Variant
 from .view import View
 
 Listener = Callable[[Event], None]
 
 _TAKE, _PASS = Action.TAKE, Action.PASS
+#: Builds an event from its fields in order, as its class would, without the keyword
+#: handling of the named tuple's ``__new__`` (some 70 events per game).
+_new = tuple.__new__
 
 
 class IllegalActionError(ValueError):
     """An action that the rules forbid; the game state is left unchanged."""
 
 
+def _shuffle_draws(size: int) -> tuple[tuple[int, int, int], ...]:
+    """The draws of :meth:`random.Random.shuffle` on ``size`` items, last position first:
+    (position, how many positions to choose from, bits drawn per try)."""
+    return tuple((i, i + 1, (i + 1).bit_length()) for i in reversed(range(1, size)))
+
+
+#: Shuffle draws by deck size, made once per size.
+_DRAWS: dict[int, tuple[tuple[int, int, int], ...]] = {}
+
+
 def deal(variant: Variant, seed: int | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Shuffle the deck: (cards in the order they will be revealed, removed cards)."""
-    rng = random.Random(seed)
+    """Shuffle the deck: (cards in the order they will be revealed, removed cards).
+
+    The deck is shuffled exactly as ``random.Random(seed).shuffle(deck)`` does (the
+    Fisher-Yates swaps of CPython's ``shuffle``, each index drawn by rejection from
+    ``getrandbits`` like its ``_randbelow``), with the loop written out here: the same
+    order from the same random numbers, without a method call per card
+    (tests/test_engine_speed.py compares the two on many seeds and decks).
+    """
+    rng = seeded(seed)
     deck = list(range(variant.low_card, variant.high_card + 1))
-    rng.shuffle(deck)
-    return tuple(deck[: variant.cards_played]), tuple(sorted(deck[variant.cards_played :]))
+    size = len(deck)
+    draws = _DRAWS.get(size) or _DRAWS.setdefault(size, _shuffle_draws(size))
+    bits = rng.getrandbits
+    for i, choices, k in draws:
+        j = bits(k)
+        while j >= choices:
+            j = bits(k)
+        deck[i], deck[j] = deck[j], deck[i]
+    played = variant.cards_played
+    return tuple(deck[:played]), tuple(sorted(deck[played:]))
 
 
 class Game:
@@ -144,12 +172,13 @@ class Game:
         if not 0 <= seat < self._players:
             raise ValueError(f"seat {seat} does not exist; valid: 0 to {self._players - 1}")
         history, tokens = self.history, self._tokens
-        return View(
+        # the fields of View(...) in order, without its __new__'s call
+        return _new(View, (
             seat, self.variant, self.seat, None if self.over else self.card,
             self.tokens_on_card, tokens[seat], tuple(self._cards),
             self._dealt - self._next, history, len(history),
             tuple(tokens) if self._open_tokens else None,
-        )
+        ))
 
     def scores(self) -> tuple[int, ...]:
         """Current scores of every seat (final once the game is over)."""
@@ -178,7 +207,7 @@ class Game:
                 )
             tokens[actor] -= 1
             self.tokens_on_card = on_card = self.tokens_on_card + 1
-            passed = Passed(self.turn, actor, self.card, on_card)
+            passed = _new(Passed, (self.turn, actor, self.card, on_card))
             self.history.append(passed)
             self.seat = (actor + 1) % self._players
             self.turn += 1
@@ -191,7 +220,7 @@ class Game:
             insort(hand, card)  # hands stay ascending
             self._cards[actor] = tuple(hand)
             self.tokens_on_card = 0
-            took = Took(self.turn, actor, card, on_card)
+            took = _new(Took, (self.turn, actor, card, on_card))
             self.history.append(took)
             self.turn += 1
             after = self._reveal() if self._next < self._dealt else self._finish()
@@ -229,7 +258,7 @@ class Game:
         """Turn up the next card (state and history); the caller notifies."""
         self.card = card = self._order[self._next]
         self._next += 1
-        event = CardRevealed(self.turn, card, self._dealt - self._next)
+        event = _new(CardRevealed, (self.turn, card, self._dealt - self._next))
         self.history.append(event)
         return event
 

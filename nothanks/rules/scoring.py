@@ -44,9 +44,20 @@ def ranks_and_points(scores: Sequence[float]) -> tuple[tuple[int, ...], tuple[fl
 
 
 def sequence_gain(cards: Iterable[int], card: int) -> int:
-    """Increase in card points if ``card`` were added to ``cards`` (can be negative)."""
-    owned = list(cards)
-    return card_points(owned + [card]) - card_points(owned)
+    """Increase in card points if ``card`` were added to ``cards`` (can be negative).
+
+    Only the card's neighbours matter: a card next to none of the owned cards starts a
+    run (+card), one below an owned run becomes its lowest card (-1), one above an owned
+    run adds nothing, and one between two runs joins them, so the upper run's lowest
+    card no longer counts (-(card + 1)).
+    """
+    owned = cards if isinstance(cards, Collection) else tuple(cards)
+    if card in owned:  # a card owned already counts again: the sums say how
+        return card_points([*owned, card]) - card_points(owned)
+    above = card + 1 in owned
+    if card - 1 in owned:
+        return -(card + 1) if above else 0
+    return -1 if above else card
 
 
 class Category(StrEnum):
@@ -65,9 +76,9 @@ class Category(StrEnum):
 
 
 #: Category by the number of the card's neighbours the player owns (0, 1 or 2).
-_BY_NEIGHBOURS = (Category.NO_SEQUENCE, Category.EXTENSION, Category.COMPLETION)
+CATEGORY_BY_NEIGHBOURS = (Category.NO_SEQUENCE, Category.EXTENSION, Category.COMPLETION)
 
 
 def sequence_category(cards: Collection[int], card: int) -> Category:
     """The category of ``card`` for a player who owns ``cards`` (a ``str``: its value)."""
-    return _BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)]
+    return CATEGORY_BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)]

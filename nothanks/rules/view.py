@@ -8,25 +8,30 @@ open-tokens variant. Removed cards are never part of a view.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 
 from .events import Event
 from .variant import Variant
+
+_new = tuple.__new__
 
 
 class HiddenInformationError(LookupError):
     """Asked a view for something its player may not see."""
 
 
-class View:
-    """A snapshot of what ``seat`` may see at one moment of the game."""
+class View(tuple):
+    """A snapshot of what ``seat`` may see at one moment of the game.
 
-    __slots__ = (
-        "seat", "variant", "to_move", "card", "tokens_on_card", "own_tokens", "cards",
-        "cards_left", "_history", "_history_len", "_tokens",
-    )
+    An immutable tuple underneath (a game makes one per decision, and a tuple is built
+    without running an ``__init__``), read through the named fields below; two views are
+    equal only when they are the same object, as with any snapshot taken at its moment.
+    """
 
-    def __init__(
-        self,
+    __slots__ = ()
+
+    def __new__(
+        cls,
         seat: int,
         variant: Variant,
         to_move: int,
@@ -38,18 +43,28 @@ class View:
         history: Sequence[Event],
         history_len: int,
         tokens: tuple[int, ...] | None,
-    ) -> None:
-        self.seat = seat
-        self.variant = variant
-        self.to_move = to_move
-        self.card = card
-        self.tokens_on_card = tokens_on_card
-        self.own_tokens = own_tokens
-        self.cards = cards
-        self.cards_left = cards_left
-        self._history = history
-        self._history_len = history_len
-        self._tokens = tokens
+    ) -> View:
+        return _new(cls, (seat, variant, to_move, card, tokens_on_card, own_tokens, cards,
+                          cards_left, history, history_len, tokens))
+
+    seat = property(itemgetter(0), doc="The seat whose view this is.")
+    variant = property(itemgetter(1), doc="The rules of the game.")
+    to_move = property(itemgetter(2), doc="The seat to move.")
+    card = property(itemgetter(3), doc="The face-up card (``None`` once the game is over).")
+    tokens_on_card = property(itemgetter(4), doc="Tokens on the face-up card.")
+    own_tokens = property(itemgetter(5), doc="This seat's token count.")
+    cards = property(itemgetter(6), doc="Every seat's taken cards, ascending.")
+    cards_left = property(itemgetter(7), doc="Cards still face down.")
+    _history = property(itemgetter(8))  # the game's event list, read up to _history_len
+    _history_len = property(itemgetter(9))
+    _tokens = property(itemgetter(10))  # every seat's tokens (open tokens), else None
+
+    def __getnewargs__(self) -> tuple:  # copy and pickle rebuild it from its fields
+        return tuple(self)
+
+    __eq__ = object.__eq__  # type: ignore[assignment]
+    __ne__ = object.__ne__  # type: ignore[assignment]
+    __hash__ = object.__hash__  # type: ignore[assignment]
 
     @property
     def players(self) -> int:
