@@ -449,26 +449,15 @@ class Match:
         infos = [None if type(agent).decision_info is Agent.decision_info
                  else agent.decision_info for agent in agents]
         traced = [getattr(agent, "traces", False) for agent in agents]
-        decisions = self.decisions
-        keep, specs = decisions.append, self._specs
-        tokens, cards_of = game._tokens, game._cards  # the game's own lists, updated in place
+        keep, make = self.decisions.append, self._record
         while not game.over:
             seat = game.seat
             action = decide[seat](view(seat))
             if type(action) is not Action:
                 action = Action(action)
-            # the record _record makes, written out here (one per decision of every game;
-            # tests/test_engine_speed.py checks that both give the same records)
             info = infos[seat]
-            cards = cards_of[seat]
-            own = tokens[seat]
-            card = game.card
-            decision = _new_tuple(DecisionRecord, (
-                len(decisions), game.turn, seat, specs[seat], card,
-                game.tokens_on_card, own, cards, game._dealt - game._next,
-                CATEGORY_BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)],
-                tuple(tokens), action, own == 0, {} if info is None else info(),
-                _trace_of(agents[seat]) if traced[seat] else None, None, None))
+            decision = make(action, {} if info is None else info(),
+                            _trace_of(agents[seat]) if traced[seat] else None)
             apply(action, seat)
             keep(decision)
         return self.record()
