@@ -299,6 +299,88 @@ class _Plan:
         self.seen = upto
 
 
+_Scores = tuple
+"""A kept request whose slots are all scored by built-in mismatch functions and held by
+every chunk (a ToM0 state against the instances), as a plain tuple (made once per
+request value combination: a class instance costs five times as much to build):
+``(chunks, base, slots, m0, m1, m2, m3)``: the chunk count it is valid for (it is made
+anew when a chunk arrives), the base levels while every chunk has a fixed activation
+(they never change; else None), and the mismatch columns as the ``activations`` kernel
+takes them (``slots`` of the four used). A retrieval of such a request is the per-time
+noise, one kernel pass, NumPy's argmax and the threshold: no candidate filter and no
+per-slot cache lookups."""
+
+
+def _scores_of(memory: DeclarativeMemory, request: dict[str, SlotValue]) -> _Scores | None:
+    """``request``'s kept form (``_Scores``) from the memory's per-slot score caches, or
+    None when it is not such a request (an exact-match slot, a slot some chunk lacks or
+    none holds, a user-defined function, a slot not scored before: the general path
+    sorts it out and fills the caches; the caches are ``_compiled_scores``'s)."""
+    count = len(memory._chunks)
+    if memory._scores_chunks != count:
+        memory._scores.clear()
+        memory._scores_chunks = count
+    caches, columns = memory._scores, memory._columns
+    picked = []
+    for slot, value in request.items():
+        cache = caches.get(slot)
+        # a slot's cache exists only for a built-in function the kernel can run on it
+        # (set_mismatch drops it with the function), see _compiled_scores
+        if cache is None or columns[slot].present != count:
+            return None
+        scores = cache.get(value)
+        if scores is None:
+            scores = memory._score_slot(slot, value, columns[slot], None,
+                                        memory._mismatch[slot])
+            if len(cache) >= _SCORE_CACHE_SIZE:
+                cache.clear()
+            cache[value] = scores
+        picked.append(scores)
+    slots = len(picked)
+    if slots == 0:
+        return None
+    if slots > 4:  # the kernel takes four columns: fold all but the last three,
+        head = picked[0] + picked[1]  # adding left to right as the kernel would
+        for column in picked[2:-3]:
+            head += column
+        picked = [head, *picked[-3:]]
+        slots = 4
+    elif slots < 4:
+        picked += [picked[0]] * (4 - slots)
+    # fixed activations only: the base levels are the fixed values whatever the time
+    return (count, memory._fixed.view() if memory._learned == 0 else None, slots, *picked)
+
+
+def _retrieve_scored(memory: DeclarativeMemory, plan: _Scores, offset: float,
+                     tau: float) -> Retrieval:
+    """A retrieval of a kept all-scored request (``_Scores``): the same noise draws,
+    kernel pass and first-best argmax as ``retrieve``'s general compiled path, without
+    its bookkeeping."""
+    count, base, slots, m0, m1, m2, m3 = plan
+    noise = _kernel_module.EMPTY
+    if memory._noise > 0:
+        if memory._noise_mode == "per_time":
+            noise = memory._noise_now()
+        else:
+            noise = memory._draw_noise(count)
+    if base is None:
+        base = memory._base_levels()
+        if memory._base_undefined and np.isinf(base).any():
+            memory._raise_current_time_reference(None, base)
+    total = np.empty(count)
+    _kernel_module.kernels().activations(base, noise, _kernel_module.NO_ROWS, float(offset),
+                                         m0, m1, m2, m3, slots, memory._mismatch_penalty,
+                                         total)
+    best = int(total.argmax())
+    activation = float(total[best])
+    if activation >= tau:
+        if noise is _kernel_module.EMPTY:
+            best = memory._break_tie(total, best, activation)
+        return Retrieval(memory._chunks[best], activation,
+                         _latency(memory._latency_factor, activation))
+    return Retrieval(None, activation, _latency(memory._latency_factor, tau))
+
+
 # ------------------------------------------------------------------- the memory
 class DeclarativeMemory:
     """A declarative memory with its own model clock and random generator.
@@ -995,6 +1077,8 @@ class DeclarativeMemory:
         plan = split = None
         if not record and type(request) is dict and _kernel_module.kernels() is not None:
             plan, split = self._plan(request)
+            if type(plan) is tuple:
+                return _retrieve_scored(self, plan, offset, tau)
             if plan is not None and not plan.scored:
                 return self._retrieve_exact(plan, offset, tau)
         if plan is not None:
@@ -1036,17 +1120,30 @@ class DeclarativeMemory:
         return Retrieval(winner, activation, latency, trace)
 
     def _plan(self, request: dict[str, SlotValue]
-              ) -> tuple[_Plan | None, tuple[np.ndarray | None, _Scored] | None]:
-        """The kept plan of a plain-dict request with exact-match slots, brought up to
-        date with the chunks stored since; for any other request (unhashable values,
-        only scored slots, or no chunk can match it yet) no plan but, when worked out
-        already, its candidates and scored slots (``_split``)."""
+              ) -> tuple[_Plan | _Scores | None, tuple[np.ndarray | None, _Scored] | None]:
+        """The kept plan of a plain-dict request: for one with exact-match slots its
+        candidates, brought up to date with the chunks stored since; for one whose slots
+        are all scored and held by every chunk its mismatch columns (``_Scores``, made
+        anew when a chunk arrived). For any other request (unhashable values, a slot some
+        chunk lacks, or no chunk can match it yet) no plan but, when worked out already,
+        its candidates and scored slots (``_split``)."""
         try:
             key = tuple(request.items())
             plan = self._plans.get(key)
         except TypeError:  # an unhashable value: _split reports it
             return None, None
-        if plan is not None:
+        if type(plan) is tuple:
+            if plan[0] == len(self._chunks):
+                return plan, None
+            plan = None
+        if plan is None:
+            plan = _scores_of(self, request)
+            if plan is not None:
+                if len(self._plans) >= _PLAN_CACHE_SIZE:
+                    self._plans.clear()
+                self._plans[key] = plan
+                return plan, None
+        else:
             count = len(self._chunks)
             if plan.seen != count:
                 plan.extend(count)
@@ -1167,9 +1264,8 @@ class DeclarativeMemory:
         m0, m1, m2, m3 = scores + (base,) * (4 - len(scores))
         _kernel_module.kernels().activations(
             base, _kernel_module.EMPTY if noise is None else noise,
-            self._noise_mode == "per_time", _kernel_module.NO_ROWS if rows is None else rows,
-            rows is not None, count, float(offset), m0, m1, m2, m3, len(scores),
-            self._mismatch_penalty, total)
+            _kernel_module.NO_ROWS if rows is None else rows, float(offset), m0, m1, m2, m3,
+            len(scores), self._mismatch_penalty, total)
         return total, int(total.argmax())
 
     def _record(self, request: Mapping[str, SlotValue], tau: float, rows: np.ndarray | None,
