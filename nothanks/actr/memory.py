@@ -19,7 +19,7 @@ See docs/actr.md for the equations, parameters and their defaults.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from numbers import Integral, Real
 from types import MappingProxyType
 from typing import Any, Literal
@@ -353,6 +353,10 @@ def _scores_of(memory: DeclarativeMemory, request: dict[str, SlotValue],
         held = _held_slots(memory, count)
     slots = held[1]
     try:
+        if len(key) == 4:  # the thesis's four slots, unrolled (a ToM0 state's first sight)
+            (s0, v0), (s1, v1), (s2, v2), (s3, v3) = key
+            return (count, held[2], held[3], 4, slots[s0][v0], slots[s1][v1], slots[s2][v2],
+                    slots[s3][v3])
         picked = [slots[slot][value] for slot, value in key]
     except KeyError:  # a slot not held (yet), or a value not scored yet
         picked = []
@@ -384,8 +388,8 @@ def _scores_of(memory: DeclarativeMemory, request: dict[str, SlotValue],
     return (count, held[2], held[3], used, *picked, *[picked[0]] * (4 - used))
 
 
-def _retrieve_scored(memory: DeclarativeMemory, plan: _Scores, offset: float,
-                     tau: float) -> Retrieval:
+def _retrieve_scored(memory: DeclarativeMemory, activations: Callable, plan: _Scores,
+                     offset: float, tau: float) -> Retrieval:
     """A retrieval of a kept all-scored request (``_Scores``): the same noise draws,
     kernel pass and first-best argmax as ``retrieve``'s general compiled path, without
     its bookkeeping."""
@@ -400,7 +404,7 @@ def _retrieve_scored(memory: DeclarativeMemory, plan: _Scores, offset: float,
         base = memory._base_levels()
         if memory._base_undefined and np.isinf(base).any():
             memory._raise_current_time_reference(None, base)
-    best = _kernel_module.kernels().activations(
+    best = activations(
         base, noise, _kernel_module.NO_ROWS, float(offset), m0, m1, m2, m3, slots,
         memory._mismatch_penalty, total)
     if best < 0:
@@ -1112,23 +1116,23 @@ class DeclarativeMemory:
         if offset:
             offset = _number("offset", offset)
         plan = split = None
-        if not record and type(request) is dict and _kernel_module.kernels() is not None:
+        kernels = None if record or type(request) is not dict else _kernel_module.kernels()
+        if kernels is not None:
             try:
                 key = tuple(request.items())
                 plan = self._plans.get(key)
             except TypeError:  # an unhashable value: _split reports it
                 key = None
-            if type(plan) is tuple:  # an all-scored request (a ToM0 state)
-                if plan[0] == len(self._chunks):
-                    return _retrieve_scored(self, plan, offset, tau)
-                plan = None  # a chunk arrived since
+            if type(plan) is tuple and plan[0] != len(self._chunks):
+                plan = None  # an all-scored request's columns from before a chunk arrived
             if plan is None and key is not None:
                 plan = _scores_of(self, request, key)
                 if plan is not None:
                     if len(self._plans) >= _PLAN_CACHE_SIZE:
                         self._plans.clear()
                     self._plans[key] = plan
-                    return _retrieve_scored(self, plan, offset, tau)
+            if type(plan) is tuple:  # an all-scored request (a ToM0 state): _Scores
+                return _retrieve_scored(self, kernels.activations, plan, offset, tau)
             plan, split = self._plan(request, key, plan)
             if plan is not None and not plan.scored:
                 return self._retrieve_exact(plan, offset, tau)
