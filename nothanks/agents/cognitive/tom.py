@@ -82,6 +82,10 @@ class _Outcome(NamedTuple):
     predictions: tuple[Prediction, ...] = ()
 
 
+#: The outcome of a player without tokens when no trace is kept (the same every time).
+_MUST_TAKE_OUTCOME = _Outcome(Action.TAKE, 0.0, 0, None, None, _MUST_TAKE)
+
+
 class ToMAgent(Agent):
     """A ToM-k cognitive model (k >= 0) on an ACT-R declarative memory.
 
@@ -357,6 +361,13 @@ class ToMAgent(Agent):
     def _reason(self, level: int, seat: int, tokens_on_card: int, tokens: int,
                 world: tuple[Belief, ...], root: bool = False) -> _Outcome:
         """ToM-``level`` from ``seat``'s view, assuming it holds ``tokens``."""
+        if level == 0 and not root and not self.traces:
+            # ToM0 inside a projection: its outcome is its retrieval's, which _tom0 keeps
+            # per state, so no outcome is kept here (nor a key of the world hashed)
+            if tokens == 0:
+                return _MUST_TAKE_OUTCOME
+            tom0, _, _, latency, failed = self._tom0(seat, tokens_on_card, tokens)
+            return _Outcome(tom0, latency, int(failed), None, tom0, "")
         key = (level, seat, tokens_on_card, tokens, world, root)
         if self._memoize:
             known = self._cache.get(key)
