@@ -222,6 +222,7 @@ class ToMAgent(Agent):
             self.instance_set.check_deck(*deck)
             self._checked_decks.add(deck)
         self._new_memories(variant, seed)
+        self._turn_orders()
         truth = self.token_memory.truth
         self.token_memory = TokenMemory(self._token_dm,
                                         leaf_penalty=self.params["leaf_penalty"],
@@ -229,14 +230,13 @@ class ToMAgent(Agent):
                                         merge=self.params["token_chunks"] == "merge")
         self.token_memory.truth = truth if truth is not None else self._true_tokens
         self._tally = [variant.tokens] * variant.players
-        if self._uses_token_memory:
+        if self._token_clock:
             for other in self._opponents(seat):
                 self.token_memory.store(other, variant.tokens)
         self._tick()  # dealing takes a turn: no chunk is retrieved at its creation time
         self.instance_failures = 0
         self.last_trace = None
         self._info = ()
-        self._turn_orders()
 
     @property
     def _uses_token_memory(self) -> bool:
@@ -247,9 +247,9 @@ class ToMAgent(Agent):
         return self._tally[seat]
 
     def _tick(self) -> None:
-        dt = self.params["time_per_turn"]
+        dt = self._time_per_turn
         self._instance_dm.advance(dt)
-        if self._uses_token_memory:  # a ToM0 or oracle model never consults it
+        if self._token_clock:  # a ToM0 or oracle model never consults its token memory
             self._token_dm.advance(dt)
 
     def _opponents(self, seat: int) -> list[int]:
@@ -259,8 +259,11 @@ class ToMAgent(Agent):
 
     def _turn_orders(self) -> None:
         """Per seat, the other players after it in turn order (asked for thousands of
-        times a game) and the readings' switches as flags."""
+        times a game), the readings' switches as flags, and what every turn reads."""
         self._others = [tuple(self._opponents(seat)) for seat in range(self.variant.players)]
+        self._time_per_turn = self.params["time_per_turn"]
+        self._token_clock = self._uses_token_memory
+        self._per_time = self.params["noise_mode"] == "per_time"
         self._all_pass_rule = self.params["candidate_rule"] == "all"
         self._project_self = bool(self.params["project_self"])
 
@@ -272,7 +275,7 @@ class ToMAgent(Agent):
             change = event.tokens
         else:
             return
-        if event.seat != self.seat and self._uses_token_memory:
+        if self._token_clock and event.seat != self.seat:
             self.token_memory.update(event.seat, change)  # logs the count before the move
         self._tally[event.seat] += change
         self._tick()
@@ -284,7 +287,7 @@ class ToMAgent(Agent):
         self._cache: dict[tuple, _Outcome] = {}
         self._tom0_cache: dict[tuple, tuple] = {}
         self._categories: dict[int, str] = {}  # seat -> the card's sequence category
-        self._memoize = self.params["noise_mode"] == "per_time"
+        self._memoize = self._per_time
         recalls_before = len(self.token_memory.history)
         world, recall_latency = self._beliefs(view)
         recalls = self.token_memory.history[recalls_before:]
@@ -368,8 +371,10 @@ class ToMAgent(Agent):
                 return _MUST_TAKE_OUTCOME
             tom0, _, _, latency, failed = self._tom0(seat, tokens_on_card, tokens)
             return _Outcome(tom0, latency, int(failed), None, tom0, "")
-        key = (level, seat, tokens_on_card, tokens, world, root)
-        if self._memoize:
+        # the root is reasoned once per decision: only projections are kept
+        memoize = self._memoize and not root
+        if memoize:
+            key = (level, seat, tokens_on_card, tokens, world)
             known = self._cache.get(key)
             if known is not None:
                 return known
@@ -380,7 +385,7 @@ class ToMAgent(Agent):
         else:
             outcome = self._reason_with_tokens(level, seat, tokens_on_card, tokens, world,
                                                root)
-        if self._memoize:
+        if memoize:
             self._cache[key] = outcome
         return outcome
 
