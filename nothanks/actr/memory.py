@@ -1289,8 +1289,9 @@ class DeclarativeMemory:
     def _evaluate_compiled(self, rows: np.ndarray | None, count: int,
                            scores: tuple[np.ndarray, ...], noise: np.ndarray | None,
                            offset: float) -> tuple[np.ndarray, int]:
-        """Candidate activations in one compiled pass, and NumPy's argmax over them: the
-        first best index (bit-identical to ``_evaluate`` followed by ``argmax``)."""
+        """Candidate activations in one compiled pass, and the first best index (the
+        kernel's own search for small sets, else NumPy's argmax: bit-identical to
+        ``_evaluate`` followed by ``argmax``)."""
         base = self._base_levels()
         if self._base_undefined:
             candidates = base if rows is None else base[rows]
