@@ -33,40 +33,63 @@ def _compile() -> SimpleNamespace | None:
         return None
 
     @numba.njit(cache=True, nogil=True)
-    def activations(base, noise, noise_by_row, rows, use_rows, count, offset, m0, m1, m2, m3,
-                    slots, penalty, out):
-        """Fill ``out[:count]`` with candidate activations (the caller takes NumPy's
-        ``argmax``, the first best: a SIMD search, twice as fast as a compiled loop
-        keeping the first maximum, and the same index).
+    def activations(base, noise, rows, offset, m0, m1, m2, m3, slots, penalty, out):
+        """Fill ``out`` with the activations of its ``out.shape[0]`` candidates and return
+        the first best index, as NumPy's ``argmax`` gives it, for at most
+        ``SEARCHED_HERE`` candidates; for more -1: the caller takes NumPy's ``argmax``
+        (a SIMD search, several times faster than a compiled loop keeping the first
+        maximum over ToM0's 2,117 instances; below a few hundred the call costs more).
 
-        The mismatch columns come as four separate arrays (unused ones are any float
-        array): numba types plain array arguments in C, but a tuple of arrays in Python,
-        which cost more than the whole loop. Only the first ``slots`` (at most 4) are used.
-        Every chunk a candidate with four scored slots and noise (a ToM0 instance
-        retrieval) gets a loop without branches, which the compiler vectorizes; the
-        additions are the same.
+        Candidates are ``rows`` (every chunk when empty; count 0 needs no rows); noise
+        (none when empty) is per chunk when it covers more than the candidates (per-time
+        noise, indexed by row), else per candidate. The mismatch columns come as four
+        separate arrays (unused ones are any float array): numba types plain array
+        arguments in C, but a tuple of arrays in Python, which cost more than the whole
+        loop; every argument costs ~40 ns to dispatch, so flags are derived from shapes.
+        Only the first ``slots`` (at most 4) are used. Every chunk a candidate with four
+        scored slots and noise (a ToM0 instance retrieval) gets a loop without
+        branches, which the compiler vectorizes; the additions are the same.
         """
-        if not use_rows and slots == 4 and noise.shape[0] and offset == 0.0:
+        count = out.shape[0]
+        use_rows = rows.shape[0] != 0
+        noisy = noise.shape[0] != 0
+        noise_by_row = noise.shape[0] != count
+        if not use_rows and slots == 4 and noisy and offset == 0.0:
             for i in range(count):
                 out[i] = (base[i] + noise[i]) + (((m0[i] + m1[i]) + m2[i]) + m3[i]) * penalty
-            return
-        for i in range(count):
-            row = rows[i] if use_rows else i
-            value = base[row]
-            if noise.shape[0]:
-                value = value + noise[row if noise_by_row else i]
-            if offset != 0.0:
-                value = value + offset
-            if slots == 1:
-                value = value + m0[row] * penalty
-            elif slots > 1:
-                summed = m0[row] + m1[row]
-                if slots > 2:
-                    summed = summed + m2[row]
-                if slots > 3:
-                    summed = summed + m3[row]
-                value = value + summed * penalty
-            out[i] = value
+        else:
+            for i in range(count):
+                row = rows[i] if use_rows else i
+                value = base[row]
+                if noisy:
+                    value = value + noise[row if noise_by_row else i]
+                if offset != 0.0:
+                    value = value + offset
+                if slots == 1:
+                    value = value + m0[row] * penalty
+                elif slots > 1:
+                    summed = m0[row] + m1[row]
+                    if slots > 2:
+                        summed = summed + m2[row]
+                    if slots > 3:
+                        summed = summed + m3[row]
+                    value = value + summed * penalty
+                out[i] = value
+        if count == 0 or count > SEARCHED_HERE:
+            return -1
+        # NumPy's argmax: the first maximum, or the first NaN if there is one
+        top = out[0]
+        if top != top:
+            return 0
+        best = 0
+        for i in range(1, count):
+            value = out[i]
+            if value > top:
+                top = value
+                best = i
+            elif value != value:
+                return i
+        return best
 
     @numba.njit(cache=True, nogil=True)
     def node_sums(parent, time_index, strengths):
@@ -129,5 +152,7 @@ def use(enabled: bool) -> None:
     _kernels, _loaded = (None, False) if enabled else (None, True)
 
 
+#: Most candidates whose best ``activations`` finds itself (see there).
+SEARCHED_HERE = 512
 EMPTY = np.empty(0, dtype=np.float64)
 NO_ROWS = np.empty(0, dtype=np.int64)

@@ -19,7 +19,7 @@ See docs/actr.md for the equations, parameters and their defaults.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from numbers import Integral, Real
 from types import MappingProxyType
 from typing import Any, Literal
@@ -297,6 +297,129 @@ class _Plan:
                         codes[row] != _ABSENT for codes in needed):
                     append(row)
         self.seen = upto
+
+
+#: A Retrieval built as the tuple it is, without its generated ``__new__``'s frame.
+_new_retrieval = tuple.__new__
+
+_Scores = tuple
+"""A kept request whose slots are all scored by built-in mismatch functions and held by
+every chunk (a ToM0 state against the instances), as a plain tuple (made at a request's
+first sight, which is most ToM0 states: a class instance costs several times as much):
+``(chunks, base, scratch, slots, m0, m1, m2, m3)``: the chunk count it is valid for (it
+is made anew when a chunk arrives), the base levels while every chunk has a fixed
+activation (else None), the memory's activations array (``_HELD``), and the mismatch
+columns as the ``activations`` kernel takes them (``slots`` of the four used). A
+retrieval of such a request is the per-time noise, one kernel pass, the first best and
+the threshold: no candidate filter and no per-slot cache lookups."""
+
+
+_HELD = object()
+"""The key, among a memory's kept plans, of ``(chunks, slots, base, scratch)``: the
+per-slot score caches (``_compiled_scores``'s) of the scored slots every chunk holds, the
+base levels if every chunk has a fixed activation (they never change; else None) and an
+array for the activations, valid for that chunk count. Kept with the plans because
+whatever invalidates plans (a mismatch function set, a new slot, copied chunks)
+invalidates it too."""
+
+
+def _held_slots(memory: DeclarativeMemory, count: int) -> tuple:
+    """The ``_HELD`` entry for ``count`` chunks, made anew from the per-slot caches."""
+    if memory._scores_chunks != count:
+        memory._scores.clear()
+        memory._scores_chunks = count
+    columns = memory._columns
+    # a slot's cache exists only for a built-in function the kernel can run on it
+    # (set_mismatch drops it with the function), see _compiled_scores
+    slots = {slot: cache for slot, cache in memory._scores.items()
+             if columns[slot].present == count}
+    # the activations' scratch array: a retrieval of a kept request hands out only the
+    # winner, so one array per memory serves them all
+    held = (count, slots, memory._fixed.view() if memory._learned == 0 else None,
+            np.empty(count))
+    memory._plans[_HELD] = held
+    return held
+
+
+def _scores_of(memory: DeclarativeMemory, request: dict[str, SlotValue],
+               key: tuple) -> _Scores | None:
+    """``request``'s kept form (``_Scores``; ``key`` its items) from the memory's
+    per-slot score caches, or None when it is not such a request (an exact-match slot, a
+    slot some chunk lacks or none holds, a user-defined function, a slot not scored
+    before: the general path sorts it out and fills the caches)."""
+    count = len(memory._chunks)
+    held = memory._plans.get(_HELD)
+    if held is None or held[0] != count:
+        held = _held_slots(memory, count)
+    slots = held[1]
+    try:
+        if len(key) == 4:  # the thesis's four slots, unrolled (a ToM0 state's first sight)
+            (s0, v0), (s1, v1), (s2, v2), (s3, v3) = key
+            return (count, held[2], held[3], 4, slots[s0][v0], slots[s1][v1], slots[s2][v2],
+                    slots[s3][v3])
+        picked = [slots[slot][value] for slot, value in key]
+    except KeyError:  # a slot not held (yet), or a value not scored yet
+        picked = []
+        for slot, value in key:
+            cache = slots.get(slot)
+            if cache is None:
+                cache = memory._scores.get(slot)
+                if cache is None or memory._columns[slot].present != count:
+                    return None
+                slots[slot] = cache
+            scores = cache.get(value)
+            if scores is None:
+                scores = memory._score_slot(slot, value, memory._columns[slot], None,
+                                            memory._mismatch[slot])
+                if len(cache) >= _SCORE_CACHE_SIZE:
+                    cache.clear()
+                cache[value] = scores
+            picked.append(scores)
+    used = len(picked)
+    if used == 4:
+        return (count, held[2], held[3], 4, *picked)
+    if used == 0:
+        return None
+    if used > 4:  # the kernel takes four columns: fold all but the last three,
+        head = picked[0] + picked[1]  # adding left to right as the kernel would
+        for column in picked[2:-3]:
+            head += column
+        return (count, held[2], held[3], 4, head, *picked[-3:])
+    return (count, held[2], held[3], used, *picked, *[picked[0]] * (4 - used))
+
+
+def _retrieve_scored(memory: DeclarativeMemory, activations: Callable, plan: _Scores,
+                     offset: float, tau: float) -> Retrieval:
+    """A retrieval of a kept all-scored request (``_Scores``): the same noise draws,
+    kernel pass and first-best argmax as ``retrieve``'s general compiled path, without
+    its bookkeeping."""
+    count, base, total, slots, m0, m1, m2, m3 = plan
+    noise = _kernel_module.EMPTY
+    if memory._noise > 0:
+        if memory._noise_mode == "per_time":
+            noise = memory._noise_now()
+        else:
+            noise = memory._draw_noise(count)
+    if base is None:
+        base = memory._base_levels()
+        if memory._base_undefined and np.isinf(base).any():
+            memory._raise_current_time_reference(None, base)
+    best = activations(
+        base, noise, _kernel_module.NO_ROWS, float(offset), m0, m1, m2, m3, slots,
+        memory._mismatch_penalty, total)
+    if best < 0:
+        best = int(total.argmax())
+    activation = total.item(best)
+    if activation >= tau:
+        if noise is _kernel_module.EMPTY:
+            best = memory._break_tie(total, best, activation)
+        try:  # _latency, inlined
+            latency = memory._latency_factor * math.exp(-activation)
+        except OverflowError:
+            latency = math.inf
+        return _new_retrieval(Retrieval, (memory._chunks[best], activation, latency, None))
+    return _new_retrieval(Retrieval, (None, activation, _latency(memory._latency_factor, tau),
+                                      None))
 
 
 # ------------------------------------------------------------------- the memory
@@ -987,8 +1110,24 @@ class DeclarativeMemory:
         if offset:
             offset = _number("offset", offset)
         plan = split = None
-        if not record and type(request) is dict and _kernel_module.kernels() is not None:
-            plan, split = self._plan(request)
+        kernels = None if record or type(request) is not dict else _kernel_module.kernels()
+        if kernels is not None:
+            try:
+                key = tuple(request.items())
+                plan = self._plans.get(key)
+            except TypeError:  # an unhashable value: _split reports it
+                key = None
+            if type(plan) is tuple and plan[0] != len(self._chunks):
+                plan = None  # an all-scored request's columns from before a chunk arrived
+            if plan is None and key is not None:
+                plan = _scores_of(self, request, key)
+                if plan is not None:
+                    if len(self._plans) >= _PLAN_CACHE_SIZE:
+                        self._plans.clear()
+                    self._plans[key] = plan
+            if type(plan) is tuple:  # an all-scored request (a ToM0 state): _Scores
+                return _retrieve_scored(self, kernels.activations, plan, offset, tau)
+            plan, split = self._plan(request, key, plan)
             if plan is not None and not plan.scored:
                 return self._retrieve_exact(plan, offset, tau)
         if plan is not None:
@@ -1029,16 +1168,15 @@ class DeclarativeMemory:
                                  total, winner, latency)
         return Retrieval(winner, activation, latency, trace)
 
-    def _plan(self, request: dict[str, SlotValue]
+    def _plan(self, request: dict[str, SlotValue], key: tuple | None, plan: _Plan | None
               ) -> tuple[_Plan | None, tuple[np.ndarray | None, _Scored] | None]:
-        """The kept plan of a plain-dict request with exact-match slots, brought up to
-        date with the chunks stored since; for any other request (unhashable values,
-        only scored slots, or no chunk can match it yet) no plan but, when worked out
-        already, its candidates and scored slots (``_split``)."""
-        try:
-            key = tuple(request.items())
-            plan = self._plans.get(key)
-        except TypeError:  # an unhashable value: _split reports it
+        """The kept plan of a plain-dict request with exact-match slots (``plan``: what
+        ``retrieve`` found under its ``key``, the request's items; key None: an
+        unhashable value), brought up to date with the chunks stored since; for any
+        other request (unhashable values, only scored slots, or no chunk can match it
+        yet) no plan but, when worked out already, its candidates and scored slots
+        (``_split``). (All-scored requests ``retrieve`` keeps itself: ``_Scores``.)"""
+        if key is None:
             return None, None
         if plan is not None:
             count = len(self._chunks)
@@ -1145,8 +1283,9 @@ class DeclarativeMemory:
     def _evaluate_compiled(self, rows: np.ndarray | None, count: int,
                            scores: tuple[np.ndarray, ...], noise: np.ndarray | None,
                            offset: float) -> tuple[np.ndarray, int]:
-        """Candidate activations in one compiled pass, and NumPy's argmax over them: the
-        first best index (bit-identical to ``_evaluate`` followed by ``argmax``)."""
+        """Candidate activations in one compiled pass, and the first best index (the
+        kernel's own search for small sets, else NumPy's argmax: bit-identical to
+        ``_evaluate`` followed by ``argmax``)."""
         base = self._base_levels()
         if self._base_undefined:
             candidates = base if rows is None else base[rows]
@@ -1159,12 +1298,11 @@ class DeclarativeMemory:
                 head += column
             scores = (head, *scores[-3:])
         m0, m1, m2, m3 = scores + (base,) * (4 - len(scores))
-        _kernel_module.kernels().activations(
+        best = _kernel_module.kernels().activations(
             base, _kernel_module.EMPTY if noise is None else noise,
-            self._noise_mode == "per_time", _kernel_module.NO_ROWS if rows is None else rows,
-            rows is not None, count, float(offset), m0, m1, m2, m3, len(scores),
-            self._mismatch_penalty, total)
-        return total, int(total.argmax())
+            _kernel_module.NO_ROWS if rows is None else rows, float(offset), m0, m1, m2, m3,
+            len(scores), self._mismatch_penalty, total)
+        return total, best if best >= 0 else int(total.argmax())
 
     def _record(self, request: Mapping[str, SlotValue], tau: float, rows: np.ndarray | None,
                 scored: _Scored, base: np.ndarray, mismatches: list[np.ndarray],

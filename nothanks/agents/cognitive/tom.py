@@ -15,6 +15,7 @@ count and predicted to pass only if every projection passes.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -33,6 +34,8 @@ from .traces import DecisionTrace, Prediction, TraceNode
 DEFAULT_ACTION = Action.PASS
 #: Weight of the category slot's exact-match mismatch (thesis Table 2: -100).
 CATEGORY_WEIGHT = 100.0
+#: The reason of a player without tokens.
+_MUST_TAKE = "no tokens left: must take"
 #: An instance's action slot -> the action (a dict lookup instead of an enum call).
 _ACTIONS = {str(action): action for action in Action}
 #: Values of the reading switches (see :class:`ToMAgent`).
@@ -60,7 +63,11 @@ class Belief(NamedTuple):
     source: str
 
     def after_pass(self) -> Belief:
-        return Belief(tuple(max(0, c - 1) for c in self.candidates), self.source)
+        candidates = self.candidates
+        if len(candidates) == 1:  # the common case, without a generator
+            count = candidates[0]
+            return Belief((count - 1 if count > 0 else 0,), self.source)
+        return Belief(tuple([max(0, c - 1) for c in candidates]), self.source)
 
 
 class _Outcome(NamedTuple):
@@ -73,6 +80,10 @@ class _Outcome(NamedTuple):
     tom0: Action | None = None
     reason: str = ""
     predictions: tuple[Prediction, ...] = ()
+
+
+#: The outcome of a player without tokens when no trace is kept (the same every time).
+_MUST_TAKE_OUTCOME = _Outcome(Action.TAKE, 0.0, 0, None, None, _MUST_TAKE)
 
 
 class ToMAgent(Agent):
@@ -211,6 +222,7 @@ class ToMAgent(Agent):
             self.instance_set.check_deck(*deck)
             self._checked_decks.add(deck)
         self._new_memories(variant, seed)
+        self._turn_orders()
         truth = self.token_memory.truth
         self.token_memory = TokenMemory(self._token_dm,
                                         leaf_penalty=self.params["leaf_penalty"],
@@ -218,14 +230,13 @@ class ToMAgent(Agent):
                                         merge=self.params["token_chunks"] == "merge")
         self.token_memory.truth = truth if truth is not None else self._true_tokens
         self._tally = [variant.tokens] * variant.players
-        if self._uses_token_memory:
+        if self._token_clock:
             for other in self._opponents(seat):
                 self.token_memory.store(other, variant.tokens)
         self._tick()  # dealing takes a turn: no chunk is retrieved at its creation time
         self.instance_failures = 0
         self.last_trace = None
         self._info = ()
-        self._turn_orders()
 
     @property
     def _uses_token_memory(self) -> bool:
@@ -236,9 +247,10 @@ class ToMAgent(Agent):
         return self._tally[seat]
 
     def _tick(self) -> None:
-        dt = self.params["time_per_turn"]
+        dt = self._time_per_turn
         self._instance_dm.advance(dt)
-        self._token_dm.advance(dt)
+        if self._token_clock:  # a ToM0 or oracle model never consults its token memory
+            self._token_dm.advance(dt)
 
     def _opponents(self, seat: int) -> list[int]:
         """The other players after ``seat``, in turn order."""
@@ -247,8 +259,11 @@ class ToMAgent(Agent):
 
     def _turn_orders(self) -> None:
         """Per seat, the other players after it in turn order (asked for thousands of
-        times a game) and the readings' switches as flags."""
+        times a game), the readings' switches as flags, and what every turn reads."""
         self._others = [tuple(self._opponents(seat)) for seat in range(self.variant.players)]
+        self._time_per_turn = self.params["time_per_turn"]
+        self._token_clock = self._uses_token_memory
+        self._per_time = self.params["noise_mode"] == "per_time"
         self._all_pass_rule = self.params["candidate_rule"] == "all"
         self._project_self = bool(self.params["project_self"])
 
@@ -260,7 +275,7 @@ class ToMAgent(Agent):
             change = event.tokens
         else:
             return
-        if event.seat != self.seat and self._uses_token_memory:
+        if self._token_clock and event.seat != self.seat:
             self.token_memory.update(event.seat, change)  # logs the count before the move
         self._tally[event.seat] += change
         self._tick()
@@ -272,7 +287,7 @@ class ToMAgent(Agent):
         self._cache: dict[tuple, _Outcome] = {}
         self._tom0_cache: dict[tuple, tuple] = {}
         self._categories: dict[int, str] = {}  # seat -> the card's sequence category
-        self._memoize = self.params["noise_mode"] == "per_time"
+        self._memoize = self._per_time
         recalls_before = len(self.token_memory.history)
         world, recall_latency = self._beliefs(view)
         recalls = self.token_memory.history[recalls_before:]
@@ -326,38 +341,51 @@ class ToMAgent(Agent):
 
     def _tom0(self, seat: int, tokens_on_card: int, tokens: int):
         """ToM0 from ``seat``'s view: (action, state, retrieval record, latency, failed)."""
-        view = self._view
         category = self._categories.get(seat)
         if category is None:
+            view = self._view
             category = self._categories[seat] = sequence_category(view.cards[seat], view.card)
         key = (category, tokens_on_card, tokens)
-        if self._memoize and key in self._tom0_cache:
-            return self._tom0_cache[key]
-        state = state_chunk(category, view.card, tokens_on_card, tokens)
+        if self._memoize:
+            known = self._tom0_cache.get(key)
+            if known is not None:
+                return known
+        state = state_chunk(category, self._view.card, tokens_on_card, tokens)
         retrieval = self._instance_dm.retrieve(state, record=self.traces)
-        failed = retrieval.chunk is None
-        action = DEFAULT_ACTION if failed else _ACTIONS[retrieval.chunk["action"]]
-        result = (action, state, retrieval.record, retrieval.latency, failed)
+        chunk = retrieval.chunk
+        if chunk is None:
+            result = (DEFAULT_ACTION, state, retrieval.record, retrieval.latency, True)
+        else:
+            result = (_ACTIONS[chunk["action"]], state, retrieval.record, retrieval.latency,
+                      False)
         self._tom0_cache[key] = result
         return result
 
     def _reason(self, level: int, seat: int, tokens_on_card: int, tokens: int,
                 world: tuple[Belief, ...], root: bool = False) -> _Outcome:
         """ToM-``level`` from ``seat``'s view, assuming it holds ``tokens``."""
-        key = (level, seat, tokens_on_card, tokens, world, root)
-        if self._memoize:
+        if level == 0 and not root and not self.traces:
+            # ToM0 inside a projection: its outcome is its retrieval's, which _tom0 keeps
+            # per state, so no outcome is kept here (nor a key of the world hashed)
+            if tokens == 0:
+                return _MUST_TAKE_OUTCOME
+            tom0, _, _, latency, failed = self._tom0(seat, tokens_on_card, tokens)
+            return _Outcome(tom0, latency, int(failed), None, tom0, "")
+        # the root is reasoned once per decision: only projections are kept
+        memoize = self._memoize and not root
+        if memoize:
+            key = (level, seat, tokens_on_card, tokens, world)
             known = self._cache.get(key)
             if known is not None:
                 return known
-        source = world[seat].source
         if tokens == 0:
             outcome = _Outcome(Action.TAKE, 0.0, 0, self._node(
-                level, seat, tokens_on_card, tokens, source, None, None, None, (),
-                Action.TAKE, "no tokens left: must take"), None, "no tokens left: must take")
+                level, seat, tokens_on_card, tokens, world[seat].source, None, None, None, (),
+                Action.TAKE, _MUST_TAKE) if self.traces else None, None, _MUST_TAKE)
         else:
             outcome = self._reason_with_tokens(level, seat, tokens_on_card, tokens, world,
                                                root)
-        if self._memoize:
+        if memoize:
             self._cache[key] = outcome
         return outcome
 
@@ -365,47 +393,65 @@ class ToMAgent(Agent):
                             world: tuple[Belief, ...], root: bool) -> _Outcome:
         tom0, state, record, latency, failed = self._tom0(seat, tokens_on_card, tokens)
         failures = int(failed)
+        traces = self.traces
+        # Predictions are kept only where they are read: at the root (decision_info) and
+        # in traces; inside a projection only their count and the first taker matter.
+        keep = root or traces
         predictions: list[Prediction] = []
+        predicted_count = 0
+        taker = None
         # Inside a projection only the predicted action matters, so a projected player
         # whose ToM0 passes is not asked to predict anyone (the outcome is the same).
-        if level >= 1 and (root or tom0 == Action.TAKE):
-            world = _replace(world, seat, Belief((tokens,), world[seat].source).after_pass())
+        if level >= 1 and (root or tom0 is Action.TAKE):
+            source = world[seat].source
+            world = _replace(world, seat, Belief((tokens - 1 if tokens > 0 else 0,), source))
             on_card = tokens_on_card + 1
             others = self._others[seat]
             if not root and not self._project_self:
                 others = [o for o in others if o != self.seat]
             for other in others:
                 belief = world[other]
-                projections = [
-                    self._reason(level - 1, other, on_card, count,
-                                 _replace(world, other, Belief((count,), belief.source)))
-                    for count in belief.candidates]
-                passes = []
-                projected_latency = 0  # summed first, then added: as sum() did
-                for projection in projections:
-                    projected_latency += projection.latency
+                candidates = belief.candidates
+                if len(candidates) == 1:
+                    # the one projection's world is this one: the belief it would put in
+                    # place, one count from this source, is the one already there
+                    projection = self._reason(level - 1, other, on_card, candidates[0], world)
+                    latency += projection.latency
                     failures += projection.failures
-                    passes.append(projection.action == Action.PASS)
-                latency += projected_latency
-                sure = all(passes) if self._all_pass_rule else any(passes)
-                predicted = Action.PASS if sure else Action.TAKE
-                predictions.append(Prediction(
-                    other, on_card, belief.candidates, belief.source, predicted,
-                    tuple(p.node for p in projections) if self.traces else ()))
-                if predicted == Action.TAKE:
+                    passing = projection.action is Action.PASS
+                    projections = (projection,)
+                else:
+                    projections = [
+                        self._reason(level - 1, other, on_card, count,
+                                     _replace(world, other, Belief((count,), belief.source)))
+                        for count in candidates]
+                    passes = []
+                    projected_latency = 0  # summed first, then added: as sum() did
+                    for projection in projections:
+                        projected_latency += projection.latency
+                        failures += projection.failures
+                        passes.append(projection.action is Action.PASS)
+                    latency += projected_latency
+                    passing = all(passes) if self._all_pass_rule else any(passes)
+                predicted = Action.PASS if passing else Action.TAKE
+                predicted_count += 1
+                if keep:
+                    predictions.append(Prediction(
+                        other, on_card, candidates, belief.source, predicted,
+                        tuple(p.node for p in projections) if traces else ()))
+                if not passing:
+                    taker = other
                     break
                 world = _replace(world, other, belief.after_pass())
                 on_card += 1
-        takers = [p.seat for p in predictions if p.action == Action.TAKE]
         action = tom0
-        if level >= 1 and tom0 == Action.TAKE and not takers:
+        if level >= 1 and tom0 is Action.TAKE and taker is None:
             action = Action.PASS
         # the reason is read only at the root and in traces: not worded inside projections
-        reason = (_reason(level, tom0, failed, takers, len(predictions))
-                  if root or self.traces else "")
+        reason = _reason(level, tom0, failed, taker, predicted_count) if keep else ""
         made = tuple(predictions)
         node = self._node(level, seat, tokens_on_card, tokens, world[seat].source, state,
-                          record, tom0, made, action, reason) if self.traces else None
+                          record, tom0, made, action, reason) if traces else None
         return _Outcome(action, latency, failures, node, tom0, reason, made)
 
     def _node(self, level: int, seat: int, tokens_on_card: int, tokens: int, source: str,
@@ -416,17 +462,20 @@ class ToMAgent(Agent):
                          predictions, action, reason)
 
 
-def _reason(level: int, tom0: Action, failed: bool, takers: list[int],
+@functools.lru_cache(maxsize=4096)
+def _reason(level: int, tom0: Action, failed: bool, taker: int | None,
             predicted: int) -> str:
-    """Why a reasoner at ``level`` acts as it does, in words (decision logs, traces)."""
+    """Why a reasoner at ``level`` acts as it does, in words (decision logs, traces):
+    ``taker`` is the first player predicted to take (None: nobody), ``predicted`` how
+    many were predicted. Kept per combination (worded at every decision)."""
     says = (f"no instance above the threshold: default {DEFAULT_ACTION}" if failed
             else f"ToM0 says {tom0}")
     if level < 1:
         return says
     if tom0 != Action.TAKE:
         return f"{says} -> pass"
-    if takers:
-        return f"{says}; player {takers[0]} predicted to take -> take"
+    if taker is not None:
+        return f"{says}; player {taker} predicted to take -> take"
     return f"{says}; all {predicted} opponents predicted to pass -> pass"
 
 
