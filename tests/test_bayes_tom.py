@@ -53,3 +53,23 @@ def test_carry_starts_the_next_game_from_the_pooled_posterior():
 def test_bad_bayes_tom_parameters_say_what_is_valid(spec, message):
     with pytest.raises(AgentSpecError, match=message):
         make_agent(spec)
+
+
+def test_inference_reads_the_observed_card_whoever_moved_first():
+    """Learning from a move uses that move's card: not a crash before bayes-tom's first
+    decision, and not the categories of the card it last decided on."""
+    from nothanks.rules import Passed, Took, sequence_category
+    agent = make_agent("bayes-tom")
+    checked = []
+    observe = agent.observe
+
+    def checking(event):
+        before = list(agent._cards)
+        observe(event)
+        if isinstance(event, (Passed, Took)) and event.seat != agent.seat:
+            checked.append(all(category == sequence_category(before[seat], event.card)
+                               for seat, category in agent._categories.items()))
+
+    agent.observe = checking
+    Match(["tom0", agent, "heuristic", "tom0"], SMALL, seed=3).run()
+    assert len(checked) > 10 and all(checked)

@@ -148,12 +148,6 @@ class BayesToMAgent(ToMAgent):
         self.history.append((event.seat, event.turn, "take" if took else "pass",
                              tuple(np.exp(post).tolist())))
 
-    def _begin(self, view: View) -> None:
-        """Per-decision state ToMAgent's reasoning reads (as ``decide`` sets it)."""
-        self._view = view
-        self._cache, self._tom0_cache = {}, {}
-        self._memoize = self.params["noise_mode"] == "per_time"
-
     def _take_share(self, model: str, seat: int, on_card: int,
                     world: tuple[Belief, ...]) -> float:
         """Share of ``seat``'s candidate counts for which ``model`` takes."""

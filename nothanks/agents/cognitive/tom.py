@@ -281,13 +281,18 @@ class ToMAgent(Agent):
         self._tick()
 
     # ------------------------------------------------------------------ deciding
-    def decide(self, view: View) -> Action:
+    def _begin(self, view: View) -> None:
+        """Per-decision state the reasoning reads: the view, and the caches and sequence
+        categories of this decision's card (reasoning about another card starts here)."""
         self._view = view
-        self.token_memory.record = self.traces
         self._cache: dict[tuple, _Outcome] = {}
         self._tom0_cache: dict[tuple, tuple] = {}
         self._categories: dict[int, str] = {}  # seat -> the card's sequence category
         self._memoize = self._per_time
+
+    def decide(self, view: View) -> Action:
+        self._begin(view)
+        self.token_memory.record = self.traces
         recalls_before = len(self.token_memory.history)
         world, recall_latency = self._beliefs(view)
         recalls = self.token_memory.history[recalls_before:]
