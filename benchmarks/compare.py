@@ -227,6 +227,57 @@ def memory_100k(quick: bool) -> dict:
     return {"value": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
+def _token_memory_costs(quick: bool) -> tuple[float, float]:
+    """CPU µs of a token-memory update (recall, change, store) and of a decision's
+    recall, in a game-like pattern: three opponents, 140 turns, the clock moving every
+    turn, a decision (three recalls) every fourth turn; best of three passes over
+    ``games`` memories."""
+    import numpy as np
+
+    from nothanks.actr import DeclarativeMemory
+    from nothanks.agents.cognitive.token_memory import TokenMemory
+    clock = time.process_time
+
+    def one_pass(games: int) -> tuple[float, float]:
+        updating = recalling = 0.0
+        updates = recalls = 0
+        for game in range(games):
+            memory = DeclarativeMemory(retrieval_threshold=-1.0, noise=0.25,
+                                       seed=np.random.default_rng(game))
+            tokens = TokenMemory(memory, leaf_penalty=1.0)
+            for seat in (1, 2, 3):
+                tokens.store(seat, 11)
+            memory.advance(1.0)
+            moves = np.random.default_rng(game)
+            for turn in range(140):
+                seat = turn % 4
+                began = clock()
+                if seat == 0:
+                    for other in (1, 2, 3):
+                        tokens.recall(other)
+                    recalling += clock() - began
+                    recalls += 3
+                else:
+                    tokens.update(seat, -1 if moves.random() < 0.8 else 5)
+                    updating += clock() - began
+                    updates += 1
+                memory.advance(1.0)
+        return 1e6 * updating / updates, 1e6 * recalling / recalls
+
+    games = 20 if quick else 200
+    one_pass(5)
+    passes = [one_pass(games) for _ in range(3)]
+    return min(p[0] for p in passes), min(p[1] for p in passes)
+
+
+def token_update(quick: bool) -> dict:
+    return {"value": _token_memory_costs(quick)[0]}
+
+
+def token_recall(quick: bool) -> dict:
+    return {"value": _token_memory_costs(quick)[1]}
+
+
 #: name -> (workload, unit, larger is better, label)
 MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
     "tom2x4": (tom2x4, "ms", False, "4 x ToM2 game, traces off (median CPU ms per game)"),
@@ -235,6 +286,10 @@ MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
                         "retrieval, 300 fixed chunks x 4 partially matched slots"),
     "retrieval_learned": (retrieval_learned, "µs", False,
                           "retrieval, 1,000 chunks x 10 references (base-level learning)"),
+    "token_update": (token_update, "µs", False,
+                     "token memory update (recall, change, store), game-like pattern"),
+    "token_recall": (token_recall, "µs", False,
+                     "token memory recall at a decision, game-like pattern"),
     "random_games": (random_games, "games/s", True,
                      "4 random agents, decisions recorded, games per CPU s"),
     "table7": (table7, "s", False, "Table 7 (3 x 500 games), 2 processes, wall s"),
