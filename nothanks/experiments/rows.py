@@ -128,12 +128,13 @@ def _source_by_count(values: Sequence[int]) -> str:
     return {1: "leaf", 2: "root"}.get(len(values), "default")
 
 
-def _next_actions(decisions: Sequence[DecisionRecord]) -> dict[tuple[int, int], list]:
+def _next_actions(cards: Sequence[int], seats: Sequence[int],
+                  actions: Sequence[str]) -> dict[tuple[int, int], list[tuple[int, str]]]:
     """(card, seat) -> [(decision index, action)] in play order: what each player did
-    with each card, to score predictions against."""
+    with each card, to score predictions against (one game's decisions, as columns)."""
     out: dict[tuple[int, int], list[tuple[int, str]]] = {}
-    for i, d in enumerate(decisions):
-        out.setdefault((d.card, d.seat), []).append((i, str(d.action)))
+    for i, key in enumerate(zip(cards, seats, strict=True)):
+        out.setdefault(key, []).append((i, actions[i]))
     return out
 
 
@@ -146,6 +147,24 @@ def _marked(decisions: Sequence[DecisionRecord]) -> set[int]:
             marked.update(last_move[s] for s in d.marks if s in last_move)
         last_move[d.seat] = i
     return marked
+
+
+#: Columns of a prediction row after game_id, in the order add_game gathers them.
+_PREDICTION_FIELDS = ("turn", "seat", "agent", "index", "target_seat", "predicted_action",
+                      "tokens_assumed", "source", "true_tokens", "actual_action", "correct")
+#: Columns of a recall row after game_id, in the order add_game gathers them.
+_RECALL_FIELDS = ("turn", "seat", "agent", "target_seat", "recalled", "source", "true_tokens",
+                  "exact", "leaf_is_newest")
+
+
+def _extend(columns: dict[str, list], fields: Sequence[str], rows: Sequence[tuple],
+            game_id: int) -> None:
+    """Append one game's ``rows`` (tuples of ``fields``) to ``columns``, column by column."""
+    if not rows:
+        return
+    columns["game_id"] += [game_id] * len(rows)
+    for column, values in zip(fields, zip(*rows, strict=True), strict=True):
+        columns[column] += values
 
 
 class LogRows:
@@ -162,107 +181,136 @@ class LogRows:
                             if k not in self.CONSTANT} for t in schema.ROW_TABLES}
 
     def add_game(self, plan, record: GameRecord) -> None:
-        """Append the rows of one played game (``plan``: its place in the design)."""
+        """Append the rows of one played game (``plan``: its place in the design).
+
+        Built column by column (a game's decisions transposed at once, the rows of
+        predictions and recalls gathered as tuples and transposed per game): a ToM game of
+        the table7 design has ~120 decisions and ~330 prediction and recall rows, and
+        appending them value by value took about twice as long.
+        """
         cond = self.design.conditions[plan.condition]
         roles = plan.roles
-        focal = [cond.focal is not None and roles[s] == cond.focal
-                 for s in range(record.players)]
+        players = record.players
+        focal = [cond.focal is not None and roles[s] == cond.focal for s in range(players)]
         decisions = record.decisions
         n = len(decisions)
-        # a participant session records marks at every human decision; a stand-in run
-        # through ``nothanks run`` does not, and its rows leave the session columns null
-        human_game = any(dec.marks is not None for dec in decisions)
+        keys = (("game_id", plan.position), ("condition", plan.condition),
+                ("block", plan.block), ("practice", plan.practice),
+                ("deal", plan.occurrence), ("seed", record.seed))
 
         g = self.columns["games"]
-        for seat in range(record.players):
-            cards = record.cards[seat]
-            for column, value in (
-                ("game_id", plan.position), ("condition", plan.condition),
-                ("block", plan.block), ("practice", plan.practice),
-                ("deal", plan.occurrence), ("seed", record.seed),
-                ("seat", seat), ("role", roles[seat]), ("focal", focal[seat]),
-                ("player_kind", record.kinds[seat]), ("agent", record.agents[seat]),
-                ("agent_label", record.labels[seat]), ("tom_order", record.tom_orders[seat]),
-                ("cards", tuple(cards)), ("card_points", card_points(cards)),
-                ("tokens", record.tokens[seat]), ("score", record.scores[seat]),
-                ("rank", record.ranks[seat]), ("rank_points", record.rank_points[seat]),
-                ("turns", n),
-            ):
-                g[column].append(value)
+        for column, value in keys:
+            g[column] += [value] * players
+        g["seat"] += range(players)
+        g["role"] += [roles[s] for s in range(players)]
+        g["focal"] += focal
+        for column, values in (("player_kind", record.kinds), ("agent", record.agents),
+                               ("agent_label", record.labels),
+                               ("tom_order", record.tom_orders), ("tokens", record.tokens),
+                               ("score", record.scores), ("rank", record.ranks),
+                               ("rank_points", record.rank_points)):
+            g[column] += values[:players]
+        g["cards"] += [tuple(cards) for cards in record.cards[:players]]
+        g["card_points"] += [card_points(cards) for cards in record.cards[:players]]
+        g["turns"] += [n] * players
 
-        next_action = _next_actions(decisions)
-        marked = _marked(decisions) if human_game else set()
         d = self.columns["decisions"]
-        for column, value in (("game_id", plan.position), ("condition", plan.condition),
-                              ("block", plan.block), ("practice", plan.practice),
-                              ("deal", plan.occurrence), ("seed", record.seed)):
+        for column, value in keys:
             d[column] += [value] * n
-        p = self.columns["predictions"]
-        r = self.columns["recalls"]
-        t = self.columns["traces"]
-        for i, dec in enumerate(decisions):
-            seat, turn, spec = dec.seat, dec.turn, dec.agent
-            info = model_info(dec.info)
-            is_model = "tom_order" in info
-            kind = record.kinds[seat]
-            predictions = info.get("predictions") or []
-            recalled = info.get("recalled_tokens") or {}
-            newest = info.get("leaf_is_newest") or {}
-            for column, value in (
-                ("turn", turn), ("seat", seat), ("role", roles[seat]), ("focal", focal[seat]),
-                ("player_kind", kind), ("agent", spec), ("agent_label", record.labels[seat]),
-                ("tom_order", record.tom_orders[seat]), ("card", dec.card),
-                ("tokens_on_card", dec.tokens_on_card), ("tokens_before", dec.tokens_before),
-                ("cards_before", dec.cards_before), ("cards_left", dec.cards_left),
-                ("sequence_category", dec.sequence_category), ("action", str(dec.action)),
-                ("forced", dec.forced), ("model_time", info.get("model_time")),
-                ("latency", info.get("latency")), ("reason", info.get("reason")),
-                ("own_tom0_action", info.get("own_tom0_action")),
-                ("instance_failures", info.get("instance_failures")),
-                ("predictions", len(predictions) if is_model else None),
-                ("decision_time", dec.decision_time),
-                ("marks", dec.marks if human_game and kind == "human" else None),
-                ("marked_bad", (i in marked) if human_game and kind == "model" else None),
-            ):
-                d[column].append(value)
+        if not n:
+            return
+        # one tuple per DecisionRecord field, in play order
+        field = dict(zip(DecisionRecord._fields, zip(*decisions, strict=True), strict=True))
+        seats = field["seat"]
+        kinds = [record.kinds[s] for s in seats]
+        actions = [str(a) for a in field["action"]]
+        infos = field["info"]
+        for column in ("turn", "seat", "agent", "card", "tokens_on_card", "tokens_before",
+                       "cards_before", "cards_left", "sequence_category", "forced",
+                       "decision_time"):
+            d[column] += field[column]
+        for column, per_seat in (("role", roles), ("focal", focal),
+                                 ("agent_label", record.labels),
+                                 ("tom_order", record.tom_orders)):
+            d[column] += [per_seat[s] for s in seats]
+        d["player_kind"] += kinds
+        d["action"] += actions
+        for column in ("model_time", "latency", "reason", "instance_failures"):
+            d[column] += [info.get(column) for info in infos]
+        d["own_tom0_action"] += [
+            ("forced" if info["own_tom0_action"] is None else str(info["own_tom0_action"]))
+            if "own_tom0_action" in info else None for info in infos]
+        # a participant session records marks at every human decision; a stand-in run
+        # through ``nothanks run`` does not, and its rows leave the session columns null
+        marks = field["marks"]
+        if any(m is not None for m in marks):
+            marked = _marked(decisions)
+            d["marks"] += [m if kind == "human" else None
+                           for m, kind in zip(marks, kinds, strict=True)]
+            d["marked_bad"] += [(i in marked) if kind == "model" else None
+                                for i, kind in enumerate(kinds)]
+        else:
+            d["marks"] += [None] * n
+            d["marked_bad"] += [None] * n
 
+        made: list[int | None] = []
+        failed: list[int | None] = []
+        predicted: list[tuple] = []
+        recalled_rows: list[tuple] = []
+        next_action: dict[tuple[int, int], list] | None = None
+        for i, info in enumerate(infos):
+            is_model = "tom_order" in info
+            predictions = info.get("predictions") or ()
+            recalled = info.get("recalled_tokens")
+            made.append(len(predictions) if is_model else None)
+            if not predictions and not recalled:
+                failed.append(0 if is_model else None)
+                continue
+            dec = decisions[i]
+            turn, seat, spec, card, truth = (dec.turn, dec.seat, dec.agent, dec.card,
+                                             dec.true_tokens)
             sources: dict[int, str] = {}
+            if predictions and next_action is None:
+                next_action = _next_actions(field["card"], seats, actions)
             for k, pred in enumerate(predictions):
                 target = int(pred["seat"])
-                sources.setdefault(target, str(pred["source"]))
-                later = [a for j, a in next_action.get((dec.card, target), ()) if j > i]
-                actual = later[0] if later else None
-                for column, value in (
-                    ("game_id", plan.position), ("turn", turn), ("seat", seat),
-                    ("agent", spec), ("index", k), ("target_seat", target),
-                    ("predicted_action", str(pred["action"])),
-                    ("tokens_assumed", tuple(map(int, pred["tokens_assumed"]))),
-                    ("source", str(pred["source"])),
-                    ("true_tokens", dec.true_tokens[target]), ("actual_action", actual),
-                    ("correct", None if actual is None else actual == str(pred["action"])),
-                ):
-                    p[column].append(value)
+                action, source = str(pred["action"]), str(pred["source"])
+                sources.setdefault(target, source)
+                actual = None  # the target's next action on this card
+                for j, later in next_action.get((card, target), ()):
+                    if j > i:
+                        actual = later
+                        break
+                predicted.append((
+                    turn, seat, spec, k, target, action,
+                    tuple(map(int, pred["tokens_assumed"])), source, truth[target], actual,
+                    None if actual is None else actual == action))
+            if not recalled:
+                failed.append(0 if is_model else None)
+                continue
             failures = 0
             oracle = "oracle" in sources.values()  # an oracle model reads every count
+            newest = info.get("leaf_is_newest") or {}
             for target, values in sorted(recalled.items()):
                 values = tuple(map(int, values))
                 source = sources.get(target) or ("oracle" if oracle else
                                                  _source_by_count(values))
                 failures += source in ("root", "default")
-                truth = dec.true_tokens[target]
-                for column, value in (
-                    ("game_id", plan.position), ("turn", turn), ("seat", seat),
-                    ("agent", spec), ("target_seat", target), ("recalled", values),
-                    ("source", source), ("true_tokens", truth), ("exact", values == (truth,)),
-                    ("leaf_is_newest", newest.get(target)),
-                ):
-                    r[column].append(value)
-            d["recall_failures"].append(failures if is_model and recalled else
-                                        (0 if is_model else None))
-            if self.traces and dec.trace is not None:
-                for column, value in (("game_id", plan.position), ("turn", turn),
-                                      ("seat", seat), ("trace", trace_json(dec.trace))):
-                    t[column].append(value)
+                true = truth[target]
+                recalled_rows.append((turn, seat, spec, target, values, source, true,
+                                      values == (true,), newest.get(target)))
+            failed.append(failures if is_model else None)
+        d["predictions"] += made
+        d["recall_failures"] += failed
+        _extend(self.columns["predictions"], _PREDICTION_FIELDS, predicted, plan.position)
+        _extend(self.columns["recalls"], _RECALL_FIELDS, recalled_rows, plan.position)
+        if self.traces:
+            t = self.columns["traces"]
+            for dec in decisions:
+                if dec.trace is not None:
+                    for column, value in (("game_id", plan.position), ("turn", dec.turn),
+                                          ("seat", dec.seat), ("trace", trace_json(dec.trace))):
+                        t[column].append(value)
 
     def to_parquet(self) -> dict[str, bytes]:
         """The batch's tables as Parquet bytes (validated by the Arrow schema on the way)."""
