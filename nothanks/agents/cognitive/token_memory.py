@@ -65,6 +65,7 @@ def token_class(tokens: int) -> TokenClass:
 
 _CLASS_BY_NAME = {cls.name: cls for cls in TOKEN_CLASSES}
 _new = tuple.__new__
+_UNCHECKED = object()  # no leaf penalty checked yet
 #: the class of each count below 64, looked up instead of searched for
 _CLASS_OF = tuple(token_class(tokens) for tokens in range(64))
 
@@ -156,6 +157,9 @@ class TokenMemory:
         self._strengths_at = math.nan
         self._strengths_count = 0
         self._strengths_decay = math.nan
+        # the leaf offset for the leaf_penalty object last checked
+        self._penalty: object = _UNCHECKED
+        self._offset = 0.0
 
     @property
     def memory(self) -> DeclarativeMemory:
@@ -288,7 +292,9 @@ class TokenMemory:
         now = memory._time
         tau = memory._retrieval_threshold
         factor = memory._latency_factor
-        truth = None if self.truth is None else self.truth(seat)
+        truth = self.truth
+        if truth is not None:
+            truth = truth(seat)
         leaves = self._leaves.get(seat)
         if leaves is None:  # nothing stored about this player: no candidate, no draw
             failed = _latency(factor, tau)
@@ -296,31 +302,40 @@ class TokenMemory:
                                  NO_RECALL_DEFAULT, None, None, tau, failed + failed, truth,
                                  None, None, None))
         count = self._count
-        noise = memory._time_noise
+        noise = memory._time_noise  # the memory's _noise_for, its check inlined
         if noise is None or memory._time_noise_at != now or len(noise) < count:
             noise = memory._noise_for(count)
-        decay = memory._decay
         if (now != self._strengths_at or len(self._times._items) != self._strengths_count
-                or decay != self._strengths_decay):
-            self._log_strengths(now, decay)
-        offset = -self.leaf_penalty
-        if offset:  # checked as the memory's retrieval checks it
-            offset = _number("offset", offset)
+                or memory._decay != self._strengths_decay):
+            self._log_strengths(now, memory._decay)
+        penalty = self.leaf_penalty
+        if penalty is self._penalty:  # checked already (the same object)
+            offset = self._offset
+        else:  # checked as the memory's retrieval checks its offset
+            offset = -penalty
+            offset = float(_number("offset", offset)) if offset else 0.0
+            self._penalty, self._offset = penalty, offset
         compiled = kernels()
         if compiled is None:
-            row, activation = self._best(leaves, noise, float(offset))
+            row, activation = self._best(leaves, noise, offset)
         else:
             if len(self._identity) < count:
                 self._identity = np.arange(max(2 * len(self._identity), count, 64))
             time_of = self._time_of.view()
             best, activation = compiled.exact_best(self._strengths, time_of, self._identity,
-                                                   leaves.view(), noise, float(offset))
+                                                   leaves.view(), noise, offset)
             row = leaves._items[best]
         if activation >= tau:
-            tokens = int(self._value_of[row])
+            tokens = self._value_of[row]
+            if type(tokens) is not int:
+                tokens = int(tokens)
+            try:  # _latency, inlined
+                latency = factor * math.exp(-activation) + 0.0
+            except OverflowError:
+                latency = math.inf
             return _new(Recall, (now, seat, purpose, "leaf", (tokens,), tokens, activation,
-                                 None, tau, _latency(factor, activation) + 0.0, truth, None,
-                                 None, self._update_of[row] == self._newest[seat][0]))
+                                 None, tau, latency, truth, None, None,
+                                 self._update_of[row] == self._newest[seat][0]))
         latency = _latency(factor, tau)
         roots = self._roots[seat]
         if compiled is None:
