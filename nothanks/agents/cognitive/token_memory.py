@@ -145,13 +145,13 @@ class TokenMemory:
         self._waiting: list[tuple[int, int, int, float]] = []  # (seat, tokens, update, time)
         self._leaves: dict[int, _Growable] = {}  # seat -> its leaf rows
         self._roots: dict[int, _Growable] = {}  # seat -> its root rows
-        self._value_of: list = []  # per row: the leaf's count or the root's TokenClass
-        self._update_of: list[int] = []  # per row: its update
-        self._time_of = _Growable(np.int64)  # per row: index of its reference time
+        # per update k (rows 2k, its leaf, and 2k + 1, its root; update number k + 1):
+        self._tokens_of: list[int] = []  # the count stored
+        self._time_of = _Growable(np.int64)  # the index of its reference time
         self._times = _Growable(np.float64)  # the distinct reference times
         self._last_time = math.nan
         self._latest = -math.inf  # time of the latest store
-        self._identity = np.arange(0)  # row -> row, for the kernel's node indirection
+        self._update_index = np.arange(0)  # row -> its update (row // 2): the kernel's nodes
         # log strength per reference time, at time _strengths_at (NaN: none yet)
         self._strengths = np.empty(0)
         self._strengths_at = math.nan
@@ -193,11 +193,32 @@ class TokenMemory:
             self._keeping = False
 
     def store(self, seat: int, tokens: int) -> None:
-        """Store ``seat``'s count as a leaf and its class as a root, at the current time."""
+        """Store ``seat``'s count as a leaf and its class as a root, at the current time.
+
+        While the rows are kept: a new leaf and root as rows of their own, stored in the
+        memory on demand.
+        """
         self.stored += 1
         self._newest[seat] = (self.stored, tokens)
         if self._keeping and not self.merge and len(self._memory._chunks) == self._synced:
-            self._keep(seat, tokens)
+            if not (type(tokens) is int and 0 <= tokens < len(_CLASS_OF)):
+                token_class(tokens)  # raises on a negative count, as storing it would
+            now = self._memory._time
+            if now != self._last_time:
+                self._times.append(now)
+                self._last_time = now
+            self._time_of.append(len(self._times._items) - 1)
+            self._tokens_of.append(tokens)
+            row = self._count
+            self._count = row + 2
+            leaves = self._leaves.get(seat)
+            if leaves is None:
+                leaves = self._leaves[seat] = _Growable(np.int64)
+                self._roots[seat] = _Growable(np.int64)
+            leaves.append(row)
+            self._roots[seat].append(row + 1)
+            self._waiting.append((seat, tokens, self.stored, now))
+            self._latest = now
             return
         self._check_kept()
         leaf = {"kind": "leaf", "player": seat, "tokens": tokens}
@@ -207,31 +228,6 @@ class TokenMemory:
         memory = self.memory
         memory.add(leaf)
         memory.add(root)
-
-    def _keep(self, seat: int, tokens: int) -> None:
-        """A new leaf and root as rows of their own, stored in the memory on demand."""
-        now = self._memory._time
-        if type(tokens) is int and 0 <= tokens < len(_CLASS_OF):
-            cls = _CLASS_OF[tokens]
-        else:
-            cls = token_class(tokens)  # raises on a negative count, as storing it would
-        if now != self._last_time:
-            self._times.append(now)
-            self._last_time = now
-        index = len(self._times._items) - 1
-        row = self._count
-        self._count = row + 2
-        self._time_of._items.extend((index, index))
-        leaves = self._leaves.get(seat)
-        if leaves is None:
-            leaves = self._leaves[seat] = _Growable(np.int64)
-            self._roots[seat] = _Growable(np.int64)
-        leaves.append(row)
-        self._roots[seat].append(row + 1)
-        self._value_of.extend((tokens, cls))
-        self._update_of.extend((self.stored, self.stored))
-        self._waiting.append((seat, tokens, self.stored, now))
-        self._latest = now
 
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
         """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""
@@ -319,14 +315,15 @@ class TokenMemory:
         if compiled is None:
             row, activation = self._best(leaves, noise, offset)
         else:
-            if len(self._identity) < count:
-                self._identity = np.arange(max(2 * len(self._identity), count, 64))
+            if len(self._update_index) < count:
+                self._update_index = np.arange(max(2 * len(self._update_index), count, 64)) >> 1
             time_of = self._time_of.view()
-            best, activation = compiled.exact_best(self._strengths, time_of, self._identity,
-                                                   leaves.view(), noise, offset)
+            best, activation = compiled.exact_best(self._strengths, time_of,
+                                                   self._update_index, leaves.view(), noise,
+                                                   offset)
             row = leaves._items[best]
         if activation >= tau:
-            tokens = self._value_of[row]
+            tokens = self._tokens_of[row >> 1]
             if type(tokens) is not int:
                 tokens = int(tokens)
             try:  # _latency, inlined
@@ -335,18 +332,20 @@ class TokenMemory:
                 latency = math.inf
             return _new(Recall, (now, seat, purpose, "leaf", (tokens,), tokens, activation,
                                  None, tau, latency, truth, None, None,
-                                 self._update_of[row] == self._newest[seat][0]))
+                                 (row >> 1) + 1 == self._newest[seat][0]))
         latency = _latency(factor, tau)
         roots = self._roots[seat]
         if compiled is None:
             row, root_activation = self._best(roots, noise, 0.0)
         else:
             best, root_activation = compiled.exact_best(self._strengths, time_of,
-                                                        self._identity, roots.view(), noise,
-                                                        0.0)
+                                                        self._update_index, roots.view(),
+                                                        noise, 0.0)
             row = roots._items[best]
         if root_activation >= tau:
-            cls = self._value_of[row]
+            tokens = self._tokens_of[row >> 1]
+            cls = (_CLASS_OF[tokens] if type(tokens) is int and 0 <= tokens < len(_CLASS_OF)
+                   else token_class(tokens))
             return _new(Recall, (now, seat, purpose, "root", cls.prediction_values,
                                  cls.default, activation, root_activation, tau,
                                  latency + _latency(factor, root_activation), truth, None,
@@ -373,7 +372,7 @@ class TokenMemory:
         """The first most active of ``rows`` and its activation, in NumPy: the kernel's
         additions (``B + ε``, then the offset if nonzero) and NumPy's argmax."""
         listed = rows.view()
-        total = self._strengths[self._time_of.view()[listed]] + noise[listed]
+        total = self._strengths[self._time_of.view()[listed >> 1]] + noise[listed]
         if offset:
             total += offset
         best = int(total.argmax())
@@ -382,7 +381,8 @@ class TokenMemory:
     def update(self, seat: int, change: int) -> Recall:
         """An observed pass (-1) or take (+tokens): recall, apply, store (§3.4.3)."""
         recall = self.recall(seat, "update")
-        self.store(seat, max(0, recall.value + change))
+        tokens = recall[5] + change  # the count it starts from, changed
+        self.store(seat, tokens if tokens > 0 else 0)
         return recall
 
     def history_frame(self):
