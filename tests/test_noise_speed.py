@@ -85,10 +85,11 @@ def test_a_restored_random_state_draws_what_it_would_have_drawn():
 
 
 def _token_run(seed: int, *, keep: bool, compiled: bool, rt: float, noise: float,
-               decay: float) -> tuple[list, tuple]:
-    """Random updates and recalls with the clock moving, the leaf penalty reset to
-    other objects (float, int, zero), the noise scale changed and the random state
-    saved and restored along the way; the recalls and the memory's end state."""
+               decay: float, steps: tuple[float, ...]) -> tuple[list, tuple, float]:
+    """Random updates and recalls with the clock moving by ``steps`` (the first one
+    first), the leaf penalty reset to other objects (float, int, zero), the noise scale
+    and the decay changed and the random state saved and restored along the way; the
+    recalls, the memory's end state and the token memory's clock grid step."""
     actr_kernel.use(compiled)
     TokenMemory.keep_rows = keep
     try:
@@ -100,21 +101,23 @@ def _token_run(seed: int, *, keep: bool, compiled: bool, rt: float, noise: float
         out: list = []
         for seat in (1, 2, 3):
             tokens.store(seat, 11)
-        memory.advance(2.0)
+        memory.advance(steps[0])
         saved = None
-        for _ in range(90):
+        for _ in range(120):
             r = ops.random()
             seat = int(ops.integers(1, 5))
             if r < 0.45:
                 change = -1 if ops.random() < 0.75 else int(ops.integers(1, 12))
                 out.append(tokens.update(seat, change))
-                memory.advance(2.0)
+                memory.advance(float(ops.choice(steps)))
             elif r < 0.8:
                 out.append(tokens.recall(seat))
-            elif r < 0.86:
+            elif r < 0.85:
                 tokens.leaf_penalty = [0.5, 2, 0, 0.0, 1.5][int(ops.integers(5))]
-            elif r < 0.9 and noise > 0:
+            elif r < 0.88 and noise > 0:
                 memory.noise = float(ops.choice([0.1, noise, 0.6]))
+            elif r < 0.9:
+                memory.decay = float(ops.choice([0.3, decay, 0.7]))
             elif r < 0.95:
                 if saved is None:
                     saved = tokens.memory.random_state()
@@ -122,29 +125,43 @@ def _token_run(seed: int, *, keep: bool, compiled: bool, rt: float, noise: float
                     tokens.memory.set_random_state(saved)
                     saved = None
             else:
-                memory.advance(float(ops.choice([0.5, 2.0])))
+                memory.advance(float(ops.choice(steps)))
         state = tokens.memory.random_state()
         end = (len(tokens.memory), state[0].bit_generator.state, _bits(state[1]),
                state[2:4], None if state[4] is None else _bits(state[4]))
-        return [tuple(r) for r in out], end
+        return [tuple(r) for r in out], end, tokens._step
     finally:
         actr_kernel.use(True)
         TokenMemory.keep_rows = True
 
 
-@pytest.mark.parametrize("rt,noise,decay", [
-    (-2.0, 0.25, 0.5), (1.0, 0.5, 0.5), (-8.0, 0.1, 0.3), (4.0, 0.25, 0.5),
-    (-1.0, 0.0, 0.5),
+@pytest.mark.parametrize("rt,noise,decay,steps,grid", [
+    (-2.0, 0.25, 0.5, (2.0,), 2.0),  # a model's fixed time per turn: one grid throughout
+    (1.0, 0.5, 0.5, (3.0, 2.0), 1.0),  # a finer grid once a time falls between
+    (-8.0, 0.1, 0.3, (0.75, 1.5, 0.25), 0.25),
+    (4.0, 0.25, 0.5, (2.0, 0.3), 0.0),  # off the grid for good: per-time strengths
+    (-1.0, 0.0, 0.5, (2.0,), 2.0),  # no noise: the memory's own retrievals
+    (-2.0, 0.25, 0.5, (0.1, 0.2), 0.0),  # a step whose multiples round: no grid
 ])
-def test_kept_recalls_are_the_memorys_retrievals(rt, noise, decay):
-    """Leaves, roots and defaults each win in some case; noise 0 takes the memory's way."""
+def test_kept_recalls_are_the_memorys_retrievals(rt, noise, decay, steps, grid, monkeypatch):
+    """Leaves, roots and defaults each win in some case, on and off the clock's grid."""
+    kept_calls = [0]
+    recall_kept = TokenMemory._recall_kept
+
+    def counting(self, seat, purpose):
+        kept_calls[0] += 1
+        return recall_kept(self, seat, purpose)
+
+    monkeypatch.setattr(TokenMemory, "_recall_kept", counting)
     for seed in range(2):
-        reference = _token_run(seed, keep=False, compiled=False, rt=rt, noise=noise,
-                               decay=decay)
+        args = {"rt": rt, "noise": noise, "decay": decay, "steps": steps}
+        recalls, end, _ = _token_run(seed, keep=False, compiled=False, **args)
         for compiled in (True, False):
-            assert _token_run(seed, keep=True, compiled=compiled, rt=rt, noise=noise,
-                              decay=decay) == reference
-        sources = {r[3] for r in reference[0]}
+            kept = _token_run(seed, keep=True, compiled=compiled, **args)
+            assert kept[:2] == (recalls, end)
+            assert kept[2] == grid
+        sources = {r[3] for r in recalls}
+        assert (kept_calls[0] > 50) == (noise > 0)  # the kept rows answered (with noise)
         if rt >= 4:
             assert "leaf" not in sources and "default" in sources
         elif rt <= -8:
