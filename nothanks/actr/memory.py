@@ -397,7 +397,10 @@ def _retrieve_scored(memory: DeclarativeMemory, activations: Callable, plan: _Sc
     noise = _kernel_module.EMPTY
     if memory._noise > 0:
         if memory._noise_mode == "per_time":
-            noise = memory._noise_now()
+            noise = memory._time_noise  # _noise_now, its check inlined
+            if (noise is None or memory._time_noise_at != memory._time
+                    or len(noise) < count):
+                noise = memory._noise_for(count)
         else:
             noise = memory._draw_noise(count)
     if base is None:
@@ -508,6 +511,9 @@ class DeclarativeMemory:
         self._noise_buffer = np.empty(0)
         self._noise_raw = False  # whether the buffer holds uniforms not yet transformed
         self._noise_position = 0
+        # the transformed block times s, handed out as slices (None: a raw block, or not
+        # scaled with the current s yet)
+        self._noise_scaled: np.ndarray | None = None
         # unscaled mismatch of every chunk per (slot, request value), for built-in functions
         # (pure); cleared when a chunk is stored or a slot's function changes
         self._scores: dict[str, dict[SlotValue, np.ndarray]] = {}
@@ -542,6 +548,7 @@ class DeclarativeMemory:
         self._noise = _check_at_least("noise", value, 0.0, False, "the logistic scale s; 0 "
                                       "switches activation noise off")
         self._time_noise = None  # redrawn with the new scale
+        self._noise_scaled = None  # the block's scaled copy has the old one
 
     @property
     def retrieval_threshold(self) -> float:
@@ -665,6 +672,7 @@ class DeclarativeMemory:
         """Go back to a state saved by :meth:`random_state`."""
         (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
          self._time_noise, self._time_noise_at) = state
+        self._noise_scaled = None  # scaled anew from the restored block when needed
 
     def reseed_noise(self, rng: np.random.Generator) -> None:
         """Draw all further noise from ``rng``, starting afresh (nothing pre-drawn)."""
@@ -674,6 +682,7 @@ class DeclarativeMemory:
         self._noise_buffer = np.empty(0)
         self._noise_raw = False
         self._noise_position = 0
+        self._noise_scaled = None
 
     # ---------------------------------------------------------------- contents
     def copy_chunks(self, other: DeclarativeMemory) -> None:
@@ -876,35 +885,47 @@ class DeclarativeMemory:
         return self._log_strengths_of
 
     def _draw_noise(self, count: int) -> np.ndarray:
-        """``count`` logistic draws with scale s, taken from a pre-drawn block.
+        """``count`` logistic draws with scale s, taken from a pre-drawn block (a view:
+        never written to).
 
         The block is refilled in fixed sizes, so the generator is consumed in the same
         way whatever is inspected or recorded along the way. A draw is the logistic's
         inverse CDF, ``s·ln(u/(1−u))``, on a block of uniforms: twice as fast as
         Generator.logistic, which does the same one draw at a time. A block is
-        transformed whole when refilled, except when one draw takes most of it (ToM0's
-        2,117 instance chunks take a fresh 4,096-uniform block at every model time):
-        then only the uniforms handed out are transformed, when they are (elementwise:
-        the same bits), and the unused tail never is.
+        transformed whole when refilled and kept times s too, so a draw is a slice (the
+        same multiplication of the same numbers as scaling each draw when handed out),
+        except when one draw takes most of it (ToM0's 2,117 instance chunks take a fresh
+        4,096-uniform block at every model time): then only the uniforms handed out are
+        transformed, when they are (elementwise: the same bits), and the unused tail
+        never is.
         """
         start = self._noise_position
-        if start + count > len(self._noise_buffer):
+        end = start + count
+        scaled = self._noise_scaled
+        if scaled is not None and end <= len(scaled):  # the common case: a slice
+            self._noise_position = end
+            return scaled[start:end]
+        if end > len(self._noise_buffer):
             uniform = self._rng.random(max(_NOISE_BLOCK, count))
-            while not uniform.all():  # u = 0 (chance 2^-53 a draw) would give −inf
+            while uniform.min() == 0.0:  # u = 0 (chance 2^-53 a draw) would give −inf
                 zero = uniform == 0.0
                 uniform[zero] = self._rng.random(int(zero.sum()))
             self._noise_raw = 2 * count > len(uniform)
+            self._noise_scaled = None
             if self._noise_raw:
                 self._noise_buffer = uniform
             else:
                 ratio = np.subtract(1.0, uniform)  # u / (1 − u), with one temporary
                 np.divide(uniform, ratio, out=ratio)
                 self._noise_buffer = np.log(ratio, out=ratio)
-            start = 0
-        self._noise_position = start + count
-        drawn = self._noise_buffer[start:start + count]
+            start, end = 0, count
+        self._noise_position = end
         if not self._noise_raw:
-            return drawn * self._noise
+            # a fresh array: a slice handed out earlier (kept as some time's noise, or in
+            # a saved random state) keeps its values
+            self._noise_scaled = self._noise_buffer * self._noise
+            return self._noise_scaled[start:end]
+        drawn = self._noise_buffer[start:end]
         noise = np.subtract(1.0, drawn)
         np.divide(drawn, noise, out=noise)
         np.log(noise, out=noise)
@@ -916,7 +937,11 @@ class DeclarativeMemory:
 
         Chunks added since the draw get their own draws appended; the others keep theirs.
         """
-        return self._noise_for(len(self._chunks))
+        noise = self._time_noise
+        if (noise is None or self._time_noise_at != self._time
+                or len(noise) < len(self._chunks)):
+            return self._noise_for(len(self._chunks))
+        return noise
 
     def _split(self, request: Mapping[str, SlotValue],
                exact: list[tuple[_Column, int]] | None = None
@@ -1349,6 +1374,8 @@ class DeclarativeMemory:
             noise = self._draw_noise(count)
         elif len(noise) < count:
             noise = np.concatenate([noise, self._draw_noise(count - len(noise))])
+        else:
+            return noise
         self._time_noise, self._time_noise_at = noise, self._time
         return noise
 

@@ -65,8 +65,20 @@ def token_class(tokens: int) -> TokenClass:
 
 _CLASS_BY_NAME = {cls.name: cls for cls in TOKEN_CLASSES}
 _new = tuple.__new__
+_UNCHECKED = object()  # no leaf penalty checked yet
 #: the class of each count below 64, looked up instead of searched for
 _CLASS_OF = tuple(token_class(tokens) for tokens in range(64))
+#: A clock step whose numerator (over a power of two) is below this, and grid indices
+#: below _GRID_INDEX: every multiple k·step and every difference of two is exact.
+_GRID_NUMERATOR = 1 << 21
+_GRID_INDEX = 1 << 16  # (a grid of at most 2^17 strengths, 1 MB)
+
+
+def _grid_step(time: float) -> float:
+    """``time`` as the step of the clock's grid, or 0.0 when its multiples could round."""
+    if not 0.0 < time < math.inf:
+        return 0.0
+    return time if time.as_integer_ratio()[0] < _GRID_NUMERATOR else 0.0
 
 
 class Recall(NamedTuple):
@@ -112,12 +124,15 @@ class TokenMemory:
     recall needs only each chunk's reference time and per-time noise: the token memory
     keeps those itself, per player its leaf and root rows, and recalls from them
     directly (a few microseconds instead of the ten to twenty of two generic
-    retrievals). The chunks reach ``memory`` when it is read: :attr:`memory` stores the
-    ones still waiting, at their own model times, so it holds what storing each at once
-    would have built, and every recall draws the same noise in the same order (the
-    model's clock may move the memory directly; anything else reads it through
-    :attr:`memory`). Records (``record=True``), merged chunks and memory settings other
-    than per-time noise with full base-level learning use the memory's own retrieval.
+    retrievals). While every model time is a multiple of one step (a model's fixed time
+    per turn), every age is too, so each age's log strength is computed once (by the
+    calls the memory makes, elementwise: the same bits) and looked up at later times.
+    The chunks reach ``memory`` when it is read: :attr:`memory` stores the ones still
+    waiting, at their own model times, so it holds what storing each at once would have
+    built, and every recall draws the same noise in the same order (the model's clock
+    may move the memory directly; anything else reads it through :attr:`memory`).
+    Records (``record=True``), merged chunks and memory settings other than per-time
+    noise with full base-level learning use the memory's own retrieval.
     """
 
     #: False: every chunk goes into the memory at once and every recall is the memory's
@@ -144,18 +159,33 @@ class TokenMemory:
         self._waiting: list[tuple[int, int, int, float]] = []  # (seat, tokens, update, time)
         self._leaves: dict[int, _Growable] = {}  # seat -> its leaf rows
         self._roots: dict[int, _Growable] = {}  # seat -> its root rows
-        self._value_of: list = []  # per row: the leaf's count or the root's TokenClass
-        self._update_of: list[int] = []  # per row: its update
-        self._time_of = _Growable(np.int64)  # per row: index of its reference time
+        # per update k (rows 2k, its leaf, and 2k + 1, its root; update number k + 1):
+        self._tokens_of: list[int] = []  # the count stored
+        self._time_of = _Growable(np.int64)  # the index of its reference time
+        # its time's index on the clock's grid (an array with room to grow: the kernel
+        # reads it by update index, so it needs no view of the filled part)
+        self._grid_of = np.zeros(64, np.int64)
         self._times = _Growable(np.float64)  # the distinct reference times
         self._last_time = math.nan
+        self._last_grid = 0  # the grid index of the last time
+        # The clock's grid (None: no positive time yet; 0.0: a time off the grid): while
+        # every time is k·step exactly, an age is (n − k)·step exactly, and its log strength
+        # is looked up (see _log_strengths).
+        self._step: float | None = None
+        self._grid = np.empty(0)  # log strength of age (len − 1 − i)·step at i
+        self._grid_decay = math.nan
         self._latest = -math.inf  # time of the latest store
-        self._identity = np.arange(0)  # row -> row, for the kernel's node indirection
-        # log strength per reference time, at time _strengths_at (NaN: none yet)
+        self._update_index = np.arange(0)  # row -> its update (row // 2): the kernel's nodes
+        # log strengths at time _strengths_at (NaN: none yet), and per update the index
+        # of its own among them
         self._strengths = np.empty(0)
+        self._strength_of = self._time_of.view()
         self._strengths_at = math.nan
         self._strengths_count = 0
         self._strengths_decay = math.nan
+        # the leaf offset for the leaf_penalty object last checked
+        self._penalty: object = _UNCHECKED
+        self._offset = 0.0
 
     @property
     def memory(self) -> DeclarativeMemory:
@@ -189,11 +219,39 @@ class TokenMemory:
             self._keeping = False
 
     def store(self, seat: int, tokens: int) -> None:
-        """Store ``seat``'s count as a leaf and its class as a root, at the current time."""
+        """Store ``seat``'s count as a leaf and its class as a root, at the current time.
+
+        While the rows are kept: a new leaf and root as rows of their own, stored in the
+        memory on demand.
+        """
         self.stored += 1
         self._newest[seat] = (self.stored, tokens)
         if self._keeping and not self.merge and len(self._memory._chunks) == self._synced:
-            self._keep(seat, tokens)
+            if not (type(tokens) is int and 0 <= tokens < len(_CLASS_OF)):
+                token_class(tokens)  # raises on a negative count, as storing it would
+            now = self._memory._time
+            if now != self._last_time:
+                self._times.append(now)
+                self._last_time = now
+                if self._step != 0.0:
+                    self._last_grid = self._grid_index(now)
+            self._time_of.append(len(self._times._items) - 1)
+            row = self._count
+            if self._step != 0.0:
+                update = row >> 1
+                if update == len(self._grid_of):
+                    self._grid_of = np.concatenate([self._grid_of, self._grid_of])
+                self._grid_of[update] = self._last_grid
+            self._tokens_of.append(tokens)
+            self._count = row + 2
+            leaves = self._leaves.get(seat)
+            if leaves is None:
+                leaves = self._leaves[seat] = _Growable(np.int64)
+                self._roots[seat] = _Growable(np.int64)
+            leaves.append(row)
+            self._roots[seat].append(row + 1)
+            self._waiting.append((seat, tokens, self.stored, now))
+            self._latest = now
             return
         self._check_kept()
         leaf = {"kind": "leaf", "player": seat, "tokens": tokens}
@@ -203,31 +261,6 @@ class TokenMemory:
         memory = self.memory
         memory.add(leaf)
         memory.add(root)
-
-    def _keep(self, seat: int, tokens: int) -> None:
-        """A new leaf and root as rows of their own, stored in the memory on demand."""
-        now = self._memory._time
-        if type(tokens) is int and 0 <= tokens < len(_CLASS_OF):
-            cls = _CLASS_OF[tokens]
-        else:
-            cls = token_class(tokens)  # raises on a negative count, as storing it would
-        if now != self._last_time:
-            self._times.append(now)
-            self._last_time = now
-        index = len(self._times._items) - 1
-        row = self._count
-        self._count = row + 2
-        self._time_of._items.extend((index, index))
-        leaves = self._leaves.get(seat)
-        if leaves is None:
-            leaves = self._leaves[seat] = _Growable(np.int64)
-            self._roots[seat] = _Growable(np.int64)
-        leaves.append(row)
-        self._roots[seat].append(row + 1)
-        self._value_of.extend((tokens, cls))
-        self._update_of.extend((self.stored, self.stored))
-        self._waiting.append((seat, tokens, self.stored, now))
-        self._latest = now
 
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
         """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""
@@ -288,7 +321,9 @@ class TokenMemory:
         now = memory._time
         tau = memory._retrieval_threshold
         factor = memory._latency_factor
-        truth = None if self.truth is None else self.truth(seat)
+        truth = self.truth
+        if truth is not None:
+            truth = truth(seat)
         leaves = self._leaves.get(seat)
         if leaves is None:  # nothing stored about this player: no candidate, no draw
             failed = _latency(factor, tau)
@@ -296,42 +331,53 @@ class TokenMemory:
                                  NO_RECALL_DEFAULT, None, None, tau, failed + failed, truth,
                                  None, None, None))
         count = self._count
-        noise = memory._time_noise
+        noise = memory._time_noise  # the memory's _noise_for, its check inlined
         if noise is None or memory._time_noise_at != now or len(noise) < count:
             noise = memory._noise_for(count)
-        decay = memory._decay
-        if (now != self._strengths_at or len(self._times._items) != self._strengths_count
-                or decay != self._strengths_decay):
-            self._log_strengths(now, decay)
-        offset = -self.leaf_penalty
-        if offset:  # checked as the memory's retrieval checks it
-            offset = _number("offset", offset)
+        if (now != self._strengths_at or count != self._strengths_count
+                or memory._decay != self._strengths_decay):
+            self._log_strengths(now, memory._decay)
+        penalty = self.leaf_penalty
+        if penalty is self._penalty:  # checked already (the same object)
+            offset = self._offset
+        else:  # checked as the memory's retrieval checks its offset
+            offset = -penalty
+            offset = float(_number("offset", offset)) if offset else 0.0
+            self._penalty, self._offset = penalty, offset
         compiled = kernels()
         if compiled is None:
-            row, activation = self._best(leaves, noise, float(offset))
+            row, activation = self._best(leaves, noise, offset)
         else:
-            if len(self._identity) < count:
-                self._identity = np.arange(max(2 * len(self._identity), count, 64))
-            time_of = self._time_of.view()
-            best, activation = compiled.exact_best(self._strengths, time_of, self._identity,
-                                                   leaves.view(), noise, float(offset))
+            if len(self._update_index) < count:
+                self._update_index = np.arange(max(2 * len(self._update_index), count, 64)) >> 1
+            best, activation = compiled.exact_best(self._strengths, self._strength_of,
+                                                   self._update_index, leaves.view(), noise,
+                                                   offset)
             row = leaves._items[best]
         if activation >= tau:
-            tokens = int(self._value_of[row])
+            tokens = self._tokens_of[row >> 1]
+            if type(tokens) is not int:
+                tokens = int(tokens)
+            try:  # _latency, inlined
+                latency = factor * math.exp(-activation) + 0.0
+            except OverflowError:
+                latency = math.inf
             return _new(Recall, (now, seat, purpose, "leaf", (tokens,), tokens, activation,
-                                 None, tau, _latency(factor, activation) + 0.0, truth, None,
-                                 None, self._update_of[row] == self._newest[seat][0]))
+                                 None, tau, latency, truth, None, None,
+                                 (row >> 1) + 1 == self._newest[seat][0]))
         latency = _latency(factor, tau)
         roots = self._roots[seat]
         if compiled is None:
             row, root_activation = self._best(roots, noise, 0.0)
         else:
-            best, root_activation = compiled.exact_best(self._strengths, time_of,
-                                                        self._identity, roots.view(), noise,
-                                                        0.0)
+            best, root_activation = compiled.exact_best(self._strengths, self._strength_of,
+                                                        self._update_index, roots.view(),
+                                                        noise, 0.0)
             row = roots._items[best]
         if root_activation >= tau:
-            cls = self._value_of[row]
+            tokens = self._tokens_of[row >> 1]
+            cls = (_CLASS_OF[tokens] if type(tokens) is int and 0 <= tokens < len(_CLASS_OF)
+                   else token_class(tokens))
             return _new(Recall, (now, seat, purpose, "root", cls.prediction_values,
                                  cls.default, activation, root_activation, tau,
                                  latency + _latency(factor, root_activation), truth, None,
@@ -341,7 +387,25 @@ class TokenMemory:
                              latency + latency, truth, None, None, None))
 
     def _log_strengths(self, now: float, decay: float) -> None:
-        """``ln (t − t_j)^(−d)`` per reference time, as the memory computes it."""
+        """``ln (t − t_j)^(−d)`` per reference time, as the memory computes it.
+
+        On the clock's grid (every time so far, and now, an exact multiple of one step,
+        as a model's fixed time per turn makes them) the strength of each age is
+        computed once, by the same NumPy calls on an array of ages (elementwise: the same
+        bits), and looked up from then on: ``_grid`` holds them from the oldest age down,
+        so the strengths at grid index n are its tail from ``len − 1 − n``, indexed by each
+        update's grid index. Off the grid: per distinct reference time at every new time.
+        """
+        if self._step != 0.0:
+            index = self._grid_index(now)
+            if index >= 0:
+                if index >= len(self._grid) or decay != self._grid_decay:
+                    self._grow_grid(index, decay)
+                self._strengths = self._grid[len(self._grid) - 1 - index:]
+                self._strength_of = self._grid_of
+                self._strengths_at, self._strengths_count = now, self._count
+                self._strengths_decay = decay
+                return
         times = self._times
         ages = now - times.view()
         strengths = np.power(ages, -decay, out=ages)
@@ -351,14 +415,70 @@ class TokenMemory:
             self._strengths = np.log(strengths, out=strengths)
         else:
             self._strengths = _log(strengths)
-        self._strengths_at, self._strengths_count = now, len(times._items)
+        self._strength_of = self._time_of.view()
+        self._strengths_at, self._strengths_count = now, self._count
         self._strengths_decay = decay
+
+    def _grid_index(self, time: float) -> int:
+        """``k`` with ``time == k·step`` exactly (the first positive time sets the step,
+        a time between its multiples a finer one), or -1 when ``time`` cannot be on the
+        grid, which ends the grid for good."""
+        step = self._step
+        if step is None:
+            if time == 0.0:
+                return 0
+            step = self._step = _grid_step(time)
+            if step == 0.0:
+                return -1
+        index = round(time / step)
+        if index * step == time and index < _GRID_INDEX:
+            return index
+        return self._refine_grid(time)
+
+    def _refine_grid(self, time: float) -> int:
+        """The grid of the greatest step that both the step and ``time`` are multiples of
+        (the kept grid indices scaled to it): ``time``'s index on it, or -1 (no grid)."""
+        step = self._step
+        if 0.0 < time < math.inf:
+            # step = a / m and time = b / m with m a power of two: the common step is
+            # gcd(a, b) / m, exact while gcd(a, b) < 2^53
+            a, p = step.as_integer_ratio()
+            b, q = time.as_integer_ratio()
+            m = max(p, q)
+            a, b = a * (m // p), b * (m // q)
+            common = math.gcd(a, b)
+            finer = _grid_step(common / m) if common < 1 << 53 else 0.0
+            index, scale = b // common, a // common
+            if finer and index < _GRID_INDEX and index * finer == time and (
+                    scale * finer == step):
+                self._grid_of = self._grid_of * scale  # (a fresh array: views keep theirs)
+                self._last_grid *= scale
+                self._step, self._grid, self._grid_decay = finer, np.empty(0), math.nan
+                return index
+        self._step = 0.0
+        return -1
+
+    def _grow_grid(self, index: int, decay: float) -> None:
+        """The log strengths of ages 1·step .. (size − 1)·step, for grid indices up to at
+        least ``index``, made by the calls ``_log_strengths`` makes off the grid."""
+        size = max(2 * len(self._grid), index + 1, 64)
+        oldest = (size - 1) * self._step
+        ages = np.arange(1, size, dtype=np.float64) * self._step
+        strengths = np.power(ages, -decay, out=ages)
+        if decay * math.log(oldest) < 700.0:  # no strength underflowed to 0
+            strengths = np.log(strengths, out=strengths)
+        else:
+            strengths = _log(strengths)
+        grid = np.empty(size)
+        grid[:-1] = strengths[::-1]
+        grid[-1] = math.nan  # age 0: never a candidate's (a chunk stored now is not kept)
+        self._grid, self._grid_decay = grid, decay
 
     def _best(self, rows: _Growable, noise: np.ndarray, offset: float) -> tuple[int, float]:
         """The first most active of ``rows`` and its activation, in NumPy: the kernel's
         additions (``B + ε``, then the offset if nonzero) and NumPy's argmax."""
         listed = rows.view()
-        total = self._strengths[self._time_of.view()[listed]] + noise[listed]
+        total = self._strengths[self._strength_of[listed >> 1]] + noise[listed]
         if offset:
             total += offset
         best = int(total.argmax())
@@ -367,7 +487,8 @@ class TokenMemory:
     def update(self, seat: int, change: int) -> Recall:
         """An observed pass (-1) or take (+tokens): recall, apply, store (§3.4.3)."""
         recall = self.recall(seat, "update")
-        self.store(seat, max(0, recall.value + change))
+        tokens = recall[5] + change  # the count it starts from, changed
+        self.store(seat, tokens if tokens > 0 else 0)
         return recall
 
     def history_frame(self):

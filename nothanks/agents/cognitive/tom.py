@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...actr import NOISE_MODES, DeclarativeMemory, ExactMatch, Linear, Weber
+from ...actr.memory import _number
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..base import Agent
 from .instances import InstanceSet, load_instances
@@ -247,10 +248,12 @@ class ToMAgent(Agent):
         return self._tally[seat]
 
     def _tick(self) -> None:
+        """A turn passes on the memories' clocks (``advance``, its check of the step
+        made once: ``time_per_turn`` is a finite float > 0)."""
         dt = self._time_per_turn
-        self._instance_dm.advance(dt)
+        self._instance_dm._time += dt
         if self._token_clock:  # a ToM0 or oracle model never consults its token memory
-            self._token_dm.advance(dt)
+            self._token_dm._time += dt
 
     def _opponents(self, seat: int) -> list[int]:
         """The other players after ``seat``, in turn order."""
@@ -261,7 +264,7 @@ class ToMAgent(Agent):
         """Per seat, the other players after it in turn order (asked for thousands of
         times a game), the readings' switches as flags, and what every turn reads."""
         self._others = [tuple(self._opponents(seat)) for seat in range(self.variant.players)]
-        self._time_per_turn = self.params["time_per_turn"]
+        self._time_per_turn = _number("time_per_turn", self.params["time_per_turn"])
         self._token_clock = self._uses_token_memory
         self._per_time = self.params["noise_mode"] == "per_time"
         self._all_pass_rule = self.params["candidate_rule"] == "all"
@@ -269,16 +272,21 @@ class ToMAgent(Agent):
 
     def observe(self, event: Event) -> None:
         """Track token movements: every pass and take updates the actor's count."""
-        if isinstance(event, Passed):
+        kind = type(event)  # events are named tuples, never subclassed
+        if kind is Passed:
             change = -1
-        elif isinstance(event, Took):
+        elif kind is Took:
             change = event.tokens
         else:
             return
-        if self._token_clock and event.seat != self.seat:
-            self.token_memory.update(event.seat, change)  # logs the count before the move
-        self._tally[event.seat] += change
-        self._tick()
+        seat = event.seat
+        dt = self._time_per_turn  # _tick, inlined
+        if self._token_clock:
+            if seat != self.seat:
+                self.token_memory.update(seat, change)  # logs the count before the move
+            self._token_dm._time += dt
+        self._tally[seat] += change
+        self._instance_dm._time += dt
 
     # ------------------------------------------------------------------ deciding
     def _begin(self, view: View) -> None:
