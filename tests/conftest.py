@@ -29,3 +29,18 @@ def tom2_log(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("tom2") / "mini"
     run_design(TOM2_MINI, out, jobs=1, progress=False)
     return out
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Counts the token-memory recalls answered from the kept rows (TokenMemory)."""
+    calls = [0]
+    from nothanks.agents.cognitive import TokenMemory
+    kept = TokenMemory._recall_kept
+
+    def counting(self, seat, purpose):
+        calls[0] += 1
+        return kept(self, seat, purpose)
+
+    monkeypatch.setattr(TokenMemory, "_recall_kept", counting)
+    return calls

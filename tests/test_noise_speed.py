@@ -143,16 +143,8 @@ def _token_run(seed: int, *, keep: bool, compiled: bool, rt: float, noise: float
     (-1.0, 0.0, 0.5, (2.0,), 2.0),  # no noise: the memory's own retrievals
     (-2.0, 0.25, 0.5, (0.1, 0.2), 0.0),  # a step whose multiples round: no grid
 ])
-def test_kept_recalls_are_the_memorys_retrievals(rt, noise, decay, steps, grid, monkeypatch):
+def test_kept_recalls_are_the_memorys_retrievals(rt, noise, decay, steps, grid, counted):
     """Leaves, roots and defaults each win in some case, on and off the clock's grid."""
-    kept_calls = [0]
-    recall_kept = TokenMemory._recall_kept
-
-    def counting(self, seat, purpose):
-        kept_calls[0] += 1
-        return recall_kept(self, seat, purpose)
-
-    monkeypatch.setattr(TokenMemory, "_recall_kept", counting)
     for seed in range(2):
         args = {"rt": rt, "noise": noise, "decay": decay, "steps": steps}
         recalls, end, _ = _token_run(seed, keep=False, compiled=False, **args)
@@ -161,7 +153,7 @@ def test_kept_recalls_are_the_memorys_retrievals(rt, noise, decay, steps, grid, 
             assert kept[:2] == (recalls, end)
             assert kept[2] == grid
         sources = {r[3] for r in recalls}
-        assert (kept_calls[0] > 50) == (noise > 0)  # the kept rows answered (with noise)
+        assert (counted[0] > 50) == (noise > 0)  # the kept rows answered (with noise)
         if rt >= 4:
             assert "leaf" not in sources and "default" in sources
         elif rt <= -8:

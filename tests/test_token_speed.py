@@ -16,20 +16,6 @@ from nothanks.agents.cognitive import TokenMemory
 from nothanks.runner import play_game
 
 
-@pytest.fixture
-def counted(monkeypatch):
-    """Counts the recalls answered from the kept rows."""
-    calls = [0]
-    kept = TokenMemory._recall_kept
-
-    def counting(self, seat, purpose):
-        calls[0] += 1
-        return kept(self, seat, purpose)
-
-    monkeypatch.setattr(TokenMemory, "_recall_kept", counting)
-    return calls
-
-
 def _history(seed: int, *, keep: bool, compiled: bool, leaf_penalty: float, rt: float,
              noise: float, merge: bool = False, touch: bool = False, record: bool = False,
              external: bool = False, decay: float = 0.5) -> tuple[list, TokenMemory]:
