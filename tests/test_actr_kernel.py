@@ -119,3 +119,30 @@ def test_kernel_is_compiled_lazily_not_at_import():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "False"
+
+
+def test_parent_warm_up_loads_the_signatures_games_use_and_only_for_models():
+    """``prepare_to_fork`` loads the kernels a game calls (so forked workers inherit
+    them: no kernel gains a signature while the models play), and leaves numba
+    unloaded for designs without cognitive models."""
+    import subprocess
+    import sys
+    code = """
+import sys
+from nothanks.experiments import Design, Table
+from nothanks.experiments.workers import prepare_to_fork
+prepare_to_fork(Design(name="r", games=1, tables=(Table("r", ("random",) * 4),)))
+print('numba' in sys.modules)
+prepare_to_fork(Design(name="m", games=1, tables=(Table("m", ("tom2", "tom1", "tom0", "random")),)))
+from nothanks.actr import kernel
+names = ("activations", "node_sums", "exact_best")
+loaded = [len(getattr(kernel.kernels(), n).signatures) for n in names]
+from nothanks.runner import play_games
+for _ in play_games(["tom2", "tom1", "tom0", "tom0"], 2, 0):
+    pass
+print(loaded, [len(getattr(kernel.kernels(), n).signatures) for n in names])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    assert out[0] == "False"
+    assert out[1] == "[1, 1, 1] [1, 1, 1]"

@@ -146,6 +146,20 @@ def kernels() -> SimpleNamespace | None:
     return _kernels
 
 
+def warm() -> None:
+    """Load every kernel's machine code now (numba reads it from its disk cache on a
+    kernel's first call, ~0.4 s). A parent process calls this before it forks workers,
+    which then inherit the loaded code instead of each loading it again."""
+    compiled = kernels()
+    if compiled is None:
+        return
+    values, index = np.zeros(1), np.zeros(1, dtype=np.int64)
+    compiled.activations(values, values, index, 0.0, values, values, values, values, 4, 1.0,
+                         np.empty(1))
+    compiled.node_sums(index, index, values)
+    compiled.exact_best(values, index, index, index, values, 0.0)
+
+
 def use(enabled: bool) -> None:
     """Switch the kernels on or off for this process (tests compare both paths)."""
     global _kernels, _loaded

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 from .design import Design
 from .rows import LogContext
-from .workers import play_chunk
+from .workers import play_chunk, prepare_to_fork
 
 Chunk = tuple[int, int]
 
@@ -31,7 +31,10 @@ def execute(chunks: Sequence[Chunk], design: Design, context: LogContext, traces
             for start, stop in chunks:
                 yield (start, stop), play_chunk(design, start, stop, context, traces)
         return
+    import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    if multiprocessing.get_start_method() == "fork":
+        prepare_to_fork(design)
     limit = in_flight or 2 * jobs
     queue = iter(chunks)
     executor = ProcessPoolExecutor(max_workers=jobs, initializer=_tune_worker,
