@@ -40,8 +40,10 @@ def build_agents(design: Design, condition: int) -> list[Agent]:
 def prepare_to_fork(design: Design) -> None:
     """Load, in the process about to fork workers, what each worker would otherwise load
     for itself: when the design seats a cognitive model, its compiled ACT-R kernels.
-    Forked workers inherit them (with two workers and two designs, ``make figures``'s
-    simulations spend about 7% less wall time, benchmarks/compare.py figure_designs)."""
+    Forked workers inherit them: numba's load (~0.15 s of CPU per worker) happens once.
+    A small gain, measured side by side (benchmarks/compare.py figure_designs, 4 rounds,
+    two designs on two workers): 4% less CPU, 1% less wall time. (Playing a throwaway
+    game here as well, to warm the models' caches, made it 4% slower: not done.)"""
     specs = {design.human if spec == HUMAN else spec
              for condition in design.conditions for spec in condition.players}
     if any(make_agent(spec).tom_order is not None for spec in specs if spec is not None):
