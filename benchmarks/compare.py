@@ -121,6 +121,15 @@ def _median_retrieval_us(memory, retrievals: int, advance_every: int) -> float:
     return statistics.median(timings[len(timings) // 10:]) / 1000.0
 
 
+#: ToM2, ToM1 and two ToM0 models keeping reasoning traces (every instance retrieval
+#: recorded, nobody reading the records): what the step explorer and trace logs pay.
+TRACED_SPECS = ["tom2:trace=true", "tom1:trace=true", "tom0:trace=true", "tom0:trace=true"]
+
+
+def tom_traced(quick: bool) -> dict:
+    return {"value": _per_game_cpu_ms(TRACED_SPECS, 3 if quick else 10)}
+
+
 def retrieval_fixed(quick: bool) -> dict:
     """300 fixed-activation chunks, 4 partially matched slots, clock moves 4 of 5 times."""
     import numpy as np
@@ -282,6 +291,8 @@ def token_recall(quick: bool) -> dict:
 MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
     "tom2x4": (tom2x4, "ms", False, "4 x ToM2 game, traces off (median CPU ms per game)"),
     "tom1_vs_tom0": (tom1_vs_tom0, "ms", False, "ToM1 vs 3 x ToM0 game (median CPU ms)"),
+    "tom_traced": (tom_traced, "ms", False,
+                   "ToM2, ToM1, 2 x ToM0 game, traces on (median CPU ms per game)"),
     "retrieval_fixed": (retrieval_fixed, "µs", False,
                         "retrieval, 300 fixed chunks x 4 partially matched slots"),
     "retrieval_learned": (retrieval_learned, "µs", False,

@@ -12,11 +12,19 @@ from .memory import (
     recall_probability,
 )
 from .mismatch import ExactMatch, Linear, MismatchFunction, VectorizedMismatch, Weber
-from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, SlotValue
+from .records import (
+    ActivationComponents,
+    CandidateColumns,
+    Chunk,
+    Retrieval,
+    RetrievalRecord,
+    SlotValue,
+)
 
 __all__ = [
     "NOISE_MODES",
     "ActivationComponents",
+    "CandidateColumns",
     "Chunk",
     "CurrentTimeReferenceError",
     "DeclarativeMemory",

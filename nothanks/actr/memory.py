@@ -28,7 +28,14 @@ import numpy as np
 
 from . import kernel as _kernel_module
 from .mismatch import BUILT_IN_MISMATCH, ExactMatch, MismatchFunction
-from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, SlotValue
+from .records import (
+    ActivationComponents,
+    CandidateColumns,
+    Chunk,
+    Retrieval,
+    RetrievalRecord,
+    SlotValue,
+)
 
 NoiseMode = Literal["per_time", "per_retrieval"]
 NOISE_MODES: tuple[str, ...] = ("per_time", "per_retrieval")
@@ -1164,7 +1171,7 @@ class DeclarativeMemory:
         if count == 0:
             latency = _latency(self._latency_factor, tau)
             trace = (RetrievalRecord(MappingProxyType(dict(request)), self._time, tau,
-                                     self._noise_mode, (), None, latency) if record else None)
+                                     self._noise_mode, None, None, latency) if record else None)
             return Retrieval(None, None, latency, trace)
 
         noise = None
@@ -1333,20 +1340,19 @@ class DeclarativeMemory:
                 scored: _Scored, base: np.ndarray, mismatches: list[np.ndarray],
                 noise: np.ndarray | None, offset: float, total: np.ndarray,
                 winner: Chunk | None, latency: float) -> RetrievalRecord:
-        chunks = self._chunks if rows is None else [self._chunks[r] for r in rows.tolist()]
-        slots = [slot for slot, *_ in scored]
+        """The retrieval's record: its candidates' components as copied columns (the
+        per-candidate ``ActivationComponents`` are built only if someone reads them)."""
+        chunks = (tuple(self._chunks) if rows is None
+                  else [self._chunks[r] for r in rows.tolist()])
         penalty = self._mismatch_penalty
-        columns = [(m * penalty + 0.0).tolist() for m in mismatches]  # + 0.0: no -0.0
-        noises = [0.0] * len(chunks) if noise is None else noise.tolist()
-        candidates = tuple(
-            ActivationComponents(chunk=chunk, base_level=b,
-                                 mismatch=dict(zip(slots, [c[i] for c in columns], strict=True)),
-                                 offset=offset, noise=e, activation=a)
-            for i, (chunk, b, e, a) in enumerate(zip(chunks, base.tolist(), noises,
-                                                     total.tolist(), strict=True)))
+        columns = CandidateColumns(
+            chunks=chunks, base_level=base.copy(),
+            mismatch={slot: m * penalty + 0.0  # + 0.0: no -0.0
+                      for (slot, *_), m in zip(scored, mismatches, strict=True)},
+            offset=offset, noise=None if noise is None else noise.copy(), activation=total)
         return RetrievalRecord(request=MappingProxyType(dict(request)), time=self._time,
-                               threshold=tau, noise_mode=self._noise_mode,
-                               candidates=candidates, winner=winner, latency=latency)
+                               threshold=tau, noise_mode=self._noise_mode, columns=columns,
+                               winner=winner, latency=latency)
 
     # ---------------------------------------------------------------- helpers
     def recall_probability(self, activation: float) -> float:

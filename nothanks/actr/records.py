@@ -7,12 +7,14 @@ one retrieval at one model time.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import repeat
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 SlotValue = Hashable
@@ -102,17 +104,95 @@ class ActivationComponents:
     activation: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class CandidateColumns:
+    """Every candidate's activation components as columns, one entry per candidate.
+
+    A traced retrieval over thousands of instances keeps these arrays (copies, so the
+    memory may move on) instead of one ``ActivationComponents`` per candidate: most
+    records are never read, and ``components()`` builds the per-candidate values from
+    these very floats when one is.
+    """
+
+    chunks: Sequence[Chunk]
+    base_level: np.ndarray
+    #: per scored slot, already multiplied by MP (and + 0.0: never −0.0)
+    mismatch: Mapping[str, np.ndarray]
+    offset: float
+    #: None when the memory has no noise: every candidate's noise is then 0.0
+    noise: np.ndarray | None
+    activation: np.ndarray
+
+    def components(self) -> tuple[ActivationComponents, ...]:
+        """One ``ActivationComponents`` per candidate, in candidate order."""
+        slots = tuple(self.mismatch)
+        per_slot = [column.tolist() for column in self.mismatch.values()]
+        count = len(self.chunks)
+        mismatches = zip(*per_slot, strict=True) if per_slot else repeat((), count)
+        noises = [0.0] * count if self.noise is None else self.noise.tolist()
+        offset = self.offset
+        return tuple(
+            ActivationComponents(chunk=chunk, base_level=b,
+                                 mismatch=dict(zip(slots, m, strict=True)),
+                                 offset=offset, noise=e, activation=a)
+            for chunk, b, m, e, a in zip(self.chunks, self.base_level.tolist(), mismatches,
+                                         noises, self.activation.tolist(), strict=True))
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class RetrievalRecord:
-    """Everything one retrieval saw: the request and every candidate's components."""
+    """Everything one retrieval saw: the request and every candidate's components.
+
+    ``columns`` holds the components (None: no chunk could match the request);
+    ``candidates`` presents them as one ``ActivationComponents`` per candidate, built
+    on first read and kept. Two records are equal when these fields are.
+    """
 
     request: Mapping[str, SlotValue]
     time: float
     threshold: float
     noise_mode: str
-    candidates: tuple[ActivationComponents, ...]
+    columns: CandidateColumns | None
     winner: Chunk | None
     latency: float
+    _candidates: tuple[ActivationComponents, ...] | None = field(default=None, init=False)
+
+    @property
+    def candidates(self) -> tuple[ActivationComponents, ...]:
+        """Every candidate's components, in candidate order (empty if none matched)."""
+        candidates = self._candidates
+        if candidates is None:
+            candidates = () if self.columns is None else self.columns.components()
+            object.__setattr__(self, "_candidates", candidates)
+        return candidates
+
+    @property
+    def best_activation(self) -> float | None:
+        """The highest candidate activation, None without candidates: the value of
+        ``max(c.activation for c in candidates)``, read from the column without
+        building the candidates."""
+        if self.columns is None:
+            return None
+        activation = self.columns.activation
+        return float(activation[activation.argmax()])
+
+    def _values(self) -> tuple[object, ...]:
+        return (self.request, self.time, self.threshold, self.noise_mode, self.candidates,
+                self.winner, self.latency)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return (f"RetrievalRecord(request={self.request!r}, time={self.time!r}, "
+                f"threshold={self.threshold!r}, noise_mode={self.noise_mode!r}, "
+                f"candidates={self.candidates!r}, winner={self.winner!r}, "
+                f"latency={self.latency!r})")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per candidate, for analysis and display.

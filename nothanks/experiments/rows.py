@@ -115,8 +115,7 @@ def trace_json(trace: Any) -> str | None:
             "path": path, "depth": depth, "level": node.level, "seat": node.seat,
             "tokens_on_card": node.tokens_on_card, "tokens": node.tokens,
             "source": node.source, "state": node.state, "instance": node.winner(),
-            "activation": None if retrieval is None or not retrieval.candidates else
-            max(c.activation for c in retrieval.candidates),
+            "activation": None if retrieval is None else retrieval.best_activation,
             "tom0_action": node.tom0_action, "action": node.action, "reason": node.reason,
         })
     return json.dumps({"seat": trace.seat, "model_time": trace.model_time, "card": trace.card,

@@ -100,9 +100,7 @@ class DecisionTrace:
         rows = []
         for path, depth, node in self.root.walk():
             winner = node.winner() or {}
-            best = None
-            if node.retrieval is not None and node.retrieval.candidates:
-                best = max(c.activation for c in node.retrieval.candidates)
+            best = None if node.retrieval is None else node.retrieval.best_activation
             rows.append({
                 "path": path, "depth": depth // 2, "level": node.level, "seat": node.seat,
                 "tokens_on_card": node.tokens_on_card, "tokens": node.tokens,
