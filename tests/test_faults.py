@@ -116,6 +116,25 @@ def test_a_write_failing_half_way_leaves_no_partial_file_and_resume_completes(
     assert_same(out, reference)
 
 
+def test_a_run_killed_between_manifest_and_conditions_resumes(tmp_path, reference,
+                                                              monkeypatch):
+    """A kill after the manifest is written but before the conditions table (the two
+    writes that create a run directory) leaves no conditions.parquet; resuming writes it."""
+    out = tmp_path / "run"
+
+    def killed(self, design):
+        raise KeyboardInterrupt  # the process dies here
+
+    monkeypatch.setattr(ExperimentDir, "_write_conditions", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run_design(SMALL, out, jobs=1, chunk_size=2, progress=False)
+    monkeypatch.undo()
+    assert (out / "manifest.json").exists() and not (out / "conditions.parquet").exists()
+    run_design(SMALL, out, jobs=1, progress=False)
+    assert_same(out, reference)
+    assert verify(out)[0].ok
+
+
 def test_a_merge_that_fails_changes_no_table(tmp_path, monkeypatch):
     out = tmp_path / "run"
     import nothanks.experiments.store as store

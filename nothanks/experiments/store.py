@@ -114,7 +114,12 @@ class ExperimentDir:
             if manifest["traces"] != traces:
                 raise LogError(f"{path} was started {'with' if manifest['traces'] else 'without'}"
                                f" --traces; resume it the same way")
-            return cls(path, manifest)
+            self = cls(path, manifest)
+            if not (path / "conditions.parquet").exists():
+                # a run killed between writing the manifest and the conditions table: the
+                # table follows from the design, so it is written now
+                self._write_conditions(design)
+            return self
         if path.exists() and not path.is_dir():
             raise LogError(f"{path} is a file, not a directory; choose a new or empty "
                            "directory for the experiment")
