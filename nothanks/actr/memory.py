@@ -27,15 +27,9 @@ from typing import Any, Literal
 import numpy as np
 
 from . import kernel as _kernel_module
+from . import records as _records
 from .mismatch import BUILT_IN_MISMATCH, ExactMatch, MismatchFunction
-from .records import (
-    ActivationComponents,
-    CandidateColumns,
-    Chunk,
-    Retrieval,
-    RetrievalRecord,
-    SlotValue,
-)
+from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, SlotValue
 
 NoiseMode = Literal["per_time", "per_retrieval"]
 NOISE_MODES: tuple[str, ...] = ("per_time", "per_retrieval")
@@ -1345,7 +1339,7 @@ class DeclarativeMemory:
         chunks = (tuple(self._chunks) if rows is None
                   else [self._chunks[r] for r in rows.tolist()])
         penalty = self._mismatch_penalty
-        columns = CandidateColumns(
+        columns = _records.CandidateColumns(
             chunks=chunks, base_level=base.copy(),
             mismatch={slot: m * penalty + 0.0  # + 0.0: no -0.0
                       for (slot, *_), m in zip(scored, mismatches, strict=True)},
