@@ -7,8 +7,13 @@ player's own tokens it forms the state chunk that ToM0 matches against its insta
 from __future__ import annotations
 
 from ...rules import Category, sequence_category
+from ...rules.scoring import CATEGORY_BY_NEIGHBOURS
 
-__all__ = ["Category", "sequence_category", "state_chunk"]
+__all__ = ["CATEGORY_NAMES", "Category", "sequence_category", "state_chunk"]
+
+#: The category slot's value by how many of card - 1 and card + 1 a player owns:
+#: ``str(sequence_category(cards, card))`` without the call (read at every decision).
+CATEGORY_NAMES: tuple[str, ...] = tuple(str(category) for category in CATEGORY_BY_NEIGHBOURS)
 
 
 def state_chunk(category: Category, card: int, tokens_on_card: int,

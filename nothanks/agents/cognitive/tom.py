@@ -26,7 +26,7 @@ from ...actr.memory import _number
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..base import Agent
 from .instances import InstanceSet, load_instances
-from .state import sequence_category, state_chunk
+from .state import CATEGORY_NAMES, sequence_category, state_chunk
 from .token_memory import TokenMemory
 from .traces import DecisionTrace, Prediction, TraceNode
 
@@ -39,6 +39,8 @@ CATEGORY_WEIGHT = 100.0
 _MUST_TAKE = "no tokens left: must take"
 #: An instance's action slot -> the action (a dict lookup instead of an enum call).
 _ACTIONS = {str(action): action for action in Action}
+#: tuple.__new__: a named tuple from its fields in order, without its keyword wrapper.
+_new_tuple = tuple.__new__
 #: Values of the reading switches (see :class:`ToMAgent`).
 CANDIDATE_RULES = ("all", "any")
 THRESHOLD_READINGS = ("split", "shared")
@@ -269,6 +271,11 @@ class ToMAgent(Agent):
         self._per_time = self.params["noise_mode"] == "per_time"
         self._all_pass_rule = self.params["candidate_rule"] == "all"
         self._project_self = bool(self.params["project_self"])
+        # ToMAgent's own reasoning (a subclass may reason differently about opponents):
+        # what the shortcuts of _decide_tom0 and _project_tom0 assume
+        plain = type(self)._reason is ToMAgent._reason
+        self._plain = plain
+        self._tom0_only = plain and self.k == 0
 
     def observe(self, event: Event) -> None:
         """Track token movements: every pass and take updates the actor's count."""
@@ -280,10 +287,14 @@ class ToMAgent(Agent):
         else:
             return
         seat = event.seat
-        if seat != self.seat and self._token_clock:
-            self.token_memory.update(seat, change)  # logs the count before the move
+        dt = self._time_per_turn
+        if self._token_clock:
+            if seat != self.seat:
+                self.token_memory.update(seat, change)  # logs the count before the move
+            self._token_dm._time += dt
         self._tally[seat] += change
-        self._tick()
+        self._instance_dm._time += dt  # the turn passes (_tick, inlined: every agent
+        # observes every move)
 
     # ------------------------------------------------------------------ deciding
     def _begin(self, view: View) -> None:
@@ -296,6 +307,8 @@ class ToMAgent(Agent):
         self._memoize = self._per_time
 
     def decide(self, view: View) -> Action:
+        if self._tom0_only and not self.traces:
+            return self._decide_tom0(view)
         self._begin(view)
         self.token_memory.record = self.traces
         recalls_before = len(self.token_memory.history)
@@ -311,6 +324,30 @@ class ToMAgent(Agent):
         if self.traces:
             self.last_trace = DecisionTrace(view.seat, self._instance_dm.time, view.card,
                                             outcome.node, list(recalls))
+        return outcome.action
+
+    def _decide_tom0(self, view: View) -> Action:
+        """A ToM0 decision without a trace: :meth:`decide`'s result and ``_info`` in the
+        fewest steps (one retrieval, no beliefs or caches: ToM0 recalls nothing)."""
+        self.token_memory.record = False
+        tokens = view.own_tokens
+        if tokens == 0:
+            outcome = _MUST_TAKE_OUTCOME
+        else:
+            card = view.card
+            cards = view.cards[view.seat]
+            chunk, _, latency, _ = self._instance_dm.retrieve({
+                "category": CATEGORY_NAMES[(card - 1 in cards) + (card + 1 in cards)],
+                "card": card, "tokens_on_card": view.tokens_on_card, "tokens_owned": tokens})
+            if chunk is None:
+                self.instance_failures += 1
+                outcome = _new_tuple(_Outcome, (DEFAULT_ACTION, latency, 1, None,
+                                                DEFAULT_ACTION, _DEFAULT_REASON, ()))
+            else:
+                action, reason = _SAYS[chunk["action"]]
+                outcome = _new_tuple(_Outcome, (action, latency, 0, None, action, reason, ()))
+        self._info = (view.seat, self._instance_dm._time, outcome, outcome.latency + 0.0,
+                      None, ())
         return outcome.action
 
     def decision_info(self) -> dict[str, object]:
@@ -488,6 +525,11 @@ def _reason(level: int, tom0: Action, failed: bool, taker: int | None,
         return f"{says}; player {taker} predicted to take -> take"
     return f"{says}; all {predicted} opponents predicted to pass -> pass"
 
+
+#: A ToM0's action and reason by its retrieved instance's action slot, and its reason
+#: when no instance is retrieved (the wording of _reason at level 0).
+_SAYS = {name: (action, _reason(0, action, False, None, 0)) for name, action in _ACTIONS.items()}
+_DEFAULT_REASON = _reason(0, DEFAULT_ACTION, True, None, 0)
 
 #: Memories holding an instance set's chunks, by the set (kept alive here, so its id
 #: is not reused), for the last few sets: every model copies its chunks from here.
