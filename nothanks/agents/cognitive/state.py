@@ -16,8 +16,9 @@ __all__ = ["CATEGORY_NAMES", "Category", "sequence_category", "state_chunk"]
 CATEGORY_NAMES: tuple[str, ...] = tuple(str(category) for category in CATEGORY_BY_NEIGHBOURS)
 
 
-def state_chunk(category: Category, card: int, tokens_on_card: int,
+def state_chunk(category: Category | str, card: int, tokens_on_card: int,
                 tokens_owned: int) -> dict[str, object]:
-    """The retrieval request of a ToM0 decision: an instance without its action slot."""
+    """The retrieval request of a ToM0 decision: an instance without its action slot
+    (the category as its name, a plain ``str``)."""
     return {"category": str(category), "card": card, "tokens_on_card": tokens_on_card,
             "tokens_owned": tokens_owned}

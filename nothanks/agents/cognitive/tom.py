@@ -26,7 +26,7 @@ from ...actr.memory import _number
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..base import Agent
 from .instances import InstanceSet, load_instances
-from .state import CATEGORY_NAMES, sequence_category, state_chunk
+from .state import CATEGORY_NAMES, state_chunk
 from .token_memory import TokenMemory
 from .traces import DecisionTrace, Prediction, TraceNode
 
@@ -336,9 +336,9 @@ class ToMAgent(Agent):
         else:
             card = view.card
             cards = view.cards[view.seat]
-            chunk, _, latency, _ = self._instance_dm.retrieve({
-                "category": CATEGORY_NAMES[(card - 1 in cards) + (card + 1 in cards)],
-                "card": card, "tokens_on_card": view.tokens_on_card, "tokens_owned": tokens})
+            chunk, _, latency, _ = self._instance_dm.retrieve(state_chunk(
+                CATEGORY_NAMES[(card - 1 in cards) + (card + 1 in cards)], card,
+                view.tokens_on_card, tokens))
             if chunk is None:
                 self.instance_failures += 1
                 outcome = _new_tuple(_Outcome, (DEFAULT_ACTION, latency, 1, None,
@@ -374,38 +374,39 @@ class ToMAgent(Agent):
     def _beliefs(self, view: View) -> tuple[tuple[Belief, ...], float]:
         """What the model assumes about every count now: its own exactly, the others
         recalled once (or read from the tally in oracle mode); and the recall latency."""
-        world = [Belief((view.own_tokens,), "exact-own")] * view.players
+        world = [_new_tuple(Belief, ((view.own_tokens,), "exact-own"))] * view.players
         latency = 0.0
         if self.k >= 1:
-            for other in self._opponents(view.seat):
+            for other in self._others[view.seat]:
                 if self.oracle_tokens:
-                    world[other] = Belief((self._tally[other],), "oracle")
+                    world[other] = _new_tuple(Belief, ((self._tally[other],), "oracle"))
                 else:
                     recall = self.token_memory.recall(other, "decide")
-                    world[other] = Belief(recall.candidates, recall.source)
+                    world[other] = _new_tuple(Belief, (recall.candidates, recall.source))
                     latency += recall.latency
         return tuple(world), latency
 
     def _tom0(self, seat: int, tokens_on_card: int, tokens: int):
         """ToM0 from ``seat``'s view: (action, state, retrieval record, latency, failed)."""
         category = self._categories.get(seat)
+        view = self._view
         if category is None:
-            view = self._view
-            category = self._categories[seat] = sequence_category(view.cards[seat], view.card)
-        key = (category, tokens_on_card, tokens)
+            cards, card = view.cards[seat], view.card
+            category = self._categories[seat] = CATEGORY_NAMES[
+                (card - 1 in cards) + (card + 1 in cards)]  # str(sequence_category(...))
         if self._memoize:
+            key = (category, tokens_on_card, tokens)
             known = self._tom0_cache.get(key)
             if known is not None:
                 return known
-        state = state_chunk(category, self._view.card, tokens_on_card, tokens)
-        retrieval = self._instance_dm.retrieve(state, record=self.traces)
-        chunk = retrieval.chunk
+        state = state_chunk(category, view.card, tokens_on_card, tokens)
+        chunk, _, latency, record = self._instance_dm.retrieve(state, record=self.traces)
         if chunk is None:
-            result = (DEFAULT_ACTION, state, retrieval.record, retrieval.latency, True)
+            result = (DEFAULT_ACTION, state, record, latency, True)
         else:
-            result = (_ACTIONS[chunk["action"]], state, retrieval.record, retrieval.latency,
-                      False)
-        self._tom0_cache[key] = result
+            result = (_ACTIONS[chunk["action"]], state, record, latency, False)
+        if self._memoize:
+            self._tom0_cache[key] = result
         return result
 
     def _reason(self, level: int, seat: int, tokens_on_card: int, tokens: int,
@@ -438,9 +439,11 @@ class ToMAgent(Agent):
 
     def _reason_with_tokens(self, level: int, seat: int, tokens_on_card: int, tokens: int,
                             world: tuple[Belief, ...], root: bool) -> _Outcome:
+        traces = self.traces
+        if level == 1 and not traces and self._plain:
+            return self._tom1(seat, tokens_on_card, tokens, world, root)
         tom0, state, record, latency, failed = self._tom0(seat, tokens_on_card, tokens)
         failures = int(failed)
-        traces = self.traces
         # Predictions are kept only where they are read: at the root (decision_info) and
         # in traces; inside a projection only their count and the first taker matter.
         keep = root or traces
@@ -500,6 +503,66 @@ class ToMAgent(Agent):
         node = self._node(level, seat, tokens_on_card, tokens, world[seat].source, state,
                           record, tom0, made, action, reason) if traces else None
         return _Outcome(action, latency, failures, node, tom0, reason, made)
+
+    def _tom1(self, seat: int, tokens_on_card: int, tokens: int, world: tuple[Belief, ...],
+              root: bool) -> _Outcome:
+        """ToM1 without a trace: :meth:`_reason_with_tokens` at level 1, each opponent's
+        projection its ToM0 retrieval (the same retrievals in the same order). A ToM0
+        projection reads no beliefs, so the world is not rebuilt after each pass."""
+        tom0, _, _, latency, failed = self._tom0(seat, tokens_on_card, tokens)
+        failures = int(failed)
+        predictions: list[Prediction] = []
+        predicted_count = 0
+        taker = None
+        if root or tom0 is Action.TAKE:
+            on_card = tokens_on_card + 1
+            others = self._others[seat]
+            if not root and not self._project_self:
+                others = [o for o in others if o != self.seat]
+            project = self._tom0
+            for other in others:
+                belief = world[other]
+                candidates = belief.candidates
+                if len(candidates) == 1:
+                    count = candidates[0]
+                    if count == 0:
+                        passing = False  # no tokens: must take (no retrieval, no latency)
+                    else:
+                        projected, _, _, projected_latency, projected_failed = project(
+                            other, on_card, count)
+                        latency += projected_latency
+                        failures += int(projected_failed)
+                        passing = projected is Action.PASS
+                else:
+                    passes = []
+                    projected_latency = 0  # summed first, then added: as sum() did
+                    for count in candidates:
+                        if count == 0:
+                            projected_latency += 0.0
+                            passes.append(False)
+                            continue
+                        projected, _, _, one_latency, projected_failed = project(
+                            other, on_card, count)
+                        projected_latency += one_latency
+                        failures += int(projected_failed)
+                        passes.append(projected is Action.PASS)
+                    latency += projected_latency
+                    passing = all(passes) if self._all_pass_rule else any(passes)
+                predicted_count += 1
+                if root:
+                    predictions.append(_new_tuple(Prediction, (
+                        other, on_card, candidates, belief.source,
+                        Action.PASS if passing else Action.TAKE, ())))
+                if not passing:
+                    taker = other
+                    break
+                on_card += 1
+        action = Action.PASS if tom0 is Action.TAKE and taker is None else tom0
+        if root:
+            return _new_tuple(_Outcome, (action, latency, failures, None, tom0,
+                                         _reason(1, tom0, failed, taker, predicted_count),
+                                         tuple(predictions)))
+        return _new_tuple(_Outcome, (action, latency, failures, None, tom0, "", ()))
 
     def _node(self, level: int, seat: int, tokens_on_card: int, tokens: int, source: str,
               state, record, tom0, predictions, action: Action, reason: str) -> TraceNode | None:
