@@ -69,8 +69,8 @@ class Belief(NamedTuple):
         candidates = self.candidates
         if len(candidates) == 1:  # the common case, without a generator
             count = candidates[0]
-            return Belief((count - 1 if count > 0 else 0,), self.source)
-        return Belief(tuple([max(0, c - 1) for c in candidates]), self.source)
+            return _new_tuple(Belief, ((count - 1 if count > 0 else 0,), self.source))
+        return _new_tuple(Belief, (tuple([max(0, c - 1) for c in candidates]), self.source))
 
 
 class _Outcome(NamedTuple):
@@ -298,10 +298,10 @@ class ToMAgent(Agent):
 
     # ------------------------------------------------------------------ deciding
     def _begin(self, view: View) -> None:
-        """Per-decision state the reasoning reads: the view, and the caches and sequence
-        categories of this decision's card (reasoning about another card starts here)."""
+        """Per-decision state the reasoning reads: the view, and the ToM0 retrievals and
+        sequence categories of this decision's card (reasoning about another card starts
+        here)."""
         self._view = view
-        self._cache: dict[tuple, _Outcome] = {}
         self._tom0_cache: dict[tuple, tuple] = {}
         self._categories: dict[int, str] = {}  # seat -> the card's sequence category
         self._memoize = self._per_time
@@ -411,31 +411,22 @@ class ToMAgent(Agent):
 
     def _reason(self, level: int, seat: int, tokens_on_card: int, tokens: int,
                 world: tuple[Belief, ...], root: bool = False) -> _Outcome:
-        """ToM-``level`` from ``seat``'s view, assuming it holds ``tokens``."""
-        if level == 0 and not root and not self.traces:
-            # ToM0 inside a projection: its outcome is its retrieval's, which _tom0 keeps
-            # per state, so no outcome is kept here (nor a key of the world hashed)
-            if tokens == 0:
-                return _MUST_TAKE_OUTCOME
-            tom0, _, _, latency, failed = self._tom0(seat, tokens_on_card, tokens)
-            return _Outcome(tom0, latency, int(failed), None, tom0, "")
-        # the root is reasoned once per decision: only projections are kept
-        memoize = self._memoize and not root
-        if memoize:
-            key = (level, seat, tokens_on_card, tokens, world)
-            known = self._cache.get(key)
-            if known is not None:
-                return known
+        """ToM-``level`` from ``seat``'s view, assuming it holds ``tokens``.
+
+        Outcomes are not kept: within a decision no projection repeats (each has its own
+        seat, tokens on the card and beliefs; none did in ToM1–ToM4 games), and what a
+        projection retrieves _tom0 keeps per state when the noise is per time."""
         if tokens == 0:
-            outcome = _Outcome(Action.TAKE, 0.0, 0, self._node(
+            if not self.traces:
+                return _MUST_TAKE_OUTCOME
+            return _Outcome(Action.TAKE, 0.0, 0, self._node(
                 level, seat, tokens_on_card, tokens, world[seat].source, None, None, None, (),
-                Action.TAKE, _MUST_TAKE) if self.traces else None, None, _MUST_TAKE)
-        else:
-            outcome = self._reason_with_tokens(level, seat, tokens_on_card, tokens, world,
-                                               root)
-        if memoize:
-            self._cache[key] = outcome
-        return outcome
+                Action.TAKE, _MUST_TAKE), None, _MUST_TAKE)
+        if level == 0 and not root and not self.traces:
+            # ToM0 inside a projection: its outcome is its retrieval's
+            tom0, _, _, latency, failed = self._tom0(seat, tokens_on_card, tokens)
+            return _new_tuple(_Outcome, (tom0, latency, int(failed), None, tom0, "", ()))
+        return self._reason_with_tokens(level, seat, tokens_on_card, tokens, world, root)
 
     def _reason_with_tokens(self, level: int, seat: int, tokens_on_card: int, tokens: int,
                             world: tuple[Belief, ...], root: bool) -> _Outcome:
@@ -454,7 +445,8 @@ class ToMAgent(Agent):
         # whose ToM0 passes is not asked to predict anyone (the outcome is the same).
         if level >= 1 and (root or tom0 is Action.TAKE):
             source = world[seat].source
-            world = _replace(world, seat, Belief((tokens - 1 if tokens > 0 else 0,), source))
+            world = _replace(world, seat,
+                             _new_tuple(Belief, ((tokens - 1 if tokens > 0 else 0,), source)))
             on_card = tokens_on_card + 1
             others = self._others[seat]
             if not root and not self._project_self:
@@ -473,7 +465,8 @@ class ToMAgent(Agent):
                 else:
                     projections = [
                         self._reason(level - 1, other, on_card, count,
-                                     _replace(world, other, Belief((count,), belief.source)))
+                                     _replace(world, other,
+                                              _new_tuple(Belief, ((count,), belief.source))))
                         for count in candidates]
                     passes = []
                     projected_latency = 0  # summed first, then added: as sum() did
@@ -486,9 +479,9 @@ class ToMAgent(Agent):
                 predicted = Action.PASS if passing else Action.TAKE
                 predicted_count += 1
                 if keep:
-                    predictions.append(Prediction(
+                    predictions.append(_new_tuple(Prediction, (
                         other, on_card, candidates, belief.source, predicted,
-                        tuple(p.node for p in projections) if traces else ()))
+                        tuple(p.node for p in projections) if traces else ())))
                 if not passing:
                     taker = other
                     break
@@ -502,7 +495,7 @@ class ToMAgent(Agent):
         made = tuple(predictions)
         node = self._node(level, seat, tokens_on_card, tokens, world[seat].source, state,
                           record, tom0, made, action, reason) if traces else None
-        return _Outcome(action, latency, failures, node, tom0, reason, made)
+        return _new_tuple(_Outcome, (action, latency, failures, node, tom0, reason, made))
 
     def _tom1(self, seat: int, tokens_on_card: int, tokens: int, world: tuple[Belief, ...],
               root: bool) -> _Outcome:
