@@ -365,7 +365,7 @@ class ToMAgent(Agent):
             "predictions": [p.as_dict() for p in outcome.predictions],
             # opponent seat -> candidate counts recalled; ToM0 recalls nothing
             "recalled_tokens": {other: world[other].candidates
-                                for other in self._opponents(seat)} if self.k else None,
+                                for other in self._others[seat]} if self.k else None,
             # opponent seat -> whether the recalled leaf was its newest (None: no leaf)
             "leaf_is_newest": {r.seat: r.leaf_is_newest for r in recalls}
             if self._uses_token_memory else None,
