@@ -101,3 +101,6 @@ def test_long_histories_and_changed_settings_recall_what_the_memory_retrieves(
         assert 0 < counted[0] < len(kept) - 30
     else:
         assert counted[0] == len(kept)
+    if compiled and actr_kernel.kernels() is not None:  # one machine code for every call
+        from nothanks.agents.cognitive._token_kernel import recall_best
+        assert len(recall_best().signatures) == 1

@@ -134,9 +134,10 @@ class TokenMemory:
 
     With new chunks per update (the default) every chunk has one reference, so a
     recall needs only each chunk's reference time and per-time noise: the token memory
-    keeps those itself, per player its leaf and root rows, and recalls from them
-    directly (a few microseconds instead of the ten to twenty of two generic
-    retrievals). While every model time is a multiple of one step (a model's fixed time
+    keeps those itself, per player the updates whose leaf and root rows it made, and
+    recalls from them directly, in one compiled call searching the leaves and, only if
+    the best fails, the roots (about three microseconds instead of the ten to twenty of
+    two generic retrievals). While every model time is a multiple of one step (a model's fixed time
     per turn), every age is too, so each age's log strength is computed once (by the
     calls the memory makes, elementwise: the same bits) and looked up at later times.
     The chunks reach ``memory`` when it is read: :attr:`memory` stores the ones still
