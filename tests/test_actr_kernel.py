@@ -136,13 +136,17 @@ print('numba' in sys.modules)
 prepare_to_fork(Design(name="m", games=1, tables=(Table("m", ("tom2", "tom1", "tom0", "random")),)))
 from nothanks.actr import kernel
 names = ("activations", "node_sums", "exact_best")
-loaded = [len(getattr(kernel.kernels(), n).signatures) for n in names]
+from nothanks.agents.cognitive import _token_kernel
+def signatures():
+    return [len(getattr(kernel.kernels(), n).signatures) for n in names] + [
+        len(_token_kernel._recall_best.signatures)]
+loaded = signatures()
 from nothanks.runner import play_games
 for _ in play_games(["tom2", "tom1", "tom0", "tom0"], 2, 0):
     pass
-print(loaded, [len(getattr(kernel.kernels(), n).signatures) for n in names])
+print(loaded, signatures())
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split("\n")
     assert out[0] == "False"
-    assert out[1] == "[1, 1, 1] [1, 1, 1]"
+    assert out[1] == "[1, 1, 1, 1] [1, 1, 1, 1]"

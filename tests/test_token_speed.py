@@ -124,7 +124,7 @@ def test_records_merges_and_outside_chunks_fall_back_to_the_memory(compiled, cou
                 assert any(r.leaf_record is not None for r in kept if hasattr(r, "leaf_record"))
         before = counted[0]
         merged, by_memory = _history(seed, keep=True, merge=True, **args)
-        assert counted[0] == before and not by_memory._waiting
+        assert counted[0] == before and by_memory._synced == by_memory._count
         assert merged == _history(seed, keep=False, merge=True, **args)[0]
 
 

@@ -81,6 +81,18 @@ def _grid_step(time: float) -> float:
     return time if time.as_integer_ratio()[0] < _GRID_NUMERATOR else 0.0
 
 
+_recall_best: Callable | None = None  # the compiled recall, once loaded
+
+
+def _load_recall_best() -> Callable:
+    """The compiled recall (``_token_kernel``, imported on first use, as the memory's
+    kernels are)."""
+    global _recall_best
+    from ._token_kernel import recall_best
+    _recall_best = recall_best()
+    return _recall_best
+
+
 class Recall(NamedTuple):
     """One attempt to remember a player's count, for the token-memory history.
 
@@ -122,9 +134,10 @@ class TokenMemory:
 
     With new chunks per update (the default) every chunk has one reference, so a
     recall needs only each chunk's reference time and per-time noise: the token memory
-    keeps those itself, per player its leaf and root rows, and recalls from them
-    directly (a few microseconds instead of the ten to twenty of two generic
-    retrievals). While every model time is a multiple of one step (a model's fixed time
+    keeps those itself, per player the updates whose leaf and root rows it made, and
+    recalls from them directly, in one compiled call searching the leaves and, only if
+    the best fails, the roots (about three microseconds instead of the ten to twenty of
+    two generic retrievals). While every model time is a multiple of one step (a model's fixed time
     per turn), every age is too, so each age's log strength is computed once (by the
     calls the memory makes, elementwise: the same bits) and looked up at later times.
     The chunks reach ``memory`` when it is read: :attr:`memory` stores the ones still
@@ -154,12 +167,13 @@ class TokenMemory:
         # the chunks as rows in storing order (the memory's rows once stored there), kept
         # while they mirror the memory's chunks
         self._keeping = self.keep_rows and not merge and len(memory) == 0
-        self._count = 0  # rows, stored in the memory or waiting
+        self._count = 0  # rows, stored in the memory or waiting (the rows from _synced)
         self._synced = 0  # rows stored in the memory
-        self._waiting: list[tuple[int, int, int, float]] = []  # (seat, tokens, update, time)
-        self._leaves: dict[int, _Growable] = {}  # seat -> its leaf rows
-        self._roots: dict[int, _Growable] = {}  # seat -> its root rows
+        # seat -> [its updates k, in an array with room to grow (the kernel reads the
+        # first n), n]
+        self._kept: dict[int, list] = {}
         # per update k (rows 2k, its leaf, and 2k + 1, its root; update number k + 1):
+        self._seat_of: list[int] = []  # the player
         self._tokens_of: list[int] = []  # the count stored
         self._time_of = _Growable(np.int64)  # the index of its reference time
         # its time's index on the clock's grid (an array with room to grow: the kernel
@@ -175,7 +189,6 @@ class TokenMemory:
         self._grid = np.empty(0)  # log strength of age (len − 1 − i)·step at i
         self._grid_decay = math.nan
         self._latest = -math.inf  # time of the latest store
-        self._update_index = np.arange(0)  # row -> its update (row // 2): the kernel's nodes
         # log strengths at time _strengths_at (NaN: none yet), and per update the index
         # of its own among them
         self._strengths = np.empty(0)
@@ -190,7 +203,7 @@ class TokenMemory:
     @property
     def memory(self) -> DeclarativeMemory:
         """The declarative memory, holding every chunk stored so far."""
-        if self._waiting:
+        if self._synced != self._count:
             self._sync()
         return self._memory
 
@@ -201,12 +214,13 @@ class TokenMemory:
     def _sync(self) -> None:
         """Store the waiting chunks in the memory, each at its own model time."""
         added: list[tuple[float, dict]] = []
-        for seat, tokens, update, time in self._waiting:
+        times, time_of = self._times._items, self._time_of._items
+        for k in range(self._synced >> 1, self._count >> 1):
+            seat, tokens, time = self._seat_of[k], self._tokens_of[k], times[time_of[k]]
             added.append((time, {"kind": "leaf", "player": seat, "tokens": tokens,
-                                 "update": update}))
+                                 "update": k + 1}))
             added.append((time, {"kind": "root", "player": seat,
-                                 "class": token_class(tokens).name, "update": update}))
-        self._waiting = []
+                                 "class": token_class(tokens).name, "update": k + 1}))
         self._memory._add_past(added)
         self._synced = self._count
 
@@ -214,18 +228,19 @@ class TokenMemory:
         """Stop keeping rows once they no longer mirror the memory (merging switched on,
         or a chunk stored there from elsewhere), storing the waiting chunks first."""
         if self._keeping and (self.merge or len(self._memory._chunks) != self._synced):
-            if self._waiting:
+            if self._synced != self._count:
                 self._sync()
             self._keeping = False
 
     def store(self, seat: int, tokens: int) -> None:
         """Store ``seat``'s count as a leaf and its class as a root, at the current time.
 
-        While the rows are kept: a new leaf and root as rows of their own, stored in the
-        memory on demand.
+        While the rows are kept: a new leaf and root as rows of their own (update ``k``
+        makes rows ``2k`` and ``2k + 1``; every update so far was kept, so its number is
+        ``k + 1``), stored in the memory on demand.
         """
-        self.stored += 1
-        self._newest[seat] = (self.stored, tokens)
+        self.stored = stored = self.stored + 1
+        self._newest[seat] = (stored, tokens)
         if self._keeping and not self.merge and len(self._memory._chunks) == self._synced:
             if not (type(tokens) is int and 0 <= tokens < len(_CLASS_OF)):
                 token_class(tokens)  # raises on a negative count, as storing it would
@@ -236,21 +251,22 @@ class TokenMemory:
                 if self._step != 0.0:
                     self._last_grid = self._grid_index(now)
             self._time_of.append(len(self._times._items) - 1)
-            row = self._count
+            update = self._count >> 1
             if self._step != 0.0:
-                update = row >> 1
                 if update == len(self._grid_of):
                     self._grid_of = np.concatenate([self._grid_of, self._grid_of])
                 self._grid_of[update] = self._last_grid
             self._tokens_of.append(tokens)
-            self._count = row + 2
-            leaves = self._leaves.get(seat)
-            if leaves is None:
-                leaves = self._leaves[seat] = _Growable(np.int64)
-                self._roots[seat] = _Growable(np.int64)
-            leaves.append(row)
-            self._roots[seat].append(row + 1)
-            self._waiting.append((seat, tokens, self.stored, now))
+            self._seat_of.append(seat)
+            self._count += 2
+            kept = self._kept.get(seat)
+            if kept is None:
+                kept = self._kept[seat] = [np.empty(16, np.int64), 0]
+            updates, n = kept
+            if n == len(updates):
+                updates = kept[0] = np.concatenate([updates, updates])
+            updates[n] = update
+            kept[1] = n + 1
             self._latest = now
             return
         self._check_kept()
@@ -314,7 +330,8 @@ class TokenMemory:
 
         Each candidate's activation is ``(B + ε) + offset``, ``B`` its reference time's
         log strength and ``ε`` its per-time noise (drawn for every chunk, as the memory
-        draws it), the best being the first highest, as in the memory's retrieval.
+        draws it), the best being the first highest, as in the memory's retrieval; the
+        root is searched only when the leaf fails (one compiled call does both).
         (Built with ``tuple.__new__``: the named tuple without its Python constructor.)
         """
         memory = self._memory
@@ -324,8 +341,8 @@ class TokenMemory:
         truth = self.truth
         if truth is not None:
             truth = truth(seat)
-        leaves = self._leaves.get(seat)
-        if leaves is None:  # nothing stored about this player: no candidate, no draw
+        kept = self._kept.get(seat)
+        if kept is None:  # nothing stored about this player: no candidate, no draw
             failed = _latency(factor, tau)
             return _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
                                  NO_RECALL_DEFAULT, None, None, tau, failed + failed, truth,
@@ -344,18 +361,15 @@ class TokenMemory:
             offset = -penalty
             offset = float(_number("offset", offset)) if offset else 0.0
             self._penalty, self._offset = penalty, offset
-        compiled = kernels()
-        if compiled is None:
-            row, activation = self._best(leaves, noise, offset)
+        if kernels() is None:
+            update, activation, root, root_activation = self._best(
+                kept[0][:kept[1]], noise, offset, tau)
         else:
-            if len(self._update_index) < count:
-                self._update_index = np.arange(max(2 * len(self._update_index), count, 64)) >> 1
-            best, activation = compiled.exact_best(self._strengths, self._strength_of,
-                                                   self._update_index, leaves.view(), noise,
-                                                   offset)
-            row = leaves._items[best]
-        if activation >= tau:
-            tokens = self._tokens_of[row >> 1]
+            update, activation, root, root_activation = (
+                _recall_best or _load_recall_best())(
+                    self._strengths, self._strength_of, kept[0], kept[1], noise, offset, tau)
+        if root < 0:  # the leaf is recalled
+            tokens = self._tokens_of[update]
             if type(tokens) is not int:
                 tokens = int(tokens)
             try:  # _latency, inlined
@@ -364,18 +378,10 @@ class TokenMemory:
                 latency = math.inf
             return _new(Recall, (now, seat, purpose, "leaf", (tokens,), tokens, activation,
                                  None, tau, latency, truth, None, None,
-                                 (row >> 1) + 1 == self._newest[seat][0]))
+                                 update + 1 == self._newest[seat][0]))
         latency = _latency(factor, tau)
-        roots = self._roots[seat]
-        if compiled is None:
-            row, root_activation = self._best(roots, noise, 0.0)
-        else:
-            best, root_activation = compiled.exact_best(self._strengths, self._strength_of,
-                                                        self._update_index, roots.view(),
-                                                        noise, 0.0)
-            row = roots._items[best]
         if root_activation >= tau:
-            tokens = self._tokens_of[row >> 1]
+            tokens = self._tokens_of[root]
             cls = (_CLASS_OF[tokens] if type(tokens) is int and 0 <= tokens < len(_CLASS_OF)
                    else token_class(tokens))
             return _new(Recall, (now, seat, purpose, "root", cls.prediction_values,
@@ -474,15 +480,23 @@ class TokenMemory:
         grid[-1] = math.nan  # age 0: never a candidate's (a chunk stored now is not kept)
         self._grid, self._grid_decay = grid, decay
 
-    def _best(self, rows: _Growable, noise: np.ndarray, offset: float) -> tuple[int, float]:
-        """The first most active of ``rows`` and its activation, in NumPy: the kernel's
-        additions (``B + ε``, then the offset if nonzero) and NumPy's argmax."""
-        listed = rows.view()
-        total = self._strengths[self._strength_of[listed >> 1]] + noise[listed]
+    def _best(self, updates: np.ndarray, noise: np.ndarray, offset: float,
+              tau: float) -> tuple[int, float, int, float]:
+        """The compiled recall's answer in NumPy (its additions, ``B + ε`` then the
+        offset if nonzero, and NumPy's argmax): the best leaf of ``updates``, and the
+        best root when the leaf's activation is below ``tau`` (else root -1)."""
+        strengths = self._strengths[self._strength_of[updates]]
+        rows = updates << 1
+        total = strengths + noise[rows]
         if offset:
             total += offset
         best = int(total.argmax())
-        return rows._items[best], float(total[best])
+        activation = float(total[best])
+        if activation >= tau:
+            return int(updates[best]), activation, -1, activation
+        total = strengths + noise[rows + 1]
+        root = int(total.argmax())
+        return int(updates[best]), activation, int(updates[root]), float(total[root])
 
     def update(self, seat: int, change: int) -> Recall:
         """An observed pass (-1) or take (+tokens): recall, apply, store (§3.4.3)."""
