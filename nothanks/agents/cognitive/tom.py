@@ -287,14 +287,10 @@ class ToMAgent(Agent):
         else:
             return
         seat = event.seat
-        dt = self._time_per_turn
-        if self._token_clock:
-            if seat != self.seat:
-                self.token_memory.update(seat, change)  # logs the count before the move
-            self._token_dm._time += dt
+        if seat != self.seat and self._token_clock:
+            self.token_memory.update(seat, change)  # logs the count before the move
         self._tally[seat] += change
-        self._instance_dm._time += dt  # the turn passes (_tick, inlined: every agent
-        # observes every move)
+        self._tick()
 
     # ------------------------------------------------------------------ deciding
     def _begin(self, view: View) -> None:
