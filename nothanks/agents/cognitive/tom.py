@@ -272,7 +272,7 @@ class ToMAgent(Agent):
         self._all_pass_rule = self.params["candidate_rule"] == "all"
         self._project_self = bool(self.params["project_self"])
         # ToMAgent's own reasoning (a subclass may reason differently about opponents):
-        # what the shortcuts of _decide_tom0 and _project_tom0 assume
+        # what the shortcuts _decide_tom0 and _tom1 assume
         plain = type(self)._reason is ToMAgent._reason
         self._plain = plain
         self._tom0_only = plain and self.k == 0
@@ -410,8 +410,9 @@ class ToMAgent(Agent):
         """ToM-``level`` from ``seat``'s view, assuming it holds ``tokens``.
 
         Outcomes are not kept: within a decision no projection repeats (each has its own
-        seat, tokens on the card and beliefs; none did in ToM1–ToM4 games), and what a
-        projection retrieves _tom0 keeps per state when the noise is per time."""
+        seat, tokens on the card and beliefs; none repeats in ToM1–ToM4 or bayes-tom
+        games), and what a projection retrieves _tom0 keeps per state when the noise is
+        per time."""
         if tokens == 0:
             if not self.traces:
                 return _MUST_TAKE_OUTCOME
