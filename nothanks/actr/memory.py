@@ -905,7 +905,9 @@ class DeclarativeMemory:
         except when one draw takes most of it (ToM0's 2,117 instance chunks take a fresh
         4,096-uniform block at every model time): then only the uniforms handed out are
         transformed, when they are (elementwise: the same bits), and the unused tail
-        never is.
+        never is. With the compiled kernels the zero check over a new block and
+        ``u/(1−u)`` of the uniforms transformed now are one pass (``kernel.odds``: the
+        same quotients, the same zeros redrawn); the logarithm stays NumPy's.
         """
         start = self._noise_position
         end = start + count
