@@ -10,7 +10,9 @@ import pytest
 from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
 from nothanks.actr import kernel as actr_kernel
 
-pytestmark = pytest.mark.skipif(actr_kernel.kernels() is None, reason="needs numba")
+pytestmark = pytest.mark.skipif(actr_kernel.kernels() is None,
+                                reason="needs the compiled kernels (numba; "
+                                "NOTHANKS_ACTR_KERNEL not 0)")
 
 
 def _bits(values) -> list[int]:
