@@ -139,6 +139,13 @@ def _make_rng(seed: Any) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
+def _redraw_zeros(rng: np.random.Generator, uniform: np.ndarray) -> None:
+    """Replace the zeros among ``uniform`` (chance 2^-53 a draw; ``ln(u/(1−u))`` would be
+    −inf) by fresh draws, in order."""
+    zero = uniform == 0.0
+    uniform[zero] = rng.random(int(zero.sum()))
+
+
 # ------------------------------------------------------------------- storage
 class _Growable:
     """Append-only sequence with a numpy view, copied over in batches.
@@ -898,7 +905,9 @@ class DeclarativeMemory:
         except when one draw takes most of it (ToM0's 2,117 instance chunks take a fresh
         4,096-uniform block at every model time): then only the uniforms handed out are
         transformed, when they are (elementwise: the same bits), and the unused tail
-        never is.
+        never is. With the compiled kernels the zero check over a new block and
+        ``u/(1−u)`` of the uniforms transformed now are one pass (``kernel.odds``: the
+        same quotients, the same zeros redrawn); the logarithm stays NumPy's.
         """
         start = self._noise_position
         end = start + count
@@ -906,29 +915,47 @@ class DeclarativeMemory:
         if scaled is not None and end <= len(scaled):  # the common case: a slice
             self._noise_position = end
             return scaled[start:end]
+        compiled = _kernel_module.kernels()
         if end > len(self._noise_buffer):
             uniform = self._rng.random(max(_NOISE_BLOCK, count))
-            while uniform.min() == 0.0:  # u = 0 (chance 2^-53 a draw) would give −inf
-                zero = uniform == 0.0
-                uniform[zero] = self._rng.random(int(zero.sum()))
-            self._noise_raw = 2 * count > len(uniform)
+            self._noise_raw = raw = 2 * count > len(uniform)
             self._noise_scaled = None
-            if self._noise_raw:
+            self._noise_position = count
+            if compiled is not None:  # the zero check and u / (1 − u) in one pass
+                odds = np.empty(count if raw else len(uniform))
+                while compiled.odds(uniform, len(odds), odds):
+                    _redraw_zeros(self._rng, uniform)
+                noise = np.log(odds, out=odds)
+                if raw:
+                    self._noise_buffer = uniform
+                    noise *= self._noise
+                    return noise
+                self._noise_buffer = noise
+                self._noise_scaled = noise * self._noise
+                return self._noise_scaled[:count]
+            while uniform.min() == 0.0:  # u = 0 (chance 2^-53 a draw) would give −inf
+                _redraw_zeros(self._rng, uniform)
+            if raw:
                 self._noise_buffer = uniform
             else:
                 ratio = np.subtract(1.0, uniform)  # u / (1 − u), with one temporary
                 np.divide(uniform, ratio, out=ratio)
                 self._noise_buffer = np.log(ratio, out=ratio)
             start, end = 0, count
-        self._noise_position = end
+        else:
+            self._noise_position = end
         if not self._noise_raw:
             # a fresh array: a slice handed out earlier (kept as some time's noise, or in
             # a saved random state) keeps its values
             self._noise_scaled = self._noise_buffer * self._noise
             return self._noise_scaled[start:end]
         drawn = self._noise_buffer[start:end]
-        noise = np.subtract(1.0, drawn)
-        np.divide(drawn, noise, out=noise)
+        if compiled is not None:
+            noise = np.empty(count)
+            compiled.odds(drawn, count, noise)  # no zeros: the block was checked whole
+        else:
+            noise = np.subtract(1.0, drawn)
+            np.divide(drawn, noise, out=noise)
         np.log(noise, out=noise)
         noise *= self._noise
         return noise
