@@ -243,16 +243,25 @@ def parquet_bytes(table: pa.Table, options: Mapping[str, object] = KEEP) -> byte
 
 
 # ---------------------------------------------------------------------- reading
-def read_table(path: Path, table: str) -> pa.Table:
-    """Read one Parquet file of ``table`` and check it against the schema, strictly."""
+def read_table(path: Path, table: str, *, part: bool = False) -> pa.Table:
+    """Read one Parquet file of ``table`` and check it against the schema, strictly.
+
+    ``part``: the file is a part (small, one row group), which ``ParquetFile`` reads in
+    about half the time ``pq.read_table`` takes; a merged table is read by the latter,
+    which reads its row groups in parallel (a 5-million-row table: 0.85 s, not 1.4 s).
+    """
     path = Path(path)
-    try:  # one file: ParquetFile reads it in about half the time pq.read_table takes
-        with pq.ParquetFile(path) as file:
-            data = file.read()
-    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:  # e.g. a damaged footer
+    try:
+        if part:
+            with pq.ParquetFile(path) as file:
+                data = file.read()
+        else:
+            data = pq.read_table(path)
+        check_table(data, table, str(path))
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
+        # (a damaged footer can leave column names that are not UTF-8)
         raise LogError(f"{path}: cannot be read as Parquet (truncated or corrupted?): {exc}") \
             from None
-    check_table(data, table, str(path))
     return data
 
 
