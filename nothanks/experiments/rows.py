@@ -312,7 +312,8 @@ class LogRows:
                         t[column].append(value)
 
     def to_parquet(self) -> dict[str, bytes]:
-        """The batch's tables as Parquet bytes (validated by the Arrow schema on the way)."""
+        """The batch's tables as the bytes of part files (validated by the Arrow schema on
+        the way; written with :data:`.schema.PART`: the merge reads them back once)."""
         ctx = self.context
         constant = dict(zip(self.CONSTANT, (ctx.experiment, ctx.design_hash, ctx.participant,
                                             ctx.synthetic), strict=True))
@@ -323,5 +324,6 @@ class LogRows:
             columns = self.columns[table]
             rows = len(columns["game_id"])
             columns = {k: [v] * rows for k, v in constant.items()} | columns
-            out[table] = schema.parquet_bytes(schema.to_arrow(table, columns))
+            out[table] = schema.parquet_bytes(schema.to_arrow(table, columns),
+                                              schema.PART)
         return out

