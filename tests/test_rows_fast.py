@@ -12,7 +12,7 @@ from nothanks.experiments import Design, run_design
 from nothanks.experiments.design import Table
 from nothanks.experiments.rows import LogContext, LogRows
 from nothanks.experiments.schema import KEEP, LogError, parquet_bytes, read_table, to_arrow
-from nothanks.experiments.store import PARTS, _remove_tree
+from nothanks.experiments.store import PARTS
 from nothanks.experiments.workers import build_agents, play_chunk
 from nothanks.match import Match
 from nothanks.rules import Variant
@@ -80,16 +80,3 @@ def test_a_file_with_a_damaged_footer_is_a_log_error_for_both_readers(tmp_path):
     for part in (True, False):
         with pytest.raises(LogError, match="cannot be read as Parquet"):
             read_table(path, "games", part=part)
-
-
-def test_remove_tree_removes_nested_files_and_skips_what_is_gone(tmp_path):
-    folder = tmp_path / "parts"
-    for sub in ("games", "decisions", "_receipts"):
-        (folder / sub).mkdir(parents=True)
-        for i in range(20):
-            (folder / sub / f"part-{i}.parquet").write_bytes(b"x")
-    (folder / "games" / "part-3.parquet").unlink()
-    _remove_tree(folder)
-    assert not folder.exists()
-    _remove_tree(folder)  # already gone: nothing to do
-    assert list(tmp_path.iterdir()) == []
