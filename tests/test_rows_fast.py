@@ -70,13 +70,12 @@ def test_merged_tables_are_zstd_with_statistics_and_hold_every_part(tmp_path):
             range(SMALL.total_games))
 
 
-def test_a_file_with_a_damaged_footer_is_a_log_error_for_both_readers(tmp_path):
+def test_a_file_with_a_damaged_footer_is_a_log_error(tmp_path):
     context = LogContext(SMALL.name, SMALL.hash)
     data = bytearray(play_chunk(SMALL, 0, 1, context)["games"])
     at = data.index(b"rank_points")  # a column name in the metadata, made invalid UTF-8
     data[at:at + 2] = b"\x91\x92"
     path = tmp_path / "part.parquet"
     path.write_bytes(bytes(data))
-    for part in (True, False):
-        with pytest.raises(LogError, match="cannot be read as Parquet"):
-            read_table(path, "games", part=part)
+    with pytest.raises(LogError, match="cannot be read as Parquet"):
+        read_table(path, "games")

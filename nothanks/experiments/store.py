@@ -338,7 +338,7 @@ class ExperimentDir:
                 for start, stop in self.chunks():
                     part = self.path / PARTS / table / _part_name(start, stop)
                     try:
-                        buffered.append(read_table(part, table, part=True))
+                        buffered.append(read_table(part, table))
                     except LogError as exc:
                         raise LogError(
                             f"{exc}. The run is not merged (no table was changed); re-run "
