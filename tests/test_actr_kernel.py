@@ -135,11 +135,9 @@ prepare_to_fork(Design(name="r", games=1, tables=(Table("r", ("random",) * 4),))
 print('numba' in sys.modules)
 prepare_to_fork(Design(name="m", games=1, tables=(Table("m", ("tom2", "tom1", "tom0", "random")),)))
 from nothanks.actr import kernel
-names = ("activations", "node_sums", "exact_best")
-from nothanks.agents.cognitive import _token_kernel
+names = ("activations", "node_sums", "exact_best", "recall_best")
 def signatures():
-    return [len(getattr(kernel.kernels(), n).signatures) for n in names] + [
-        len(_token_kernel._recall_best.signatures)]
+    return [len(getattr(kernel.kernels(), n).signatures) for n in names]
 loaded = signatures()
 from nothanks.runner import play_games
 for _ in play_games(["tom2", "tom1", "tom0", "tom0"], 2, 0):

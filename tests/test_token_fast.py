@@ -21,9 +21,10 @@ def _searcher(strengths: np.ndarray, strength_of: np.ndarray) -> TokenMemory:
 
 
 def test_the_compiled_search_finds_the_numpy_first_best():
-    pytest.importorskip("numba")
-    from nothanks.agents.cognitive._token_kernel import recall_best
-    compiled = recall_best()
+    kernels = actr_kernel.kernels()
+    if kernels is None:
+        pytest.skip("compiled kernels off (numba missing or NOTHANKS_ACTR_KERNEL=0)")
+    compiled = kernels.recall_best
     rng = np.random.default_rng(5)
     roots = 0
     for _ in range(300):
@@ -50,10 +51,11 @@ def test_the_compiled_search_finds_the_numpy_first_best():
 
 
 def _run(*, keep: bool, compiled: bool, step: float, settings: bool,
-         seed: int = 0) -> tuple[list, TokenMemory]:
+         seed: int = 0) -> tuple[list, TokenMemory, object]:
     """Updates (one player far more often than the others, so its kept arrays grow) and
     decisions' recalls on a clock moving by ``step``; ``settings`` changes the memory's
-    settings now and then, as a model's user may between recalls."""
+    settings now and then, as a model's user may between recalls. Also returns the
+    kernels the run used (None: the NumPy path)."""
     actr_kernel.use(compiled)
     TokenMemory.keep_rows = keep
     try:
@@ -78,7 +80,7 @@ def _run(*, keep: bool, compiled: bool, step: float, settings: bool,
             else:
                 seat = 1 if turn % 5 < 4 else 2
                 out.append(tokens.update(seat, -1 if moves.random() < 0.7 else 6))
-        return out, tokens
+        return out, tokens, actr_kernel.kernels()
     finally:
         actr_kernel.use(True)
         TokenMemory.keep_rows = True
@@ -90,9 +92,9 @@ def test_long_histories_and_changed_settings_recall_what_the_memory_retrieves(
         compiled, step, settings, counted):
     """120 updates of one player (its kept arrays grow past 16, 32 and 64, and the grid
     indices past 64 updates); a step of 0.1 takes the clock off its exact grid."""
-    reference, by_memory = _run(keep=False, compiled=compiled, step=step, settings=settings)
+    reference, by_memory, _ = _run(keep=False, compiled=compiled, step=step, settings=settings)
     assert counted[0] == 0
-    kept, by_rows = _run(keep=True, compiled=compiled, step=step, settings=settings)
+    kept, by_rows, used = _run(keep=True, compiled=compiled, step=step, settings=settings)
     assert kept == reference
     _same_memories(by_rows.memory, by_memory.memory)
     assert {r.source for r in kept} == {"leaf", "root", "default"}
@@ -101,6 +103,5 @@ def test_long_histories_and_changed_settings_recall_what_the_memory_retrieves(
         assert 0 < counted[0] < len(kept) - 30
     else:
         assert counted[0] == len(kept)
-    if compiled and actr_kernel.kernels() is not None:  # one machine code for every call
-        from nothanks.agents.cognitive._token_kernel import recall_best
-        assert len(recall_best().signatures) == 1
+    if used is not None:  # one machine code for every call
+        assert len(used.recall_best.signatures) == 1

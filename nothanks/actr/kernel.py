@@ -143,12 +143,47 @@ def _compile() -> SimpleNamespace | None:
                 out[i] = uniform[i] / (1.0 - uniform[i])
         return zeros
 
+    @numba.njit(cache=True, nogil=True)
+    def recall_best(strengths, strength_of, updates, count, noise, offset, threshold):
+        """A token recall (``TokenMemory``) in one call: the best leaf of
+        ``updates[:count]`` (a player's updates; update ``k``'s leaf is row ``2k``, its
+        root row ``2k + 1``) and, only if its activation is below ``threshold``, the best
+        root: ``(leaf update, leaf activation, root update, root activation)``, the root
+        update -1 when the leaf was recalled.
+
+        A chunk's activation is ``strengths[strength_of[k]] + noise[row]``, plus
+        ``offset`` if nonzero (leaves only), as ``exact_best`` adds them; the best is the
+        first highest. The log strengths come in from NumPy, so their bits are NumPy's.
+        """
+        best = 0
+        top = 0.0
+        for i in range(count):
+            update = updates[i]
+            value = strengths[strength_of[update]] + noise[2 * update]
+            if offset != 0.0:
+                value = value + offset
+            if i == 0 or value > top:
+                top = value
+                best = update
+        if top >= threshold:
+            return best, top, -1, top
+        root = 0
+        root_top = 0.0
+        for i in range(count):
+            update = updates[i]
+            value = strengths[strength_of[update]] + noise[2 * update + 1]
+            if i == 0 or value > root_top:
+                root_top = value
+                root = update
+        return best, top, root, root_top
+
     return SimpleNamespace(activations=activations, node_sums=node_sums,
-                           exact_best=exact_best, odds=odds)
+                           exact_best=exact_best, odds=odds, recall_best=recall_best)
 
 
 def kernels() -> SimpleNamespace | None:
-    """The compiled kernels (``activations``, ``node_sums``, ``exact_best``, ``odds``), or
+    """The compiled kernels (``activations``, ``node_sums``, ``exact_best``, ``odds``,
+    ``recall_best``), or
     None: numba is missing or ``NOTHANKS_ACTR_KERNEL=0`` switched them off."""
     global _kernels, _loaded
     if not _loaded:
@@ -179,6 +214,7 @@ def warm() -> None:
     compiled.node_sums(index, index, values)
     compiled.exact_best(values, index, index, index, values, 0.0)
     compiled.odds(values, 1, np.empty(1))
+    compiled.recall_best(values, index, index, 1, np.zeros(2), 0.0, 0.0)
 
 
 def use(enabled: bool) -> None:

@@ -39,8 +39,7 @@ def build_agents(design: Design, condition: int) -> list[Agent]:
 
 def prepare_to_fork(design: Design) -> None:
     """Load, in the process about to fork workers, what each worker would otherwise load
-    for itself: when the design seats a cognitive model, its compiled ACT-R kernels and
-    the token memory's compiled recall.
+    for itself: when the design seats a cognitive model, its compiled ACT-R kernels.
     Forked workers inherit them: numba's load (~0.15 s of CPU per worker) happens once.
     A small gain, measured side by side (benchmarks/compare.py figure_designs, 4 rounds,
     two designs on two workers): 4% less CPU, 1% less wall time. (Playing a throwaway
@@ -50,9 +49,6 @@ def prepare_to_fork(design: Design) -> None:
     if any(make_agent(spec).tom_order is not None for spec in specs if spec is not None):
         from ..actr import kernel
         kernel.warm()
-        if kernel.kernels() is not None:
-            from ..agents.cognitive._token_kernel import recall_best
-            recall_best()
 
 
 #: Agents of recent conditions, per worker thread.

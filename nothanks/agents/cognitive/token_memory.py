@@ -81,18 +81,6 @@ def _grid_step(time: float) -> float:
     return time if time.as_integer_ratio()[0] < _GRID_NUMERATOR else 0.0
 
 
-_recall_best: Callable | None = None  # the compiled recall, once loaded
-
-
-def _load_recall_best() -> Callable:
-    """The compiled recall (``_token_kernel``, imported on first use, as the memory's
-    kernels are)."""
-    global _recall_best
-    from ._token_kernel import recall_best
-    _recall_best = recall_best()
-    return _recall_best
-
-
 class Recall(NamedTuple):
     """One attempt to remember a player's count, for the token-memory history.
 
@@ -361,13 +349,13 @@ class TokenMemory:
             offset = -penalty
             offset = float(_number("offset", offset)) if offset else 0.0
             self._penalty, self._offset = penalty, offset
-        if kernels() is None:
+        compiled = kernels()
+        if compiled is None:
             update, activation, root, root_activation = self._best(
                 kept[0][:kept[1]], noise, offset, tau)
         else:
-            update, activation, root, root_activation = (
-                _recall_best or _load_recall_best())(
-                    self._strengths, self._strength_of, kept[0], kept[1], noise, offset, tau)
+            update, activation, root, root_activation = compiled.recall_best(
+                self._strengths, self._strength_of, kept[0], kept[1], noise, offset, tau)
         if root < 0:  # the leaf is recalled
             tokens = self._tokens_of[update]
             if type(tokens) is not int:
