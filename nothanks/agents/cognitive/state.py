@@ -9,11 +9,17 @@ from __future__ import annotations
 from ...rules import Category, sequence_category
 from ...rules.scoring import CATEGORY_BY_NEIGHBOURS
 
-__all__ = ["CATEGORY_NAMES", "Category", "sequence_category", "state_chunk"]
+__all__ = ["CATEGORY_NAMES", "Category", "category_name", "sequence_category", "state_chunk"]
 
 #: The category slot's value by how many of card - 1 and card + 1 a player owns:
 #: ``str(sequence_category(cards, card))`` without the call (read at every decision).
 CATEGORY_NAMES: tuple[str, ...] = tuple(str(category) for category in CATEGORY_BY_NEIGHBOURS)
+
+
+def category_name(cards: tuple[int, ...], card: int) -> str:
+    """``str(sequence_category(cards, card))``: the category slot's value of ``card`` for
+    a player holding ``cards``, looked up by its owned neighbours."""
+    return CATEGORY_NAMES[(card - 1 in cards) + (card + 1 in cards)]
 
 
 def state_chunk(category: Category | str, card: int, tokens_on_card: int,

@@ -26,7 +26,7 @@ from ...actr.memory import _number
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..base import Agent
 from .instances import InstanceSet, load_instances
-from .state import CATEGORY_NAMES, state_chunk
+from .state import category_name, state_chunk
 from .token_memory import TokenMemory
 from .traces import DecisionTrace, Prediction, TraceNode
 
@@ -331,10 +331,9 @@ class ToMAgent(Agent):
             outcome = _MUST_TAKE_OUTCOME
         else:
             card = view.card
-            cards = view.cards[view.seat]
             chunk, _, latency, _ = self._instance_dm.retrieve(state_chunk(
-                CATEGORY_NAMES[(card - 1 in cards) + (card + 1 in cards)], card,
-                view.tokens_on_card, tokens))
+                category_name(view.cards[view.seat], card), card, view.tokens_on_card,
+                tokens))
             if chunk is None:
                 self.instance_failures += 1
                 outcome = _new_tuple(_Outcome, (DEFAULT_ACTION, latency, 1, None,
@@ -387,9 +386,7 @@ class ToMAgent(Agent):
         category = self._categories.get(seat)
         view = self._view
         if category is None:
-            cards, card = view.cards[seat], view.card
-            category = self._categories[seat] = CATEGORY_NAMES[
-                (card - 1 in cards) + (card + 1 in cards)]  # str(sequence_category(...))
+            category = self._categories[seat] = category_name(view.cards[seat], view.card)
         if self._memoize:
             key = (category, tokens_on_card, tokens)
             known = self._tom0_cache.get(key)
