@@ -64,7 +64,9 @@ def _script(seed: int, coarse: bool) -> list[tuple]:
 
 
 def _run(script: list[tuple], params: dict, *, compiled: bool, record: bool,
-         fixed: bool, coarse: bool) -> tuple[list[tuple], dict]:
+         fixed: bool, coarse: bool, items: bool = False) -> tuple[list[tuple], dict]:
+    """The script's retrievals; ``items``: those with the default offset and threshold
+    through ``retrieve_items`` (the request as its items)."""
     actr_kernel.use(compiled)
     try:
         memory = DeclarativeMemory(mismatch=_mismatch(), seed=11, **params)
@@ -83,8 +85,11 @@ def _run(script: list[tuple], params: dict, *, compiled: bool, record: bool,
                 memory.set_mismatch(step[1], step[2])
             else:
                 _, request, offset, threshold = step
-                result = memory.retrieve(request, offset=offset, threshold=threshold,
-                                         record=record)
+                if items and offset == 0.0 and threshold is None:
+                    result = memory.retrieve_items(tuple(request.items()))
+                else:
+                    result = memory.retrieve(request, offset=offset, threshold=threshold,
+                                             record=record)
                 out.append((None if result.chunk is None else dict(result.chunk),
                             result.activation, result.latency))
         return out, memory._rng.bit_generator.state
@@ -109,7 +114,10 @@ def test_lean_retrievals_match_the_numpy_path_and_recorded_ones(params, fixed):
     numpy_path = _run(script, params, compiled=False, record=False, fixed=fixed,
                       coarse=coarse)
     recorded = _run(script, params, compiled=True, record=True, fixed=fixed, coarse=coarse)
-    assert lean == numpy_path == recorded  # winners, activations, latencies, random state
+    by_items = [_run(script, params, compiled=compiled, record=False, fixed=fixed,
+                     coarse=coarse, items=True) for compiled in (True, False)]
+    # winners, activations, latencies, random state
+    assert lean == numpy_path == recorded == by_items[0] == by_items[1]
     results = lean[0]
     assert 0 < sum(r[0] is not None for r in results) < len(results)  # both outcomes seen
     assert all(r[1] is not None and math.isfinite(r[2]) for r in results)
@@ -129,6 +137,9 @@ def test_lean_path_is_taken_and_kept_until_a_chunk_arrives():
     memory.retrieve(request)  # the general path again: the slot caches were emptied
     memory.retrieve(request)
     assert memory._plans[tuple(request.items())][0] == 31  # made anew for the new chunk
+    assert memory.retrieve_items(tuple(request.items())) == memory.retrieve(request)
+    with pytest.raises(TypeError, match="hashable"):  # reported as retrieve reports it
+        memory.retrieve_items((("category", ["none"]),))
 
 
 @pytest.mark.parametrize("count", [0, 1, 2, 7, 300, 511, 512, 513, 2117])

@@ -349,12 +349,11 @@ def _held_slots(memory: DeclarativeMemory, count: int) -> tuple:
     return held
 
 
-def _scores_of(memory: DeclarativeMemory, request: dict[str, SlotValue],
-               key: tuple) -> _Scores | None:
-    """``request``'s kept form (``_Scores``; ``key`` its items) from the memory's
-    per-slot score caches, or None when it is not such a request (an exact-match slot, a
-    slot some chunk lacks or none holds, a user-defined function, a slot not scored
-    before: the general path sorts it out and fills the caches)."""
+def _scores_of(memory: DeclarativeMemory, key: tuple) -> _Scores | None:
+    """The kept form (``_Scores``) of the request whose items are ``key``, from the
+    memory's per-slot score caches, or None when it is not such a request (an exact-match
+    slot, a slot some chunk lacks or none holds, a user-defined function, a slot not
+    scored before: the general path sorts it out and fills the caches)."""
     count = len(memory._chunks)
     held = memory._plans.get(_HELD)
     if held is None or held[0] != count:
@@ -1165,19 +1164,11 @@ class DeclarativeMemory:
         plan = split = None
         kernels = None if record or type(request) is not dict else _kernel_module.kernels()
         if kernels is not None:
+            key = tuple(request.items())
             try:
-                key = tuple(request.items())
-                plan = self._plans.get(key)
+                plan = self._kept(key)
             except TypeError:  # an unhashable value: _split reports it
                 key = None
-            if type(plan) is tuple and plan[0] != len(self._chunks):
-                plan = None  # an all-scored request's columns from before a chunk arrived
-            if plan is None and key is not None:
-                plan = _scores_of(self, request, key)
-                if plan is not None:
-                    if len(self._plans) >= _PLAN_CACHE_SIZE:
-                        self._plans.clear()
-                    self._plans[key] = plan
             if type(plan) is tuple:  # an all-scored request (a ToM0 state): _Scores
                 return _retrieve_scored(self, kernels.activations, plan, offset, tau)
             plan, split = self._plan(request, key, plan)
@@ -1220,6 +1211,34 @@ class DeclarativeMemory:
             trace = self._record(request, tau, rows, scored, base, mismatches, noise, offset,
                                  total, winner, latency)
         return Retrieval(winner, activation, latency, trace)
+
+    def retrieve_items(self, items: tuple[tuple[str, SlotValue], ...]) -> Retrieval:
+        """``retrieve(dict(items))``, the request given as its ``(slot, value)`` items in
+        order: the same retrieval, and a request kept all-scored (a ToM0 state) is
+        retrieved without a dict made and its items copied (thousands a game)."""
+        kernels = _kernel_module.kernels()
+        if kernels is not None:
+            try:
+                plan = self._kept(items)
+            except TypeError:  # an unhashable value: retrieve reports it
+                plan = None
+            if type(plan) is tuple:
+                return _retrieve_scored(self, kernels.activations, plan, 0.0,
+                                        self._retrieval_threshold)
+        return self.retrieve(dict(items))
+
+    def _kept(self, key: tuple) -> _Scores | _Plan | None:
+        """What is kept for the plain request whose items are ``key``: its ``_Scores``
+        (made now if it is all-scored: an all-scored request's columns from before a
+        chunk arrived are made anew), its ``_Plan``, or None."""
+        plan = self._plans.get(key)
+        if plan is None or type(plan) is tuple and plan[0] != len(self._chunks):
+            plan = _scores_of(self, key)
+            if plan is not None:
+                if len(self._plans) >= _PLAN_CACHE_SIZE:
+                    self._plans.clear()
+                self._plans[key] = plan
+        return plan
 
     def _plan(self, request: dict[str, SlotValue], key: tuple | None, plan: _Plan | None
               ) -> tuple[_Plan | None, tuple[np.ndarray | None, _Scored] | None]:

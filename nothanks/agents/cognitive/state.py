@@ -9,7 +9,8 @@ from __future__ import annotations
 from ...rules import Category, sequence_category
 from ...rules.scoring import CATEGORY_BY_NEIGHBOURS
 
-__all__ = ["CATEGORY_NAMES", "Category", "category_name", "sequence_category", "state_chunk"]
+__all__ = ["CATEGORY_NAMES", "Category", "category_name", "sequence_category", "state_chunk",
+           "state_items"]
 
 #: The category slot's value by how many of card - 1 and card + 1 a player owns:
 #: ``str(sequence_category(cards, card))`` without the call (read at every decision).
@@ -26,5 +27,12 @@ def state_chunk(category: Category | str, card: int, tokens_on_card: int,
                 tokens_owned: int) -> dict[str, object]:
     """The retrieval request of a ToM0 decision: an instance without its action slot
     (the category as its name, a plain ``str``)."""
-    return {"category": str(category), "card": card, "tokens_on_card": tokens_on_card,
-            "tokens_owned": tokens_owned}
+    return dict(state_items(str(category), card, tokens_on_card, tokens_owned))
+
+
+def state_items(category: str, card: int, tokens_on_card: int,
+                tokens_owned: int) -> tuple[tuple[str, object], ...]:
+    """The state chunk's ``(slot, value)`` items in order (``category`` a name): what
+    ``DeclarativeMemory.retrieve_items`` takes, without the dict."""
+    return (("category", category), ("card", card), ("tokens_on_card", tokens_on_card),
+            ("tokens_owned", tokens_owned))

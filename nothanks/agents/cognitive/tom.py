@@ -26,7 +26,7 @@ from ...actr.memory import _number
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..base import Agent
 from .instances import InstanceSet, load_instances
-from .state import category_name, state_chunk
+from .state import category_name, state_chunk, state_items
 from .token_memory import TokenMemory
 from .traces import DecisionTrace, Prediction, TraceNode
 
@@ -331,7 +331,7 @@ class ToMAgent(Agent):
             outcome = _MUST_TAKE_OUTCOME
         else:
             card = view.card
-            chunk, _, latency, _ = self._instance_dm.retrieve(state_chunk(
+            chunk, _, latency, _ = self._instance_dm.retrieve_items(state_items(
                 category_name(view.cards[view.seat], card), card, view.tokens_on_card,
                 tokens))
             if chunk is None:
@@ -392,8 +392,13 @@ class ToMAgent(Agent):
             known = self._tom0_cache.get(key)
             if known is not None:
                 return known
-        state = state_chunk(category, view.card, tokens_on_card, tokens)
-        chunk, _, latency, record = self._instance_dm.retrieve(state, record=self.traces)
+        if self.traces:
+            state = state_chunk(category, view.card, tokens_on_card, tokens)
+            chunk, _, latency, record = self._instance_dm.retrieve(state, record=True)
+        else:  # the state is read only by traces
+            state = record = None
+            chunk, _, latency, _ = self._instance_dm.retrieve_items(
+                state_items(category, view.card, tokens_on_card, tokens))
         if chunk is None:
             result = (DEFAULT_ACTION, state, record, latency, True)
         else:
