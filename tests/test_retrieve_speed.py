@@ -138,6 +138,10 @@ def test_lean_path_is_taken_and_kept_until_a_chunk_arrives():
     memory.retrieve(request)
     assert memory._plans[tuple(request.items())][0] == 31  # made anew for the new chunk
     assert memory.retrieve_items(tuple(request.items())) == memory.retrieve(request)
+    other = {**request, "tokens_owned": 6}
+    by_items = memory.retrieve_items(tuple(other.items()))
+    assert tuple(other.items()) not in memory._plans  # by items: made, not kept
+    assert by_items == memory.retrieve(other)
     with pytest.raises(TypeError, match="hashable"):  # reported as retrieve reports it
         memory.retrieve_items((("category", ["none"]),))
 

@@ -1164,11 +1164,19 @@ class DeclarativeMemory:
         plan = split = None
         kernels = None if record or type(request) is not dict else _kernel_module.kernels()
         if kernels is not None:
-            key = tuple(request.items())
             try:
-                plan = self._kept(key)
+                key = tuple(request.items())
+                plan = self._plans.get(key)
             except TypeError:  # an unhashable value: _split reports it
                 key = None
+            if type(plan) is tuple and plan[0] != len(self._chunks):
+                plan = None  # an all-scored request's columns from before a chunk arrived
+            if plan is None and key is not None:
+                plan = _scores_of(self, key)
+                if plan is not None:
+                    if len(self._plans) >= _PLAN_CACHE_SIZE:
+                        self._plans.clear()
+                    self._plans[key] = plan
             if type(plan) is tuple:  # an all-scored request (a ToM0 state): _Scores
                 return _retrieve_scored(self, kernels.activations, plan, offset, tau)
             plan, split = self._plan(request, key, plan)
@@ -1214,31 +1222,20 @@ class DeclarativeMemory:
 
     def retrieve_items(self, items: tuple[tuple[str, SlotValue], ...]) -> Retrieval:
         """``retrieve(dict(items))``, the request given as its ``(slot, value)`` items in
-        order: the same retrieval, and a request kept all-scored (a ToM0 state) is
-        retrieved without a dict made and its items copied (thousands a game)."""
+        order: the same retrieval. An all-scored request (a ToM0 state) is retrieved from
+        its columns made anew from the per-slot score caches, and not kept: most states
+        are met once, and keeping each (its items and columns: six tuples that outlive
+        the decision) costs more in hashing and garbage collection than remaking it."""
         kernels = _kernel_module.kernels()
         if kernels is not None:
             try:
-                plan = self._kept(items)
+                plan = _scores_of(self, items)
             except TypeError:  # an unhashable value: retrieve reports it
                 plan = None
-            if type(plan) is tuple:
+            if plan is not None:
                 return _retrieve_scored(self, kernels.activations, plan, 0.0,
                                         self._retrieval_threshold)
         return self.retrieve(dict(items))
-
-    def _kept(self, key: tuple) -> _Scores | _Plan | None:
-        """What is kept for the plain request whose items are ``key``: its ``_Scores``
-        (made now if it is all-scored: an all-scored request's columns from before a
-        chunk arrived are made anew), its ``_Plan``, or None."""
-        plan = self._plans.get(key)
-        if plan is None or type(plan) is tuple and plan[0] != len(self._chunks):
-            plan = _scores_of(self, key)
-            if plan is not None:
-                if len(self._plans) >= _PLAN_CACHE_SIZE:
-                    self._plans.clear()
-                self._plans[key] = plan
-        return plan
 
     def _plan(self, request: dict[str, SlotValue], key: tuple | None, plan: _Plan | None
               ) -> tuple[_Plan | None, tuple[np.ndarray | None, _Scored] | None]:
