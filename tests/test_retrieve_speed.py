@@ -16,6 +16,7 @@ import pytest
 
 from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
 from nothanks.actr import kernel as actr_kernel
+from nothanks.actr import memory as memory_module
 from nothanks.rules import Variant
 from nothanks.runner import play_games
 
@@ -123,25 +124,33 @@ def test_lean_retrievals_match_the_numpy_path_and_recorded_ones(params, fixed):
     assert all(r[1] is not None and math.isfinite(r[2]) for r in results)
 
 
-def test_lean_path_is_taken_and_kept_until_a_chunk_arrives():
+def test_lean_path_is_taken_with_the_columns_of_every_chunk(monkeypatch):
+    """An all-scored request takes the lean path from its second sight on (the first
+    fills the slot caches), by dict or by items, with columns for every chunk stored
+    so far; it is made at each retrieval, never kept among the plans."""
     memory = DeclarativeMemory(mismatch=_mismatch(), seed=1)
     rng = np.random.default_rng(0)
     for _ in range(30):
         memory.add(_chunk(rng, False), fixed_activation=0.0)
     request = {"category": "none", "card": 12, "tokens_on_card": 3, "tokens_owned": 5}
     memory.retrieve(request)  # first sight: the general path fills the slot caches
+    lean = memory_module._retrieve_scored
+    taken: list[int] = []
+
+    def counted(memory, activations, plan, offset, tau):
+        taken.append(plan[0])
+        return lean(memory, activations, plan, offset, tau)
+
+    monkeypatch.setattr(memory_module, "_retrieve_scored", counted)
     memory.retrieve(request)
-    kept = memory._plans[tuple(request.items())]
-    assert type(kept) is tuple and kept[0] == 30
+    assert taken == [30] and tuple(request.items()) not in memory._plans
     memory.add(_chunk(rng, False), fixed_activation=0.0)
     memory.retrieve(request)  # the general path again: the slot caches were emptied
     memory.retrieve(request)
-    assert memory._plans[tuple(request.items())][0] == 31  # made anew for the new chunk
-    assert memory.retrieve_items(tuple(request.items())) == memory.retrieve(request)
+    assert taken == [30, 31]  # made for the new chunk count
     other = {**request, "tokens_owned": 6}
-    by_items = memory.retrieve_items(tuple(other.items()))
-    assert tuple(other.items()) not in memory._plans  # by items: made, not kept
-    assert by_items == memory.retrieve(other)
+    assert memory.retrieve_items(tuple(other.items())) == memory.retrieve(other)
+    assert taken == [30, 31, 31, 31] and tuple(other.items()) not in memory._plans
     with pytest.raises(TypeError, match="hashable"):  # reported as retrieve reports it
         memory.retrieve_items((("category", ["none"]),))
 
