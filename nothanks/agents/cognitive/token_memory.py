@@ -68,6 +68,7 @@ _new = tuple.__new__
 _UNCHECKED = object()  # no leaf penalty checked yet
 #: the class of each count below 64, looked up instead of searched for
 _CLASS_OF = tuple(token_class(tokens) for tokens in range(64))
+_CLASSES_LISTED = len(_CLASS_OF)
 #: A clock step whose numerator (over a power of two) is below this, and grid indices
 #: below _GRID_INDEX: every multiple k·step and every difference of two is exact.
 _GRID_NUMERATOR = 1 << 21
@@ -140,6 +141,15 @@ class TokenMemory:
     #: own retrieval (the reference the kept rows are tested against)
     keep_rows: ClassVar[bool] = True
 
+    # slots: with more than 30 attributes an instance's __dict__ would lose CPython's
+    # fast attribute lookups, which every recall makes dozens of
+    __slots__ = ("_memory", "merge", "leaf_penalty", "record", "history", "stored", "_newest",
+                 "truth", "_keeping", "_count", "_synced", "_kept", "_seat_of", "_tokens_of",
+                 "_time_of", "_grid_of", "_times", "_last_time", "_last_index", "_last_grid",
+                 "_step", "_index_at", "_index", "_grid", "_grid_decay", "_latest",
+                 "_strengths", "_strengths_base", "_strength_of", "_strengths_at",
+                 "_strengths_count", "_strengths_decay", "_penalty", "_offset")
+
     def __init__(self, memory: DeclarativeMemory, *, leaf_penalty: float,
                  record: bool = False, merge: bool = False) -> None:
         self._memory = memory
@@ -169,17 +179,23 @@ class TokenMemory:
         self._grid_of = np.zeros(64, np.int64)
         self._times = _Growable(np.float64)  # the distinct reference times
         self._last_time = math.nan
+        self._last_index = -1  # the index of the last time among _times
         self._last_grid = 0  # the grid index of the last time
         # The clock's grid (None: no positive time yet; 0.0: a time off the grid): while
         # every time is k·step exactly, an age is (n − k)·step exactly, and its log strength
         # is looked up (see _log_strengths).
         self._step: float | None = None
+        # the time _grid_index last placed on the grid, and its index there (a store
+        # follows its update's recall at the same time)
+        self._index_at = math.nan
+        self._index = 0
         self._grid = np.empty(0)  # log strength of age (len − 1 − i)·step at i
         self._grid_decay = math.nan
         self._latest = -math.inf  # time of the latest store
-        # log strengths at time _strengths_at (NaN: none yet), and per update the index
-        # of its own among them
+        # log strengths at time _strengths_at (NaN: none yet) from index _strengths_base
+        # on (the grid's tail), and per update the index of its own among them
         self._strengths = np.empty(0)
+        self._strengths_base = 0
         self._strength_of = self._time_of.view()
         self._strengths_at = math.nan
         self._strengths_count = 0
@@ -229,21 +245,25 @@ class TokenMemory:
         """
         self.stored = stored = self.stored + 1
         self._newest[seat] = (stored, tokens)
-        if self._keeping and not self.merge and len(self._memory._chunks) == self._synced:
-            if not (type(tokens) is int and 0 <= tokens < len(_CLASS_OF)):
+        memory = self._memory
+        if self._keeping and not self.merge and len(memory._chunks) == self._synced:
+            if not (type(tokens) is int and 0 <= tokens < _CLASSES_LISTED):
                 token_class(tokens)  # raises on a negative count, as storing it would
-            now = self._memory._time
+            now = memory._time
             if now != self._last_time:
                 self._times.append(now)
                 self._last_time = now
+                self._last_index += 1
                 if self._step != 0.0:
-                    self._last_grid = self._grid_index(now)
-            self._time_of.append(len(self._times._items) - 1)
+                    self._last_grid = (self._index if now == self._index_at
+                                       else self._grid_index(now))
+            self._time_of.append(self._last_index)
             update = self._count >> 1
             if self._step != 0.0:
-                if update == len(self._grid_of):
-                    self._grid_of = np.concatenate([self._grid_of, self._grid_of])
-                self._grid_of[update] = self._last_grid
+                grid_of = self._grid_of
+                if update == len(grid_of):
+                    grid_of = self._grid_of = np.concatenate([grid_of, grid_of])
+                grid_of[update] = self._last_grid
             self._tokens_of.append(tokens)
             self._seat_of.append(seat)
             self._count += 2
@@ -355,7 +375,8 @@ class TokenMemory:
                 kept[0][:kept[1]], noise, offset, tau)
         else:
             update, activation, root, root_activation = compiled.recall_best(
-                self._strengths, self._strength_of, kept[0], kept[1], noise, offset, tau)
+                self._strengths, self._strengths_base, self._strength_of, kept[0], kept[1],
+                noise, offset, tau)
         if root < 0:  # the leaf is recalled
             tokens = self._tokens_of[update]
             if type(tokens) is not int:
@@ -387,15 +408,17 @@ class TokenMemory:
         as a model's fixed time per turn makes them) the strength of each age is
         computed once, by the same NumPy calls on an array of ages (elementwise: the same
         bits), and looked up from then on: ``_grid`` holds them from the oldest age down,
-        so the strengths at grid index n are its tail from ``len − 1 − n``, indexed by each
-        update's grid index. Off the grid: per distinct reference time at every new time.
+        so the strengths at grid index n are its tail from ``len − 1 − n`` (the base the
+        recall adds), indexed by each update's grid index. Off the grid: per distinct
+        reference time at every new time.
         """
         if self._step != 0.0:
             index = self._grid_index(now)
             if index >= 0:
                 if index >= len(self._grid) or decay != self._grid_decay:
                     self._grow_grid(index, decay)
-                self._strengths = self._grid[len(self._grid) - 1 - index:]
+                grid = self._strengths = self._grid
+                self._strengths_base = len(grid) - 1 - index
                 self._strength_of = self._grid_of
                 self._strengths_at, self._strengths_count = now, self._count
                 self._strengths_decay = decay
@@ -409,6 +432,7 @@ class TokenMemory:
             self._strengths = np.log(strengths, out=strengths)
         else:
             self._strengths = _log(strengths)
+        self._strengths_base = 0
         self._strength_of = self._time_of.view()
         self._strengths_at, self._strengths_count = now, self._count
         self._strengths_decay = decay
@@ -424,10 +448,15 @@ class TokenMemory:
             step = self._step = _grid_step(time)
             if step == 0.0:
                 return -1
+        if time == self._index_at:
+            return self._index
         index = round(time / step)
-        if index * step == time and index < _GRID_INDEX:
-            return index
-        return self._refine_grid(time)
+        if not (index * step == time and index < _GRID_INDEX):
+            index = self._refine_grid(time)
+            if index < 0:
+                return index
+        self._index_at, self._index = time, index
+        return index
 
     def _refine_grid(self, time: float) -> int:
         """The grid of the greatest step that both the step and ``time`` are multiples of
@@ -473,7 +502,7 @@ class TokenMemory:
         """The compiled recall's answer in NumPy (its additions, ``B + ε`` then the
         offset if nonzero, and NumPy's argmax): the best leaf of ``updates``, and the
         best root when the leaf's activation is below ``tau`` (else root -1)."""
-        strengths = self._strengths[self._strength_of[updates]]
+        strengths = self._strengths[self._strength_of[updates] + self._strengths_base]
         rows = updates << 1
         total = strengths + noise[rows]
         if offset:

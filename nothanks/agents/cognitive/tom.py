@@ -287,10 +287,15 @@ class ToMAgent(Agent):
         else:
             return
         seat = event.seat
-        if seat != self.seat and self._token_clock:
+        token_clock = self._token_clock
+        if token_clock and seat != self.seat:
             self.token_memory.update(seat, change)  # logs the count before the move
         self._tally[seat] += change
-        self._tick()
+        # _tick, inlined (a turn passes: hundreds of observed events a game)
+        dt = self._time_per_turn
+        self._instance_dm._time += dt
+        if token_clock:
+            self._token_dm._time += dt
 
     # ------------------------------------------------------------------ deciding
     def _begin(self, view: View) -> None:
