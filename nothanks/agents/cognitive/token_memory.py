@@ -66,6 +66,7 @@ def token_class(tokens: int) -> TokenClass:
 
 _CLASS_BY_NAME = {cls.name: cls for cls in TOKEN_CLASSES}
 _new = tuple.__new__
+_exp = math.exp
 _UNCHECKED = object()  # no leaf penalty checked yet
 #: the class of each count below 64, looked up instead of searched for
 _CLASS_OF = tuple(token_class(tokens) for tokens in range(64))
@@ -288,16 +289,89 @@ class TokenMemory:
         memory.add(root)
 
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
-        """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""
+        """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6).
+
+        From the kept rows (what ``_retrieve`` gives, bit for bit) unless records, other
+        memory settings, a chunk stored at this very time, or rows that no longer mirror
+        the memory (the next store stops keeping them) take the memory's retrievals.
+        From the rows, each candidate's activation is ``(B + ε) + offset``, ``B`` its
+        reference time's log strength and ``ε`` its per-time noise (drawn for every
+        chunk, as the memory draws it), the best being the first highest, as in the
+        memory's retrieval; the root is searched only when the leaf fails (one compiled
+        call does both). (Built with ``tuple.__new__``: the named tuple without its
+        Python constructor; the kept path is written out here, hundreds of recalls a
+        game.)
+        """
         memory = self._memory
-        if (self._keeping and self._latest < memory._time and not self.record
+        now = memory._time
+        if not (self._keeping and self._latest < now and not self.record
                 and len(memory._chunks) == self._synced and not self.merge
                 and memory._noise > 0 and memory._noise_mode == "per_time"
                 and memory._base_level_learning and not memory._optimized_learning):
-            recall = self._recall_kept(seat, purpose)
-        else:  # records, other memory settings, a chunk stored at this very time, or
-            # rows that no longer mirror the memory (the next store stops keeping them)
             recall = self._retrieve(seat, purpose)
+            self.history.append(recall)
+            return recall
+        tau = memory._retrieval_threshold
+        factor = memory._latency_factor
+        truth = self.truth
+        if truth is not None:
+            truth = truth(seat)
+        kept = self._kept.get(seat)
+        if kept is None:  # nothing stored about this player: no candidate, no draw
+            failed = _latency(factor, tau)
+            recall = _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
+                                   NO_RECALL_DEFAULT, None, None, tau, failed + failed, truth,
+                                   None, None, None))
+            self.history.append(recall)
+            return recall
+        count = self._count
+        noise = memory._time_noise  # the memory's _noise_for, its check inlined
+        if noise is None or memory._time_noise_at != now or len(noise) < count:
+            noise = memory._noise_for(count)
+        if (now != self._strengths_at or count != self._strengths_count
+                or memory._decay != self._strengths_decay):
+            self._log_strengths(now, memory._decay)
+        penalty = self.leaf_penalty
+        if penalty is self._penalty:  # checked already (the same object)
+            offset = self._offset
+        else:  # checked as the memory's retrieval checks its offset
+            offset = -penalty
+            offset = float(_number("offset", offset)) if offset else 0.0
+            self._penalty, self._offset = penalty, offset
+        compiled = _kernel._kernels if _kernel._loaded else kernels()
+        if compiled is None:
+            update, activation, root, root_activation = self._best(
+                kept[0][:kept[1]], noise, offset, tau)
+        else:
+            update, activation, root, root_activation = compiled.recall_best(
+                self._strengths, self._strengths_base, self._strength_of, kept[0], kept[1],
+                noise, offset, tau)
+        if root < 0:  # the leaf is recalled
+            tokens = self._tokens_of[update]
+            if type(tokens) is not int:
+                tokens = int(tokens)
+            try:  # _latency, inlined
+                latency = factor * _exp(-activation) + 0.0
+            except OverflowError:
+                latency = math.inf
+            recall = _new(Recall, (now, seat, purpose, "leaf", (tokens,), tokens, activation,
+                                   None, tau, latency, truth, None, None,
+                                   update + 1 == self._newest[seat][0]))
+        else:
+            latency = _latency(factor, tau)
+            if root_activation >= tau:
+                tokens = self._tokens_of[root]
+                cls = (_CLASS_OF[tokens]
+                       if type(tokens) is int and 0 <= tokens < _CLASSES_LISTED
+                       else token_class(tokens))
+                recall = _new(Recall, (now, seat, purpose, "root", cls.prediction_values,
+                                       cls.default, activation, root_activation, tau,
+                                       latency + _latency(factor, root_activation), truth,
+                                       None, None, None))
+            else:
+                recall = _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
+                                       NO_RECALL_DEFAULT, activation, root_activation, tau,
+                                       latency + latency, truth, None, None, None))
         self.history.append(recall)
         return recall
 
@@ -333,74 +407,6 @@ class TokenMemory:
                       leaf.latency + root.latency,
                       None if self.truth is None else self.truth(seat),
                       leaf.record, root.record, newest)
-
-    def _recall_kept(self, seat: int, purpose: str) -> Recall:
-        """A recall from the kept rows: what ``_retrieve`` gives, bit for bit.
-
-        Each candidate's activation is ``(B + ε) + offset``, ``B`` its reference time's
-        log strength and ``ε`` its per-time noise (drawn for every chunk, as the memory
-        draws it), the best being the first highest, as in the memory's retrieval; the
-        root is searched only when the leaf fails (one compiled call does both).
-        (Built with ``tuple.__new__``: the named tuple without its Python constructor.)
-        """
-        memory = self._memory
-        now = memory._time
-        tau = memory._retrieval_threshold
-        factor = memory._latency_factor
-        truth = self.truth
-        if truth is not None:
-            truth = truth(seat)
-        kept = self._kept.get(seat)
-        if kept is None:  # nothing stored about this player: no candidate, no draw
-            failed = _latency(factor, tau)
-            return _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
-                                 NO_RECALL_DEFAULT, None, None, tau, failed + failed, truth,
-                                 None, None, None))
-        count = self._count
-        noise = memory._time_noise  # the memory's _noise_for, its check inlined
-        if noise is None or memory._time_noise_at != now or len(noise) < count:
-            noise = memory._noise_for(count)
-        if (now != self._strengths_at or count != self._strengths_count
-                or memory._decay != self._strengths_decay):
-            self._log_strengths(now, memory._decay)
-        penalty = self.leaf_penalty
-        if penalty is self._penalty:  # checked already (the same object)
-            offset = self._offset
-        else:  # checked as the memory's retrieval checks its offset
-            offset = -penalty
-            offset = float(_number("offset", offset)) if offset else 0.0
-            self._penalty, self._offset = penalty, offset
-        compiled = _kernel._kernels if _kernel._loaded else kernels()
-        if compiled is None:
-            update, activation, root, root_activation = self._best(
-                kept[0][:kept[1]], noise, offset, tau)
-        else:
-            update, activation, root, root_activation = compiled.recall_best(
-                self._strengths, self._strengths_base, self._strength_of, kept[0], kept[1],
-                noise, offset, tau)
-        if root < 0:  # the leaf is recalled
-            tokens = self._tokens_of[update]
-            if type(tokens) is not int:
-                tokens = int(tokens)
-            try:  # _latency, inlined
-                latency = factor * math.exp(-activation) + 0.0
-            except OverflowError:
-                latency = math.inf
-            return _new(Recall, (now, seat, purpose, "leaf", (tokens,), tokens, activation,
-                                 None, tau, latency, truth, None, None,
-                                 update + 1 == self._newest[seat][0]))
-        latency = _latency(factor, tau)
-        if root_activation >= tau:
-            tokens = self._tokens_of[root]
-            cls = (_CLASS_OF[tokens] if type(tokens) is int and 0 <= tokens < len(_CLASS_OF)
-                   else token_class(tokens))
-            return _new(Recall, (now, seat, purpose, "root", cls.prediction_values,
-                                 cls.default, activation, root_activation, tau,
-                                 latency + _latency(factor, root_activation), truth, None,
-                                 None, None))
-        return _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
-                             NO_RECALL_DEFAULT, activation, root_activation, tau,
-                             latency + latency, truth, None, None, None))
 
     def _log_strengths(self, now: float, decay: float) -> None:
         """``ln (t − t_j)^(−d)`` per reference time, as the memory computes it.
