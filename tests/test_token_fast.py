@@ -13,11 +13,10 @@ from nothanks.actr import kernel as actr_kernel
 from nothanks.agents.cognitive import TokenMemory
 
 
-def _searcher(strengths: np.ndarray, base: int, strength_of: np.ndarray) -> TokenMemory:
+def _searcher(strengths: np.ndarray, strength_of: np.ndarray) -> TokenMemory:
     """A token memory holding only the strengths its NumPy search reads."""
     searcher = TokenMemory.__new__(TokenMemory)
     searcher._strengths, searcher._strength_of = strengths, strength_of
-    searcher._strengths_base = base
     return searcher
 
 
@@ -32,10 +31,7 @@ def test_the_compiled_search_finds_the_numpy_first_best():
         updates_made = int(rng.integers(1, 40))
         # few distinct values: ties, which the first of them wins; -inf: an age whose
         # strength underflowed
-        # the strengths from a base on (the grid's tail), after values never read
-        base = int(rng.integers(0, 4))
-        strengths = rng.choice([-2.0, -1.0, -0.5, 0.0, -np.inf], size=8 + base)
-        strengths[:base] = np.nan
+        strengths = rng.choice([-2.0, -1.0, -0.5, 0.0, -np.inf], size=8)
         strength_of = rng.integers(0, 8, size=updates_made + 5)
         noise = rng.choice([0.0, 0.25, -0.25], size=2 * updates_made)
         count = int(rng.integers(1, updates_made + 1))
@@ -44,9 +40,9 @@ def test_the_compiled_search_finds_the_numpy_first_best():
         updates[count:] = 10**9
         offset = float(rng.choice([0.0, -1.0, -0.5]))
         tau = float(rng.choice([-3.0, -1.0, 0.0, 1.0]))
-        expected = _searcher(strengths, base, strength_of)._best(updates[:count], noise,
-                                                                 offset, tau)
-        found = compiled(strengths, base, strength_of, updates, count, noise, offset, tau)
+        expected = _searcher(strengths, strength_of)._best(updates[:count], noise, offset,
+                                                           tau)
+        found = compiled(strengths, strength_of, updates, count, noise, offset, tau)
         assert found[:3] == expected[:3]
         if expected[2] >= 0:
             roots += 1

@@ -144,24 +144,22 @@ def _compile() -> SimpleNamespace | None:
         return zeros
 
     @numba.njit(cache=True, nogil=True)
-    def recall_best(strengths, base, strength_of, updates, count, noise, offset, threshold):
+    def recall_best(strengths, strength_of, updates, count, noise, offset, threshold):
         """A token recall (``TokenMemory``) in one call: the best leaf of
         ``updates[:count]`` (a player's updates; update ``k``'s leaf is row ``2k``, its
         root row ``2k + 1``) and, only if its activation is below ``threshold``, the best
         root: ``(leaf update, leaf activation, root update, root activation)``, the root
         update -1 when the leaf was recalled.
 
-        A chunk's activation is ``strengths[base + strength_of[k]] + noise[row]``, plus
+        A chunk's activation is ``strengths[strength_of[k]] + noise[row]``, plus
         ``offset`` if nonzero (leaves only), as ``exact_best`` adds them; the best is the
-        first highest. The log strengths come in from NumPy, so their bits are NumPy's
-        (``base``: where the current time's strengths start in ``strengths``, so the token
-        memory's grid of strengths is passed whole instead of as a fresh view per time).
+        first highest. The log strengths come in from NumPy, so their bits are NumPy's.
         """
         best = 0
         top = 0.0
         for i in range(count):
             update = updates[i]
-            value = strengths[base + strength_of[update]] + noise[2 * update]
+            value = strengths[strength_of[update]] + noise[2 * update]
             if offset != 0.0:
                 value = value + offset
             if i == 0 or value > top:
@@ -173,7 +171,7 @@ def _compile() -> SimpleNamespace | None:
         root_top = 0.0
         for i in range(count):
             update = updates[i]
-            value = strengths[base + strength_of[update]] + noise[2 * update + 1]
+            value = strengths[strength_of[update]] + noise[2 * update + 1]
             if i == 0 or value > root_top:
                 root_top = value
                 root = update
@@ -216,7 +214,7 @@ def warm() -> None:
     compiled.node_sums(index, index, values)
     compiled.exact_best(values, index, index, index, values, 0.0)
     compiled.odds(values, 1, np.empty(1))
-    compiled.recall_best(values, 0, index, index, 1, np.zeros(2), 0.0, 0.0)
+    compiled.recall_best(values, index, index, 1, np.zeros(2), 0.0, 0.0)
 
 
 def use(enabled: bool) -> None:

@@ -149,8 +149,8 @@ class TokenMemory:
                  "truth", "_keeping", "_count", "_synced", "_kept", "_seat_of", "_tokens_of",
                  "_time_of", "_grid_of", "_times", "_last_time", "_last_index", "_last_grid",
                  "_step", "_index_at", "_index", "_grid", "_grid_decay", "_latest",
-                 "_strengths", "_strengths_base", "_strength_of", "_strengths_at",
-                 "_strengths_count", "_strengths_decay", "_penalty", "_offset")
+                 "_strengths", "_strength_of", "_strengths_at", "_strengths_count",
+                 "_strengths_decay", "_penalty", "_offset")
 
     def __init__(self, memory: DeclarativeMemory, *, leaf_penalty: float,
                  record: bool = False, merge: bool = False) -> None:
@@ -194,10 +194,9 @@ class TokenMemory:
         self._grid = np.empty(0)  # log strength of age (len − 1 − i)·step at i
         self._grid_decay = math.nan
         self._latest = -math.inf  # time of the latest store
-        # log strengths at time _strengths_at (NaN: none yet) from index _strengths_base
-        # on (the grid's tail), and per update the index of its own among them
+        # log strengths at time _strengths_at (NaN: none yet), and per update the index
+        # of its own among them
         self._strengths = np.empty(0)
-        self._strengths_base = 0
         self._strength_of = self._time_of.view()
         self._strengths_at = math.nan
         self._strengths_count = 0
@@ -344,8 +343,7 @@ class TokenMemory:
                 kept[0][:kept[1]], noise, offset, tau)
         else:
             update, activation, root, root_activation = compiled.recall_best(
-                self._strengths, self._strengths_base, self._strength_of, kept[0], kept[1],
-                noise, offset, tau)
+                self._strengths, self._strength_of, kept[0], kept[1], noise, offset, tau)
         if root < 0:  # the leaf is recalled
             tokens = self._tokens_of[update]
             if type(tokens) is not int:
@@ -415,17 +413,15 @@ class TokenMemory:
         as a model's fixed time per turn makes them) the strength of each age is
         computed once, by the same NumPy calls on an array of ages (elementwise: the same
         bits), and looked up from then on: ``_grid`` holds them from the oldest age down,
-        so the strengths at grid index n are its tail from ``len − 1 − n`` (the base the
-        recall adds), indexed by each update's grid index. Off the grid: per distinct
-        reference time at every new time.
+        so the strengths at grid index n are its tail from ``len − 1 − n``, indexed by each
+        update's grid index. Off the grid: per distinct reference time at every new time.
         """
         if self._step != 0.0:
             index = self._grid_index(now)
             if index >= 0:
                 if index >= len(self._grid) or decay != self._grid_decay:
                     self._grow_grid(index, decay)
-                grid = self._strengths = self._grid
-                self._strengths_base = len(grid) - 1 - index
+                self._strengths = self._grid[len(self._grid) - 1 - index:]
                 self._strength_of = self._grid_of
                 self._strengths_at, self._strengths_count = now, self._count
                 self._strengths_decay = decay
@@ -439,7 +435,6 @@ class TokenMemory:
             self._strengths = np.log(strengths, out=strengths)
         else:
             self._strengths = _log(strengths)
-        self._strengths_base = 0
         self._strength_of = self._time_of.view()
         self._strengths_at, self._strengths_count = now, self._count
         self._strengths_decay = decay
@@ -514,7 +509,7 @@ class TokenMemory:
         """The compiled recall's answer in NumPy (its additions, ``B + ε`` then the
         offset if nonzero, and NumPy's argmax): the best leaf of ``updates``, and the
         best root when the leaf's activation is below ``tau`` (else root -1)."""
-        strengths = self._strengths[self._strength_of[updates] + self._strengths_base]
+        strengths = self._strengths[self._strength_of[updates]]
         rows = updates << 1
         total = strengths + noise[rows]
         if offset:
