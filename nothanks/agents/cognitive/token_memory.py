@@ -26,7 +26,6 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 
 from ...actr import DeclarativeMemory, RetrievalRecord
-from ...actr import kernel as _kernel
 from ...actr.kernel import kernels
 from ...actr.memory import _Growable, _latency, _log, _number
 
@@ -337,7 +336,7 @@ class TokenMemory:
             offset = -penalty
             offset = float(_number("offset", offset)) if offset else 0.0
             self._penalty, self._offset = penalty, offset
-        compiled = _kernel._kernels if _kernel._loaded else kernels()
+        compiled = kernels()
         if compiled is None:
             update, activation, root, root_activation = self._best(
                 kept[0][:kept[1]], noise, offset, tau)
@@ -450,18 +449,13 @@ class TokenMemory:
             step = self._step = _grid_step(time)
             if step == 0.0:
                 return -1
-        known = self._index_at
-        if time == known:
+        if time == self._index_at:
             return self._index
-        if time == known + step and self._index < _GRID_INDEX - 1:
-            # the next multiple (known and step are exact multiples, so is their sum)
-            index = self._index + 1
-        else:
-            index = round(time / step)
-            if not (index * step == time and index < _GRID_INDEX):
-                index = self._refine_grid(time)
-                if index < 0:
-                    return index
+        index = round(time / step)
+        if not (index * step == time and index < _GRID_INDEX):
+            index = self._refine_grid(time)
+            if index < 0:
+                return index
         self._index_at, self._index = time, index
         return index
 

@@ -287,15 +287,10 @@ class ToMAgent(Agent):
         else:
             return
         seat = event.seat
-        token_clock = self._token_clock
-        if token_clock and seat != self.seat:
+        if seat != self.seat and self._token_clock:
             self.token_memory.update(seat, change)  # logs the count before the move
         self._tally[seat] += change
-        # _tick, inlined (a turn passes: hundreds of observed events a game)
-        dt = self._time_per_turn
-        self._instance_dm._time += dt
-        if token_clock:
-            self._token_dm._time += dt
+        self._tick()
 
     # ------------------------------------------------------------------ deciding
     def _begin(self, view: View) -> None:
