@@ -33,14 +33,20 @@ def tom2_log(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def counted(monkeypatch):
-    """Counts the token-memory recalls answered from the kept rows (TokenMemory)."""
+    """Counts the token-memory recalls answered from the kept rows (TokenMemory): the
+    recalls that did not take the memory's own retrievals."""
     calls = [0]
     from nothanks.agents.cognitive import TokenMemory
-    kept = TokenMemory._recall_kept
+    recall, retrieve = TokenMemory.recall, TokenMemory._retrieve
 
-    def counting(self, seat, purpose):
+    def counting(self, seat, purpose="decide"):
         calls[0] += 1
-        return kept(self, seat, purpose)
+        return recall(self, seat, purpose)
 
-    monkeypatch.setattr(TokenMemory, "_recall_kept", counting)
+    def retrieving(self, seat, purpose):
+        calls[0] -= 1
+        return retrieve(self, seat, purpose)
+
+    monkeypatch.setattr(TokenMemory, "recall", counting)
+    monkeypatch.setattr(TokenMemory, "_retrieve", retrieving)
     return calls

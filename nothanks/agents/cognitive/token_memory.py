@@ -65,9 +65,11 @@ def token_class(tokens: int) -> TokenClass:
 
 _CLASS_BY_NAME = {cls.name: cls for cls in TOKEN_CLASSES}
 _new = tuple.__new__
+_exp = math.exp
 _UNCHECKED = object()  # no leaf penalty checked yet
 #: the class of each count below 64, looked up instead of searched for
 _CLASS_OF = tuple(token_class(tokens) for tokens in range(64))
+_CLASSES_LISTED = len(_CLASS_OF)
 #: A clock step whose numerator (over a power of two) is below this, and grid indices
 #: below _GRID_INDEX: every multiple k·step and every difference of two is exact.
 _GRID_NUMERATOR = 1 << 21
@@ -140,6 +142,16 @@ class TokenMemory:
     #: own retrieval (the reference the kept rows are tested against)
     keep_rows: ClassVar[bool] = True
 
+    # slots: CPython keeps at most 30 attributes of an instance in its fast inline form;
+    # with more, every lookup and store goes through a dict (an update or recall makes
+    # dozens: 6-10% of their time here)
+    __slots__ = ("_memory", "merge", "leaf_penalty", "record", "history", "stored", "_newest",
+                 "truth", "_keeping", "_count", "_synced", "_kept", "_seat_of", "_tokens_of",
+                 "_time_of", "_grid_of", "_times", "_last_time", "_last_index", "_last_grid",
+                 "_step", "_index_at", "_index", "_grid", "_grid_decay", "_latest",
+                 "_strengths", "_strength_of", "_strengths_at", "_strengths_count",
+                 "_strengths_decay", "_penalty", "_offset")
+
     def __init__(self, memory: DeclarativeMemory, *, leaf_penalty: float,
                  record: bool = False, merge: bool = False) -> None:
         self._memory = memory
@@ -169,11 +181,16 @@ class TokenMemory:
         self._grid_of = np.zeros(64, np.int64)
         self._times = _Growable(np.float64)  # the distinct reference times
         self._last_time = math.nan
+        self._last_index = -1  # the index of the last time among _times
         self._last_grid = 0  # the grid index of the last time
         # The clock's grid (None: no positive time yet; 0.0: a time off the grid): while
         # every time is k·step exactly, an age is (n − k)·step exactly, and its log strength
         # is looked up (see _log_strengths).
         self._step: float | None = None
+        # the time _grid_index last placed on the grid, and its index there (a store
+        # follows its update's recall at the same time)
+        self._index_at = math.nan
+        self._index = 0
         self._grid = np.empty(0)  # log strength of age (len − 1 − i)·step at i
         self._grid_decay = math.nan
         self._latest = -math.inf  # time of the latest store
@@ -229,21 +246,25 @@ class TokenMemory:
         """
         self.stored = stored = self.stored + 1
         self._newest[seat] = (stored, tokens)
-        if self._keeping and not self.merge and len(self._memory._chunks) == self._synced:
-            if not (type(tokens) is int and 0 <= tokens < len(_CLASS_OF)):
+        memory = self._memory
+        if self._keeping and not self.merge and len(memory._chunks) == self._synced:
+            if not (type(tokens) is int and 0 <= tokens < _CLASSES_LISTED):
                 token_class(tokens)  # raises on a negative count, as storing it would
-            now = self._memory._time
+            now = memory._time
             if now != self._last_time:
                 self._times.append(now)
                 self._last_time = now
+                self._last_index += 1
                 if self._step != 0.0:
-                    self._last_grid = self._grid_index(now)
-            self._time_of.append(len(self._times._items) - 1)
+                    self._last_grid = (self._index if now == self._index_at
+                                       else self._grid_index(now))
+            self._time_of.append(self._last_index)
             update = self._count >> 1
             if self._step != 0.0:
-                if update == len(self._grid_of):
-                    self._grid_of = np.concatenate([self._grid_of, self._grid_of])
-                self._grid_of[update] = self._last_grid
+                grid_of = self._grid_of
+                if update == len(grid_of):
+                    grid_of = self._grid_of = np.concatenate([grid_of, grid_of])
+                grid_of[update] = self._last_grid
             self._tokens_of.append(tokens)
             self._seat_of.append(seat)
             self._count += 2
@@ -267,16 +288,88 @@ class TokenMemory:
         memory.add(root)
 
     def recall(self, seat: int, purpose: str = "decide") -> Recall:
-        """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6)."""
+        """Remember ``seat``'s count: leaf, else root class, else defaults (Figure 6).
+
+        From the kept rows (what ``_retrieve`` gives, bit for bit) unless records, other
+        memory settings, a chunk stored at this very time, or rows that no longer mirror
+        the memory (the next store stops keeping them) take the memory's retrievals.
+        From the rows, each candidate's activation is ``(B + ε) + offset``, ``B`` its
+        reference time's log strength and ``ε`` its per-time noise (drawn for every
+        chunk, as the memory draws it), the best being the first highest, as in the
+        memory's retrieval; the root is searched only when the leaf fails (one compiled
+        call does both). (Built with ``tuple.__new__``: the named tuple without its
+        Python constructor; the kept path is written out here, hundreds of recalls a
+        game.)
+        """
         memory = self._memory
-        if (self._keeping and self._latest < memory._time and not self.record
+        now = memory._time
+        if not (self._keeping and self._latest < now and not self.record
                 and len(memory._chunks) == self._synced and not self.merge
                 and memory._noise > 0 and memory._noise_mode == "per_time"
                 and memory._base_level_learning and not memory._optimized_learning):
-            recall = self._recall_kept(seat, purpose)
-        else:  # records, other memory settings, a chunk stored at this very time, or
-            # rows that no longer mirror the memory (the next store stops keeping them)
             recall = self._retrieve(seat, purpose)
+            self.history.append(recall)
+            return recall
+        tau = memory._retrieval_threshold
+        factor = memory._latency_factor
+        truth = self.truth
+        if truth is not None:
+            truth = truth(seat)
+        kept = self._kept.get(seat)
+        if kept is None:  # nothing stored about this player: no candidate, no draw
+            failed = _latency(factor, tau)
+            recall = _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
+                                   NO_RECALL_DEFAULT, None, None, tau, failed + failed, truth,
+                                   None, None, None))
+            self.history.append(recall)
+            return recall
+        count = self._count
+        noise = memory._time_noise  # the memory's _noise_for, its check inlined
+        if noise is None or memory._time_noise_at != now or len(noise) < count:
+            noise = memory._noise_for(count)
+        if (now != self._strengths_at or count != self._strengths_count
+                or memory._decay != self._strengths_decay):
+            self._log_strengths(now, memory._decay)
+        penalty = self.leaf_penalty
+        if penalty is self._penalty:  # checked already (the same object)
+            offset = self._offset
+        else:  # checked as the memory's retrieval checks its offset
+            offset = -penalty
+            offset = float(_number("offset", offset)) if offset else 0.0
+            self._penalty, self._offset = penalty, offset
+        compiled = kernels()
+        if compiled is None:
+            update, activation, root, root_activation = self._best(
+                kept[0][:kept[1]], noise, offset, tau)
+        else:
+            update, activation, root, root_activation = compiled.recall_best(
+                self._strengths, self._strength_of, kept[0], kept[1], noise, offset, tau)
+        if root < 0:  # the leaf is recalled
+            tokens = self._tokens_of[update]
+            if type(tokens) is not int:
+                tokens = int(tokens)
+            try:  # _latency, inlined
+                latency = factor * _exp(-activation) + 0.0
+            except OverflowError:
+                latency = math.inf
+            recall = _new(Recall, (now, seat, purpose, "leaf", (tokens,), tokens, activation,
+                                   None, tau, latency, truth, None, None,
+                                   update + 1 == self._newest[seat][0]))
+        else:
+            latency = _latency(factor, tau)
+            if root_activation >= tau:
+                tokens = self._tokens_of[root]
+                cls = (_CLASS_OF[tokens]
+                       if type(tokens) is int and 0 <= tokens < _CLASSES_LISTED
+                       else token_class(tokens))
+                recall = _new(Recall, (now, seat, purpose, "root", cls.prediction_values,
+                                       cls.default, activation, root_activation, tau,
+                                       latency + _latency(factor, root_activation), truth,
+                                       None, None, None))
+            else:
+                recall = _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
+                                       NO_RECALL_DEFAULT, activation, root_activation, tau,
+                                       latency + latency, truth, None, None, None))
         self.history.append(recall)
         return recall
 
@@ -312,73 +405,6 @@ class TokenMemory:
                       leaf.latency + root.latency,
                       None if self.truth is None else self.truth(seat),
                       leaf.record, root.record, newest)
-
-    def _recall_kept(self, seat: int, purpose: str) -> Recall:
-        """A recall from the kept rows: what ``_retrieve`` gives, bit for bit.
-
-        Each candidate's activation is ``(B + ε) + offset``, ``B`` its reference time's
-        log strength and ``ε`` its per-time noise (drawn for every chunk, as the memory
-        draws it), the best being the first highest, as in the memory's retrieval; the
-        root is searched only when the leaf fails (one compiled call does both).
-        (Built with ``tuple.__new__``: the named tuple without its Python constructor.)
-        """
-        memory = self._memory
-        now = memory._time
-        tau = memory._retrieval_threshold
-        factor = memory._latency_factor
-        truth = self.truth
-        if truth is not None:
-            truth = truth(seat)
-        kept = self._kept.get(seat)
-        if kept is None:  # nothing stored about this player: no candidate, no draw
-            failed = _latency(factor, tau)
-            return _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
-                                 NO_RECALL_DEFAULT, None, None, tau, failed + failed, truth,
-                                 None, None, None))
-        count = self._count
-        noise = memory._time_noise  # the memory's _noise_for, its check inlined
-        if noise is None or memory._time_noise_at != now or len(noise) < count:
-            noise = memory._noise_for(count)
-        if (now != self._strengths_at or count != self._strengths_count
-                or memory._decay != self._strengths_decay):
-            self._log_strengths(now, memory._decay)
-        penalty = self.leaf_penalty
-        if penalty is self._penalty:  # checked already (the same object)
-            offset = self._offset
-        else:  # checked as the memory's retrieval checks its offset
-            offset = -penalty
-            offset = float(_number("offset", offset)) if offset else 0.0
-            self._penalty, self._offset = penalty, offset
-        compiled = kernels()
-        if compiled is None:
-            update, activation, root, root_activation = self._best(
-                kept[0][:kept[1]], noise, offset, tau)
-        else:
-            update, activation, root, root_activation = compiled.recall_best(
-                self._strengths, self._strength_of, kept[0], kept[1], noise, offset, tau)
-        if root < 0:  # the leaf is recalled
-            tokens = self._tokens_of[update]
-            if type(tokens) is not int:
-                tokens = int(tokens)
-            try:  # _latency, inlined
-                latency = factor * math.exp(-activation) + 0.0
-            except OverflowError:
-                latency = math.inf
-            return _new(Recall, (now, seat, purpose, "leaf", (tokens,), tokens, activation,
-                                 None, tau, latency, truth, None, None,
-                                 update + 1 == self._newest[seat][0]))
-        latency = _latency(factor, tau)
-        if root_activation >= tau:
-            tokens = self._tokens_of[root]
-            cls = (_CLASS_OF[tokens] if type(tokens) is int and 0 <= tokens < len(_CLASS_OF)
-                   else token_class(tokens))
-            return _new(Recall, (now, seat, purpose, "root", cls.prediction_values,
-                                 cls.default, activation, root_activation, tau,
-                                 latency + _latency(factor, root_activation), truth, None,
-                                 None, None))
-        return _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
-                             NO_RECALL_DEFAULT, activation, root_activation, tau,
-                             latency + latency, truth, None, None, None))
 
     def _log_strengths(self, now: float, decay: float) -> None:
         """``ln (t − t_j)^(−d)`` per reference time, as the memory computes it.
@@ -424,10 +450,15 @@ class TokenMemory:
             step = self._step = _grid_step(time)
             if step == 0.0:
                 return -1
+        if time == self._index_at:
+            return self._index
         index = round(time / step)
-        if index * step == time and index < _GRID_INDEX:
-            return index
-        return self._refine_grid(time)
+        if not (index * step == time and index < _GRID_INDEX):
+            index = self._refine_grid(time)
+            if index < 0:
+                return index
+        self._index_at, self._index = time, index
+        return index
 
     def _refine_grid(self, time: float) -> int:
         """The grid of the greatest step that both the step and ``time`` are multiples of
