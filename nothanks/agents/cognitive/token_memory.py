@@ -147,7 +147,7 @@ class TokenMemory:
     # dozens: 6-10% of their time here)
     __slots__ = ("_memory", "merge", "leaf_penalty", "record", "history", "stored", "_newest",
                  "truth", "_keeping", "_count", "_synced", "_kept", "_seat_of", "_tokens_of",
-                 "_time_of", "_grid_of", "_times", "_last_time", "_last_index", "_last_grid",
+                 "_time_of", "_grid_of", "_times", "_last_time", "_last_grid",
                  "_step", "_index_at", "_index", "_grid", "_grid_decay", "_latest",
                  "_strengths", "_strength_of", "_strengths_at", "_strengths_count",
                  "_strengths_decay", "_penalty", "_offset")
@@ -181,7 +181,6 @@ class TokenMemory:
         self._grid_of = np.zeros(64, np.int64)
         self._times = _Growable(np.float64)  # the distinct reference times
         self._last_time = math.nan
-        self._last_index = -1  # the index of the last time among _times
         self._last_grid = 0  # the grid index of the last time
         # The clock's grid (None: no positive time yet; 0.0: a time off the grid): while
         # every time is k·step exactly, an age is (n − k)·step exactly, and its log strength
@@ -254,11 +253,9 @@ class TokenMemory:
             if now != self._last_time:
                 self._times.append(now)
                 self._last_time = now
-                self._last_index += 1
                 if self._step != 0.0:
-                    self._last_grid = (self._index if now == self._index_at
-                                       else self._grid_index(now))
-            self._time_of.append(self._last_index)
+                    self._last_grid = self._grid_index(now)
+            self._time_of.append(len(self._times._items) - 1)
             update = self._count >> 1
             if self._step != 0.0:
                 grid_of = self._grid_of
