@@ -48,7 +48,9 @@ def prepare_to_fork(design: Design) -> None:
              for condition in design.conditions for spec in condition.players}
     if any(make_agent(spec).tom_order is not None for spec in specs if spec is not None):
         from ..actr import kernel
+        from ..agents.cognitive import tom_kernel
         kernel.warm()
+        tom_kernel.warm()
 
 
 #: Agents of recent conditions, per worker thread.

@@ -25,6 +25,7 @@ from ...actr import NOISE_MODES, DeclarativeMemory, ExactMatch, Linear, Weber
 from ...actr.memory import _number
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..base import Agent
+from . import tom_kernel
 from .instances import InstanceSet, load_instances
 from .state import category_name, state_chunk, state_items
 from .token_memory import TokenMemory
@@ -201,6 +202,7 @@ class ToMAgent(Agent):
             seed=0, **self._memory_args)
         self._instance_dm.copy_chunks(_instance_chunks(self.instance_set))
         self._instance_range = card_range
+        self._score_tables: tom_kernel.ScoreTables | None = None  # made on first use
 
     def _new_memories(self, variant: Variant, seed: int) -> None:
         """Fresh memories for a game, their randomness seeded from ``seed``.
@@ -276,6 +278,11 @@ class ToMAgent(Agent):
         plain = type(self)._reason is ToMAgent._reason
         self._plain = plain
         self._tom0_only = plain and self.k == 0
+        # the compiled recursion's view of the same: turn orders as rows, and whether it
+        # may reason for this model (per-time noise: one noise array per decision)
+        self._others_rows = np.array(self._others, dtype=np.int64).reshape(
+            self.variant.players, self.variant.players - 1)
+        self._compiled_reasoning = plain and self.k >= 1 and self._per_time
 
     def observe(self, event: Event) -> None:
         """Track token movements: every pass and take updates the actor's count."""
@@ -310,8 +317,12 @@ class ToMAgent(Agent):
         recalls_before = len(self.token_memory.history)
         world, recall_latency = self._beliefs(view)
         recalls = self.token_memory.history[recalls_before:]
-        outcome = self._reason(self.k, view.seat, view.tokens_on_card, view.own_tokens,
-                               world, root=True)
+        outcome = None
+        if self._compiled_reasoning and not self.traces:
+            outcome = self._reason_compiled(view, world)
+        if outcome is None:
+            outcome = self._reason(self.k, view.seat, view.tokens_on_card, view.own_tokens,
+                                   world, root=True)
         self.instance_failures += outcome.failures
         # what decision_info reports, worded only when asked for (the runner does not
         # ask when decisions are not recorded); every part is immutable or a snapshot
@@ -321,6 +332,59 @@ class ToMAgent(Agent):
             self.last_trace = DecisionTrace(view.seat, self._instance_dm.time, view.card,
                                             outcome.node, list(recalls))
         return outcome.action
+
+    def _reason_compiled(self, view: View, world: tuple[Belief, ...]) -> _Outcome | None:
+        """:meth:`_reason` at the root in one compiled call (``tom_kernel``): the same
+        outcome, bit for bit; None when the compiled recursion cannot take this memory
+        (no kernels, no noise, learned instances, requests not all scored)."""
+        compiled = tom_kernel.compiled()
+        memory = self._instance_dm
+        if compiled is None or memory._noise <= 0 or memory._learned:
+            return None
+        tokens = view.own_tokens
+        if tokens == 0:
+            return _MUST_TAKE_OUTCOME  # as _reason: no retrieval, no noise drawn
+        tables = self._score_tables
+        if tables is None or not tables.current():
+            takes = np.array([_ACTIONS[chunk["action"]] is Action.TAKE
+                              for chunk in memory._chunks], dtype=np.int8)
+            tables = self._score_tables = tom_kernel.ScoreTables(memory, takes)
+        players = len(world)
+        width = max([len(belief.candidates) for belief in world])
+        assumed = np.zeros((players, width), np.int64)
+        counts = np.empty(players, np.int64)
+        highest = tokens
+        for seat, belief in enumerate(world):
+            candidates = belief.candidates
+            counts[seat] = len(candidates)
+            assumed[seat, :len(candidates)] = candidates
+            highest = max(highest, *candidates)
+        on_card = view.tokens_on_card
+        # each level's projections put at most one token per other player on the card
+        rows = tables.rows(view.card, on_card + self.k * (players - 1), highest)
+        if rows is None:
+            return None
+        card = view.card
+        categories = np.array([(card - 1 in cards) + (card + 1 in cards)
+                               for cards in view.cards], dtype=np.int64)
+        count = len(memory._chunks)
+        noise = memory._time_noise  # _noise_now, as _retrieve_scored reads it
+        if noise is None or memory._time_noise_at != memory._time or len(noise) < count:
+            noise = memory._noise_for(count)
+        predictions = np.empty((players, 3), np.int64)
+        take, latency, failures, tom0_takes, failed, taker, predicted = compiled.decide(
+            self.k, view.seat, on_card, tokens, assumed, counts, categories,
+            self._others_rows, self.seat, self._project_self, self._all_pass_rule,
+            memory._fixed.view(), noise, *rows, tables.takes, memory._mismatch_penalty,
+            memory._retrieval_threshold, memory._latency_factor, tables.out, predictions)
+        tom0 = Action.TAKE if tom0_takes else Action.PASS
+        made = tuple([_new_tuple(Prediction, (
+            other, on, world[other].candidates, world[other].source,
+            Action.TAKE if takes else Action.PASS, ()))
+            for other, on, takes in predictions[:predicted].tolist()])
+        return _new_tuple(_Outcome, (
+            Action.TAKE if take else Action.PASS, latency, failures, None, tom0,
+            _reason(self.k, tom0, failed, None if taker < 0 else taker, predicted), made))
 
     def _decide_tom0(self, view: View) -> Action:
         """A ToM0 decision without a trace: :meth:`decide`'s result and ``_info`` in the

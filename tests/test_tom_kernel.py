@@ -1,0 +1,102 @@
+"""The compiled ToM-k recursion (``tom_kernel``) decides and logs exactly as the Python
+reasoning, bit for bit, in every reading, with several counts assumed for a player,
+failed instance retrievals and orders up to 4; it steps aside where it does not apply."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nothanks.actr import kernel as actr_kernel
+from nothanks.agents.cognitive import tom_kernel
+from nothanks.agents.cognitive.tom import ToMAgent
+from nothanks.match import Match
+from nothanks.rules import Variant
+
+SMALL = Variant(removed=14)  # 19 cards: short games
+
+
+@pytest.fixture
+def recursion():
+    """The compiled recursion, switched back on after the test."""
+    if tom_kernel.compiled() is None:
+        pytest.skip("compiled kernels off (numba missing or NOTHANKS_ACTR_KERNEL=0)")
+    yield
+    tom_kernel.use(True)
+
+
+def _play(orders: tuple[int, ...], params: dict, seed: int, *, compiled: bool):
+    """Decisions (seat, action, info) of a small game, what every model did along the way,
+    and how many decisions the compiled recursion took."""
+    tom_kernel.use(compiled)
+    agents = [ToMAgent(k, **params) for k in orders]
+    taken = 0
+    for agent in agents:
+        reason = agent._reason_compiled
+
+        def counted(view, world, reason=reason):
+            nonlocal taken
+            outcome = reason(view, world)
+            taken += outcome is not None
+            return outcome
+        agent._reason_compiled = counted
+    record = Match(agents, SMALL, seed).run()
+    decisions = [(d.seat, d.action, repr(d.info)) for d in record.decisions]
+    ends = [(a.instance_failures, a._instance_dm.time, repr(a.token_memory.history))
+            for a in agents]
+    return decisions, ends, record, taken
+
+
+@pytest.mark.parametrize("params", [
+    {},
+    {"rt": 0.0},  # leaves often fail: root classes and defaults, several counts each
+    {"rt": 0.0, "candidate_rule": "any", "project_self": False},
+    {"thresholds": "shared", "token_chunks": "merge", "token_s": "0.3", "rt": -1.0},
+    {"instance_rt": 0.3},  # instance retrievals fail: the default action
+    {"oracle_tokens": True, "mp": 1.0, "lf": 0.5},
+], ids=lambda params: ",".join(f"{k}={v}" for k, v in params.items()) or "defaults")
+@pytest.mark.parametrize("orders", [(1, 0, 2, 1), (3, 4, 2, 1)], ids=["orders0-2", "orders1-4"])
+def test_the_compiled_recursion_decides_and_logs_as_python(recursion, params, orders):
+    several = failures = takers = 0
+    for seed in (3, 4):
+        fast = _play(orders, params, seed, compiled=True)
+        slow = _play(orders, params, seed, compiled=False)
+        assert fast[:2] == slow[:2]
+        assert slow[3] == 0  # switched off: every decision reasoned in Python
+        decided = [d for d in fast[2].decisions if d.info.get("tom_order", 0) >= 1]
+        assert fast[3] == len(decided) > 5
+        for d in decided:
+            several += any(len(c) > 1 for c in (d.info["recalled_tokens"] or {}).values())
+            failures += d.info["instance_failures"] > 0
+            takers += "predicted to take" in d.info["reason"]
+    # what the switches are there to reach was reached
+    if params.get("rt") == 0.0:
+        assert several > 0
+    if "instance_rt" in params:
+        assert failures > 0
+    else:  # (failed retrievals pass: nobody is predicted to take)
+        assert takers > 0
+
+
+def test_the_compiled_recursion_steps_aside(recursion):
+    """Per-retrieval noise, no noise, traces and subclasses reason in Python; the kernels
+    switched off switch the recursion off too."""
+    for params in ({"noise_mode": "per_retrieval"}, {"s": 0.0}, {"trace": True}):
+        assert _play((1, 2, 0, 1), params, 5, compiled=True)[3] == 0
+    actr_kernel.use(False)
+    try:
+        assert tom_kernel.compiled() is None
+    finally:
+        actr_kernel.use(True)
+    assert tom_kernel.compiled() is not None
+
+
+def test_a_state_outside_the_score_tables_is_an_error_not_a_read(recursion):
+    """The tables are sized by the caller; a count beyond them raises instead of reading
+    past the array."""
+    one = np.zeros(1)
+    with pytest.raises(IndexError, match="outside the score tables"):
+        tom_kernel.compiled().decide(
+            0, 0, 5, 1, np.zeros((1, 1), np.int64), np.ones(1, np.int64),
+            np.zeros(1, np.int64), np.zeros((1, 0), np.int64), 0, True, True, one, one,
+            np.zeros((1, 1)), one, np.zeros((2, 1)), np.zeros((2, 1)),
+            np.zeros(1, np.int8), 1.0, 0.0, 1.0, np.empty(1), np.empty((1, 3), np.int64))
