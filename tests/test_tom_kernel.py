@@ -43,7 +43,8 @@ def _play(orders: tuple[int, ...], params: dict, seed: int, *, compiled: bool):
     decisions = [(d.seat, d.action, repr(d.info)) for d in record.decisions]
     ends = [(a.instance_failures, a._instance_dm.time, repr(a.token_memory.history))
             for a in agents]
-    return decisions, ends, record, taken
+    rows = max(a._score_tables.rows if a._score_tables else 0 for a in agents)
+    return decisions, ends, record, taken, rows
 
 
 @pytest.mark.parametrize("params", [
@@ -56,13 +57,14 @@ def _play(orders: tuple[int, ...], params: dict, seed: int, *, compiled: bool):
 ], ids=lambda params: ",".join(f"{k}={v}" for k, v in params.items()) or "defaults")
 @pytest.mark.parametrize("orders", [(1, 0, 2, 1), (3, 4, 2, 1)], ids=["orders0-2", "orders1-4"])
 def test_the_compiled_recursion_decides_and_logs_as_python(recursion, params, orders):
-    several = failures = takers = 0
+    several = failures = takers = grown = 0
     for seed in (3, 4):
         fast = _play(orders, params, seed, compiled=True)
         slow = _play(orders, params, seed, compiled=False)
         assert fast[:2] == slow[:2]
         assert slow[3] == 0  # switched off: every decision reasoned in Python
         decided = [d for d in fast[2].decisions if d.info.get("tom_order", 0) >= 1]
+        grown += fast[4] > 16
         assert fast[3] == len(decided) > 5
         for d in decided:
             several += any(len(c) > 1 for c in (d.info["recalled_tokens"] or {}).values())
@@ -75,6 +77,8 @@ def test_the_compiled_recursion_decides_and_logs_as_python(recursion, params, or
         assert failures > 0
     else:  # (failed retrievals pass: nobody is predicted to take)
         assert takers > 0
+    if orders == (3, 4, 2, 1):  # deep projections pile tokens on the card
+        assert grown > 0
 
 
 def test_the_compiled_recursion_steps_aside(recursion):
@@ -90,13 +94,18 @@ def test_the_compiled_recursion_steps_aside(recursion):
     assert tom_kernel.compiled() is not None
 
 
-def test_a_state_outside_the_score_tables_is_an_error_not_a_read(recursion):
-    """The tables are sized by the caller; a count beyond them raises instead of reading
-    past the array."""
-    one = np.zeros(1)
-    with pytest.raises(IndexError, match="outside the score tables"):
-        tom_kernel.compiled().decide(
-            0, 0, 5, 1, np.zeros((1, 1), np.int64), np.ones(1, np.int64),
-            np.zeros(1, np.int64), np.zeros((1, 0), np.int64), 0, True, True, one, one,
-            np.zeros((1, 1)), one, np.zeros((2, 1)), np.zeros((2, 1)),
-            np.zeros(1, np.int8), 1.0, 0.0, 1.0, np.empty(1), np.empty((1, 3), np.int64))
+def test_a_count_beyond_the_score_tables_asks_for_more_rows(recursion):
+    """The tables hold counts up to their rows; a state beyond them decides nothing and
+    returns the rows it needs (the caller grows the tables and asks again: in the games
+    above, tables grow past their first 16 rows)."""
+    # ToM0 of one player holding one instance; table rows: takes, 3 categories, one
+    # card, then 2 x 2 counts; 5 tokens on the card, 2 rows per count
+    state = np.array([0, 0, 5, 1, 1, 1, 0, 1, 1, 4, 2, 5, 7, 0, 1, 1], np.int64)
+    result = tom_kernel.compiled().decide(state, np.zeros((9, 1)), np.zeros(1),
+                                          np.zeros(1), 1.0, 0.0, 1.0,
+                                          np.empty((1, 3), np.int64))
+    assert result[-1] == 6
+    state[2] = 1  # within the tables: decided
+    assert tom_kernel.compiled().decide(state, np.zeros((9, 1)), np.zeros(1),
+                                        np.zeros(1), 1.0, 0.0, 1.0,
+                                        np.empty((1, 3), np.int64))[-1] == 0

@@ -280,8 +280,8 @@ class ToMAgent(Agent):
         self._tom0_only = plain and self.k == 0
         # the compiled recursion's view of the same: turn orders as rows, and whether it
         # may reason for this model (per-time noise: one noise array per decision)
-        self._others_rows = np.array(self._others, dtype=np.int64).reshape(
-            self.variant.players, self.variant.players - 1)
+        self._others_flat = [other for others in self._others for other in others]
+        self._predicted = np.empty((self.variant.players, 3), np.int64)
         self._compiled_reasoning = plain and self.k >= 1 and self._per_time
 
     def observe(self, event: Event) -> None:
@@ -344,39 +344,48 @@ class ToMAgent(Agent):
         tokens = view.own_tokens
         if tokens == 0:
             return _MUST_TAKE_OUTCOME  # as _reason: no retrieval, no noise drawn
+        variant = self.variant
         tables = self._score_tables
-        if tables is None or not tables.current():
+        if tables is None or not tables.current(variant.low_card, variant.high_card):
             takes = np.array([_ACTIONS[chunk["action"]] is Action.TAKE
-                              for chunk in memory._chunks], dtype=np.int8)
-            tables = self._score_tables = tom_kernel.ScoreTables(memory, takes)
-        players = len(world)
-        width = max([len(belief.candidates) for belief in world])
-        assumed = np.zeros((players, width), np.int64)
-        counts = np.empty(players, np.int64)
-        highest = tokens
-        for seat, belief in enumerate(world):
-            candidates = belief.candidates
-            counts[seat] = len(candidates)
-            assumed[seat, :len(candidates)] = candidates
-            highest = max(highest, *candidates)
-        on_card = view.tokens_on_card
-        # each level's projections put at most one token per other player on the card
-        rows = tables.rows(view.card, on_card + self.k * (players - 1), highest)
-        if rows is None:
-            return None
+                              for chunk in memory._chunks], dtype=np.float64)
+            tables = tom_kernel.ScoreTables(memory, takes, variant.low_card,
+                                            variant.high_card)
+            if not tables.grow(16):
+                return None
+            self._score_tables = tables
+        # the packed state (tom_kernel.decide): its head, each seat's category of the
+        # card, each seat's count of assumed counts, the counts (``width`` per seat) and
+        # the turn orders
         card = view.card
-        categories = np.array([(card - 1 in cards) + (card + 1 in cards)
-                               for cards in view.cards], dtype=np.int64)
+        width = max([len(belief.candidates) for belief in world])
+        counts = [len(belief.candidates) for belief in world]
+        assumed: list[int] = []
+        for belief in world:
+            assumed.extend(belief.candidates)
+            if len(belief.candidates) < width:
+                assumed.extend([0] * (width - len(belief.candidates)))
+        tail = [(card - 1 in cards) + (card + 1 in cards) for cards in view.cards]
+        tail += counts + assumed + self._others_flat
         count = len(memory._chunks)
         noise = memory._time_noise  # _noise_now, as _retrieve_scored reads it
         if noise is None or memory._time_noise_at != memory._time or len(noise) < count:
             noise = memory._noise_for(count)
-        predictions = np.empty((players, 3), np.int64)
-        take, latency, failures, tom0_takes, failed, taker, predicted = compiled.decide(
-            self.k, view.seat, on_card, tokens, assumed, counts, categories,
-            self._others_rows, self.seat, self._project_self, self._all_pass_rule,
-            memory._fixed.view(), noise, *rows, tables.takes, memory._mismatch_penalty,
-            memory._retrieval_threshold, memory._latency_factor, tables.out, predictions)
+        predictions = self._predicted
+        while True:
+            state = np.array([self.k, view.seat, view.tokens_on_card, tokens, len(world),
+                              width, self.seat, self._project_self, self._all_pass_rule,
+                              tables.card_row(card), tables.rows, tables.on_start,
+                              tables.own_start, *tail], dtype=np.int64)
+            (take, latency, failures, tom0_takes, failed, taker, predicted,
+             needed) = compiled.decide(state, tables.table, memory._fixed.view(), noise,
+                                       memory._mismatch_penalty,
+                                       memory._retrieval_threshold,
+                                       memory._latency_factor, predictions)
+            if not needed:
+                break
+            if not tables.grow(needed):
+                return None
         tom0 = Action.TAKE if tom0_takes else Action.PASS
         made = tuple([_new_tuple(Prediction, (
             other, on, world[other].candidates, world[other].source,
