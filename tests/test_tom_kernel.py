@@ -81,11 +81,26 @@ def test_the_compiled_recursion_decides_and_logs_as_python(recursion, params, or
         assert grown > 0
 
 
+def _per_retrieval_memories(orders, seed, *, compiled: bool):
+    """Decisions of a game whose models' instance memories were switched to per-retrieval
+    noise after the models were built (a public memory setting)."""
+    tom_kernel.use(compiled)
+    agents = [ToMAgent(k) for k in orders]
+    for agent in agents:
+        agent._instance_dm.noise_mode = "per_retrieval"
+    record = Match(agents, SMALL, seed).run()
+    return [(d.action, repr(d.info)) for d in record.decisions], [
+        a._instance_dm._rng.bit_generator.state for a in agents]
+
+
 def test_the_compiled_recursion_steps_aside(recursion):
-    """Per-retrieval noise, no noise, traces and subclasses reason in Python; the kernels
-    switched off switch the recursion off too."""
+    """Per-retrieval noise (asked for, or set on the memory later), no noise, traces and
+    subclasses reason in Python; the kernels switched off switch the recursion off too."""
     for params in ({"noise_mode": "per_retrieval"}, {"s": 0.0}, {"trace": True}):
         assert _play((1, 2, 0, 1), params, 5, compiled=True)[3] == 0
+    assert (_per_retrieval_memories((1, 2, 0, 1), 3, compiled=True)
+            == _per_retrieval_memories((1, 2, 0, 1), 3, compiled=False))
+    tom_kernel.use(True)
     actr_kernel.use(False)
     try:
         assert tom_kernel.compiled() is None
@@ -105,6 +120,11 @@ def test_a_count_beyond_the_score_tables_asks_for_more_rows(recursion):
                                           np.zeros(1), 1.0, 0.0, 1.0,
                                           np.empty((1, 3), np.int64))
     assert result[-1] == 6
+    state[-1] = -1  # a negative count assumed: no row for it, left to the Python path
+    assert tom_kernel.compiled().decide(state, np.zeros((9, 1)), np.zeros(1),
+                                        np.zeros(1), 1.0, 0.0, 1.0,
+                                        np.empty((1, 3), np.int64))[-1] == -1
+    state[-1] = 1
     state[2] = 1  # within the tables: decided
     assert tom_kernel.compiled().decide(state, np.zeros((9, 1)), np.zeros(1),
                                         np.zeros(1), 1.0, 0.0, 1.0,

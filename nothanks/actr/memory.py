@@ -131,11 +131,11 @@ def _check_mismatch_function(slot: Any, fn: Any) -> None:
 def _make_rng(seed: Any) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None:
-        return np.random.default_rng()
+    if seed is None or isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
     if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
-        raise TypeError(f"seed must be a non-negative int, a numpy.random.Generator or None, "
-                        f"got {seed!r}")
+        raise TypeError(f"seed must be a non-negative int, a numpy.random.SeedSequence, a "
+                        f"numpy.random.Generator or None, got {seed!r}")
     return np.random.default_rng(int(seed))
 
 
@@ -453,7 +453,9 @@ class DeclarativeMemory:
         base_level_learning: if False, every chunk without a fixed activation has B = 0.
         mismatch: slot name -> mismatch function; requested slots without one must
             match exactly.
-        seed: int, numpy Generator or None; the memory's only source of randomness.
+        seed: int, numpy SeedSequence, numpy Generator or None; the memory's only source
+            of randomness (a Generator passed in may be shared: its noise blocks are
+            always drawn whole, see ``_draw_noise``).
     """
 
     def __init__(
@@ -468,7 +470,7 @@ class DeclarativeMemory:
         optimized_learning: bool = False,
         base_level_learning: bool = True,
         mismatch: Mapping[str, MismatchFunction] | None = None,
-        seed: int | np.random.Generator | None = None,
+        seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     ):
         self._optimized_learning = _flag("optimized_learning", optimized_learning)
         self._decay = _check_decay(decay, self._optimized_learning)
@@ -482,6 +484,11 @@ class DeclarativeMemory:
         self._noise_mode = _check_noise_mode(noise_mode)
         self._base_level_learning = _flag("base_level_learning", base_level_learning)
         self._rng = _make_rng(seed)
+        # Whether a block's unused tail may be left in the generator (see _draw_noise):
+        # only in a generator this memory made itself (nobody else draws from it), while
+        # it holds no half of a 32-bit draw (PCG64.advance drops that half)
+        self._tail_skippable = not isinstance(seed, np.random.Generator)
+        self._noise_skipped = 0  # uniforms of the current block still in the generator
 
         self._time = 0.0
         self._mismatch: dict[str, MismatchFunction] = {}
@@ -650,7 +657,8 @@ class DeclarativeMemory:
         self._time += step
         return self._time
 
-    def restart(self, seed: int | np.random.Generator | None) -> None:
+    def restart(self, seed: int | np.random.SeedSequence | np.random.Generator | None
+                ) -> None:
         """Begin a new episode with the same chunks: clock at 0, noise and caches cleared,
         randomness from ``seed``.
 
@@ -669,24 +677,30 @@ class DeclarativeMemory:
         self._base = np.empty(0)
         self._base_undefined = False
         self.reseed_noise(_make_rng(seed))
+        self._tail_skippable = not isinstance(seed, np.random.Generator)
 
     # ---------------------------------------------------------------- random state
     def random_state(self) -> tuple:
         """What decides the next noise draws (the generator, the pre-drawn block and the
         current model time's noise), to re-decide a state with other noise and then come
         back with :meth:`set_random_state` (e.g. estimating a model's choice probability)."""
+        if self._noise_skipped:
+            self._draw_skipped()  # the generator handed out as if the block was drawn whole
         return (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
-                self._time_noise, self._time_noise_at)
+                self._time_noise, self._time_noise_at, self._tail_skippable)
 
     def set_random_state(self, state: tuple) -> None:
         """Go back to a state saved by :meth:`random_state`."""
         (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
-         self._time_noise, self._time_noise_at) = state
+         self._time_noise, self._time_noise_at, self._tail_skippable) = state
+        self._noise_skipped = 0
         self._noise_scaled = None  # scaled anew from the restored block when needed
 
     def reseed_noise(self, rng: np.random.Generator) -> None:
         """Draw all further noise from ``rng``, starting afresh (nothing pre-drawn)."""
         self._rng = rng
+        self._tail_skippable = False  # others may draw from it
+        self._noise_skipped = 0
         self._time_noise = None
         self._time_noise_at = math.nan
         self._noise_buffer = np.empty(0)
@@ -910,6 +924,14 @@ class DeclarativeMemory:
         never is. With the compiled kernels the zero check over a new block and
         ``u/(1−u)`` of the uniforms transformed now are one pass (``kernel.odds``: the
         same quotients, the same zeros redrawn); the logarithm stays NumPy's.
+
+        Such a block's tail is not even drawn while the memory owns its generator: only
+        its head, the tail left in the generator (``_noise_skipped``), which the next
+        block jumps (``PCG64.advance``: the same state as drawing it) and a draw reaching
+        into it, a saved random state and a tie draw draw first (the same uniforms).
+        The one difference from drawing the block whole: a zero in a tail never drawn
+        (chance ~2·10⁻¹³ a block) is not redrawn, which would have shifted every later
+        draw by one (docs/actr.md, "Performance").
         """
         start = self._noise_position
         end = start + count
@@ -918,15 +940,31 @@ class DeclarativeMemory:
             self._noise_position = end
             return scaled[start:end]
         compiled = _kernel_module.kernels()
+        skipped = self._noise_skipped
+        if skipped and len(self._noise_buffer) < end <= len(self._noise_buffer) + skipped:
+            self._draw_skipped()  # a draw reaching into the tail left in the generator
+            skipped = 0
         if end > len(self._noise_buffer):
-            uniform = self._rng.random(max(_NOISE_BLOCK, count))
-            self._noise_raw = raw = 2 * count > len(uniform)
+            if skipped:  # the last block's tail, never drawn: the generator jumps it
+                self._rng.bit_generator.advance(skipped)
+                self._noise_skipped = 0
+            size = max(_NOISE_BLOCK, count)
+            self._noise_raw = raw = 2 * count > size
+            skipped = size - count if raw and self._tail_skippable else 0
+            uniform = self._rng.random(size - skipped)
             self._noise_scaled = None
             self._noise_position = count
             if compiled is not None:  # the zero check and u / (1 − u) in one pass
                 odds = np.empty(count if raw else len(uniform))
-                while compiled.odds(uniform, len(odds), odds):
+                zeros = compiled.odds(uniform, len(odds), odds)
+                if zeros and skipped:  # the whole block, as its zeros are redrawn in order
+                    uniform = np.concatenate([uniform, self._rng.random(skipped)])
+                    skipped = 0
+                    zeros = compiled.odds(uniform, len(odds), odds)
+                while zeros:
                     _redraw_zeros(self._rng, uniform)
+                    zeros = compiled.odds(uniform, len(odds), odds)
+                self._noise_skipped = skipped
                 noise = np.log(odds, out=odds)
                 if raw:
                     self._noise_buffer = uniform
@@ -935,8 +973,12 @@ class DeclarativeMemory:
                 self._noise_buffer = noise
                 self._noise_scaled = noise * self._noise
                 return self._noise_scaled[:count]
+            if skipped and uniform.min() == 0.0:  # the whole block, as in the compiled path
+                uniform = np.concatenate([uniform, self._rng.random(skipped)])
+                skipped = 0
             while uniform.min() == 0.0:  # u = 0 (chance 2^-53 a draw) would give −inf
                 _redraw_zeros(self._rng, uniform)
+            self._noise_skipped = skipped
             if raw:
                 self._noise_buffer = uniform
             else:
@@ -961,6 +1003,16 @@ class DeclarativeMemory:
         np.log(noise, out=noise)
         noise *= self._noise
         return noise
+
+    def _draw_skipped(self) -> None:
+        """Draw the tail of the current block left in the generator (see _draw_noise):
+        the uniforms the whole block would have held there, its zeros redrawn as the
+        whole block's were (its head had none)."""
+        tail = self._rng.random(self._noise_skipped)
+        self._noise_skipped = 0
+        while tail.min() == 0.0:
+            _redraw_zeros(self._rng, tail)
+        self._noise_buffer = np.concatenate([self._noise_buffer, tail])
 
     def _noise_now(self) -> np.ndarray:
         """Per-time noise of every chunk, drawn once per model time.
@@ -1145,7 +1197,12 @@ class DeclarativeMemory:
         noise on, two candidates tie only if their continuous draws coincide exactly, so
         callers check only when s = 0 (a draw from the stream only when there is a tie)."""
         ties = np.flatnonzero(total == activation)
-        return int(ties[self._rng.integers(len(ties))]) if len(ties) > 1 else best
+        if len(ties) < 2:
+            return best
+        if self._noise_skipped:  # the block's tail first, as if drawn with it
+            self._draw_skipped()
+        self._tail_skippable = False  # a 32-bit draw may leave its other half held
+        return int(ties[self._rng.integers(len(ties))])
 
     def retrieve(self, request: Mapping[str, SlotValue], *, offset: float = 0.0,
                  threshold: float | None = None, record: bool = False) -> Retrieval:

@@ -213,9 +213,11 @@ class ToMAgent(Agent):
         instance_seed, token_seed = np.random.SeedSequence(seed).spawn(2)
         if max(1, variant.high_card - variant.low_card) != self._instance_range:
             self._build_instance_memory(variant)
-        self._instance_dm.restart(np.random.default_rng(instance_seed))
+        # seeded from the sequences (not generators made here): each memory then owns
+        # its generator, which lets it leave the unused tail of a noise block undrawn
+        self._instance_dm.restart(instance_seed)
         self._token_dm = DeclarativeMemory(
-            retrieval_threshold=self.params["rt"], seed=np.random.default_rng(token_seed),
+            retrieval_threshold=self.params["rt"], seed=token_seed,
             **(self._memory_args | {"noise": self.params["token_s"]}))
 
     def start(self, seat: int, variant: Variant, seed: int) -> None:
@@ -336,10 +338,12 @@ class ToMAgent(Agent):
     def _reason_compiled(self, view: View, world: tuple[Belief, ...]) -> _Outcome | None:
         """:meth:`_reason` at the root in one compiled call (``tom_kernel``): the same
         outcome, bit for bit; None when the compiled recursion cannot take this memory
-        (no kernels, no noise, learned instances, requests not all scored)."""
+        or state (no kernels, no noise or noise per retrieval, learned instances,
+        requests not all scored, a negative count assumed)."""
         compiled = tom_kernel.compiled()
         memory = self._instance_dm
-        if compiled is None or memory._noise <= 0 or memory._learned:
+        if (compiled is None or memory._noise <= 0 or memory._learned
+                or memory._noise_mode != "per_time"):  # (the mode may change after start)
             return None
         tokens = view.own_tokens
         if tokens == 0:
@@ -384,8 +388,8 @@ class ToMAgent(Agent):
                                        memory._latency_factor, predictions)
             if not needed:
                 break
-            if not tables.grow(needed):
-                return None
+            if needed < 0 or not tables.grow(needed):  # a negative count, not all scored
+                return None  # (the Python path reads the same per-time noise)
         tom0 = Action.TAKE if tom0_takes else Action.PASS
         made = tuple([_new_tuple(Prediction, (
             other, on, world[other].candidates, world[other].source,

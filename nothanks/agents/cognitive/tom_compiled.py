@@ -70,7 +70,8 @@ def decide(state, table, base, noise, penalty, tau, factor, predictions):
     ``ToMAgent._reason_compiled``): (takes, latency, failures, ToM0 takes, ToM0
     failed, taker or -1, predicted count, rows needed); the predictions' (seat,
     tokens on the card, takes) rows fill ``predictions``. Rows needed > 0: a count
-    beyond the score tables (nothing was decided; grow them and call again).
+    beyond the score tables (nothing was decided; grow them and call again); -1: a
+    negative count assumed, which the tables do not hold (nothing was decided).
 
     ``ToMAgent._reason`` without recursion (numba cannot cache a recursive
     function): one frame per level on explicit stacks, in the same order.
@@ -89,6 +90,8 @@ def decide(state, table, base, noise, penalty, tau, factor, predictions):
     needed = max(on_card + level * (players - 1), tokens)
     for p in range(players):
         for c in range(counts[p]):
+            if world[p, c] < 0:  # no row for it (the Python path scores it): not here
+                return False, 0.0, 0, False, False, -1, 0, -1
             needed = max(needed, world[p, c])
     if needed >= rows:
         return False, 0.0, 0, False, False, -1, 0, needed + 1
