@@ -40,6 +40,8 @@ CATEGORY_WEIGHT = 100.0
 _MUST_TAKE = "no tokens left: must take"
 #: An instance's action slot -> the action (a dict lookup instead of an enum call).
 _ACTIONS = {str(action): action for action in Action}
+#: An action from the compiled recursion's 0 (pass) or 1 (take).
+_TAKES_ACTION = (Action.PASS, Action.TAKE)
 #: tuple.__new__: a named tuple from its fields in order, without its keyword wrapper.
 _new_tuple = tuple.__new__
 #: Values of the reading switches (see :class:`ToMAgent`).
@@ -362,15 +364,20 @@ class ToMAgent(Agent):
         # card, each seat's count of assumed counts, the counts (``width`` per seat) and
         # the turn orders
         card = view.card
-        width = max([len(belief.candidates) for belief in world])
         counts = [len(belief.candidates) for belief in world]
-        assumed: list[int] = []
-        for belief in world:
-            assumed.extend(belief.candidates)
-            if len(belief.candidates) < width:
-                assumed.extend([0] * (width - len(belief.candidates)))
+        width = max(counts)
+        if width == 1:  # one count per player (every leaf recalled): no padding
+            assumed = [belief.candidates[0] for belief in world]
+        else:
+            assumed = []
+            for belief in world:
+                assumed.extend(belief.candidates)
+                if len(belief.candidates) < width:
+                    assumed.extend([0] * (width - len(belief.candidates)))
         tail = [(card - 1 in cards) + (card + 1 in cards) for cards in view.cards]
-        tail += counts + assumed + self._others_flat
+        tail += counts
+        tail += assumed
+        tail += self._others_flat
         count = len(memory._chunks)
         noise = memory._time_noise  # _noise_now, as _retrieve_scored reads it
         if noise is None or memory._time_noise_at != memory._time or len(noise) < count:
@@ -392,8 +399,7 @@ class ToMAgent(Agent):
                 return None  # (the Python path reads the same per-time noise)
         tom0 = Action.TAKE if tom0_takes else Action.PASS
         made = tuple([_new_tuple(Prediction, (
-            other, on, world[other].candidates, world[other].source,
-            Action.TAKE if takes else Action.PASS, ()))
+            other, on, *world[other], _TAKES_ACTION[takes], ()))
             for other, on, takes in predictions[:predicted].tolist()])
         return _new_tuple(_Outcome, (
             Action.TAKE if take else Action.PASS, latency, failures, None, tom0,

@@ -97,7 +97,8 @@ class ScoreTables:
         """Whether the memory still scores as when the tables were made (the same chunks,
         mismatch functions and deck)."""
         memory = self.memory
-        return (len(memory._chunks) == self._chunks and (low_card, high_card) == self.deck
+        return (len(memory._chunks) == self._chunks and low_card == self.deck[0]
+                and high_card == self.deck[1]
                 and tuple(memory._mismatch.items()) == self._functions)
 
     def card_row(self, card: int) -> int:
