@@ -32,6 +32,10 @@ class _Stream:
     def advance(self, count: int) -> None:
         self.position += count
 
+    def random_raw(self, count: int) -> np.ndarray:
+        """Raw 64-bit outputs whose uniforms (``(raw >> 11) · 2⁻⁵³``) are the next ones."""
+        return (self.random(count) * 2.0**53).astype(np.uint64) << np.uint64(11)
+
     def integers(self, high: int) -> int:
         return int(self.random(1)[0] * high)
 

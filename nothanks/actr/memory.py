@@ -139,6 +139,12 @@ def _make_rng(seed: Any) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
+def _uniforms_of(bits: np.ndarray) -> np.ndarray:
+    """The uniforms ``Generator.random`` makes of the raw 64-bit outputs ``bits``
+    (``(bits >> 11) · 2⁻⁵³``: exact in a double)."""
+    return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
 def _redraw_zeros(rng: np.random.Generator, uniform: np.ndarray) -> None:
     """Replace the zeros among ``uniform`` (chance 2^-53 a draw; ``ln(u/(1−u))`` would be
     −inf) by fresh draws, in order."""
@@ -926,9 +932,11 @@ class DeclarativeMemory:
         same quotients, the same zeros redrawn); the logarithm stays NumPy's.
 
         Such a block's tail is not even drawn while the memory owns its generator: only
-        its head, the tail left in the generator (``_noise_skipped``), which the next
-        block jumps (``PCG64.advance``: the same state as drawing it) and a draw reaching
-        into it, a saved random state and a tie draw draw first (the same uniforms).
+        its head (with the compiled kernels as the generator's raw outputs,
+        ``kernel.odds_of_bits``), the tail left in the generator (``_noise_skipped``),
+        which the next block jumps (``PCG64.advance``: the same state as drawing it) and
+        a draw reaching into it, a saved random state and a tie draw draw first (the
+        same uniforms).
         The one difference from drawing the block whole: a zero in a tail never drawn
         (chance ~2·10⁻¹³ a block) is not redrawn, which would have shifted every later
         draw by one (docs/actr.md, "Performance").
@@ -951,9 +959,20 @@ class DeclarativeMemory:
             size = max(_NOISE_BLOCK, count)
             self._noise_raw = raw = 2 * count > size
             skipped = size - count if raw and self._tail_skippable else 0
-            uniform = self._rng.random(size - skipped)
             self._noise_scaled = None
             self._noise_position = count
+            if compiled is not None and skipped:  # the head as the generator's raw outputs
+                odds = np.empty(count)
+                bits = self._rng.bit_generator.random_raw(count)
+                if not compiled.odds_of_bits(bits, odds):
+                    self._noise_skipped = skipped
+                    self._noise_buffer = bits  # read only as uniforms: _draw_skipped
+                    noise = np.log(odds, out=odds)
+                    noise *= self._noise
+                    return noise
+                uniform = _uniforms_of(bits)  # a zero among them: on as below
+            else:
+                uniform = self._rng.random(size - skipped)
             if compiled is not None:  # the zero check and u / (1 − u) in one pass
                 odds = np.empty(count if raw else len(uniform))
                 zeros = compiled.odds(uniform, len(odds), odds)
@@ -1012,7 +1031,10 @@ class DeclarativeMemory:
         self._noise_skipped = 0
         while tail.min() == 0.0:
             _redraw_zeros(self._rng, tail)
-        self._noise_buffer = np.concatenate([self._noise_buffer, tail])
+        head = self._noise_buffer
+        if head.dtype == np.uint64:  # kept as the generator's raw outputs
+            head = _uniforms_of(head)
+        self._noise_buffer = np.concatenate([head, tail])
 
     def _noise_now(self) -> np.ndarray:
         """Per-time noise of every chunk, drawn once per model time.
