@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from nothanks.actr import Linear
 from nothanks.actr import kernel as actr_kernel
 from nothanks.agents.cognitive import tom_kernel
 from nothanks.agents.cognitive.tom import ToMAgent
@@ -107,6 +108,23 @@ def test_the_compiled_recursion_steps_aside(recursion):
     finally:
         actr_kernel.use(True)
     assert tom_kernel.compiled() is not None
+
+
+def _mismatch_changed_between_games(*, compiled: bool):
+    """Two games of the same models, the card's mismatch function changed between them
+    (the score tables made in the first game no longer hold)."""
+    tom_kernel.use(compiled)
+    agents = [ToMAgent(k) for k in (2, 1, 1, 0)]
+    games = [Match(agents, SMALL, 1).run()]
+    for agent in agents:
+        agent._instance_dm.set_mismatch("card", Linear(4.0))
+    games.append(Match(agents, SMALL, 2).run())
+    return [[(d.action, repr(d.info)) for d in game.decisions] for game in games]
+
+
+def test_scores_changed_after_the_tables_were_made_are_read_anew(recursion):
+    assert (_mismatch_changed_between_games(compiled=True)
+            == _mismatch_changed_between_games(compiled=False))
 
 
 def test_a_count_beyond_the_score_tables_asks_for_more_rows(recursion):

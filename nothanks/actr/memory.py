@@ -498,6 +498,7 @@ class DeclarativeMemory:
 
         self._time = 0.0
         self._mismatch: dict[str, MismatchFunction] = {}
+        self._mismatch_changes = 0  # set_mismatch calls: scores kept elsewhere go stale
         # chunks and their columns
         self._chunks: list[Chunk] = []
         self._row_of: dict[frozenset, int] = {}
@@ -641,6 +642,7 @@ class DeclarativeMemory:
 
     def set_mismatch(self, slot: str, fn: MismatchFunction | None) -> None:
         """Register ``fn`` for ``slot``; None makes the slot an exact-match constraint."""
+        self._mismatch_changes += 1
         self._scores.pop(slot, None)
         self._plans.clear()
         if fn is None:

@@ -85,7 +85,7 @@ class ScoreTables:
                  high_card: int) -> None:
         self.memory = memory
         self.deck = (low_card, high_card)
-        self._functions = tuple(memory._mismatch.items())
+        self._changes = memory._mismatch_changes
         self._chunks = len(takes)
         self._takes = takes
         self.table = np.empty((0, len(takes)))
@@ -97,9 +97,9 @@ class ScoreTables:
         """Whether the memory still scores as when the tables were made (the same chunks,
         mismatch functions and deck)."""
         memory = self.memory
-        return (len(memory._chunks) == self._chunks and low_card == self.deck[0]
-                and high_card == self.deck[1]
-                and tuple(memory._mismatch.items()) == self._functions)
+        return (memory._mismatch_changes == self._changes
+                and len(memory._chunks) == self._chunks and low_card == self.deck[0]
+                and high_card == self.deck[1])
 
     def card_row(self, card: int) -> int:
         return _CATEGORY_ROW + len(CATEGORY_NAMES) + card - self.deck[0]
