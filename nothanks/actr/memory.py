@@ -963,25 +963,28 @@ class DeclarativeMemory:
             skipped = size - count if raw and self._tail_skippable else 0
             self._noise_scaled = None
             self._noise_position = count
-            if compiled is not None and skipped:  # the head as the generator's raw outputs
-                odds = np.empty(count)
-                bits = self._rng.bit_generator.random_raw(count)
-                if not compiled.odds_of_bits(bits, odds):
-                    self._noise_skipped = skipped
-                    self._noise_buffer = bits  # read only as uniforms: _draw_skipped
-                    noise = np.log(odds, out=odds)
-                    noise *= self._noise
-                    return noise
-                uniform = _uniforms_of(bits)  # a zero among them: on as below
+            if skipped:  # only the head this draw takes
+                if compiled is not None:  # as the generator's raw outputs
+                    odds = np.empty(count)
+                    bits = self._rng.bit_generator.random_raw(count)
+                    if not compiled.odds_of_bits(bits, odds):
+                        self._noise_skipped = skipped
+                        self._noise_buffer = bits  # read only as uniforms: _draw_skipped
+                        noise = np.log(odds, out=odds)
+                        noise *= self._noise
+                        return noise
+                    uniform = _uniforms_of(bits)  # a zero among them
+                else:
+                    uniform = self._rng.random(count)
+                if compiled is not None or uniform.min() == 0.0:
+                    # a zero in the head: the whole block, as its zeros are redrawn in order
+                    uniform = np.concatenate([uniform, self._rng.random(skipped)])
+                    skipped = 0
             else:
-                uniform = self._rng.random(size - skipped)
+                uniform = self._rng.random(size)
             if compiled is not None:  # the zero check and u / (1 − u) in one pass
                 odds = np.empty(count if raw else len(uniform))
                 zeros = compiled.odds(uniform, len(odds), odds)
-                if zeros and skipped:  # the whole block, as its zeros are redrawn in order
-                    uniform = np.concatenate([uniform, self._rng.random(skipped)])
-                    skipped = 0
-                    zeros = compiled.odds(uniform, len(odds), odds)
                 while zeros:
                     _redraw_zeros(self._rng, uniform)
                     zeros = compiled.odds(uniform, len(odds), odds)
@@ -994,9 +997,6 @@ class DeclarativeMemory:
                 self._noise_buffer = noise
                 self._noise_scaled = noise * self._noise
                 return self._noise_scaled[:count]
-            if skipped and uniform.min() == 0.0:  # the whole block, as in the compiled path
-                uniform = np.concatenate([uniform, self._rng.random(skipped)])
-                skipped = 0
             while uniform.min() == 0.0:  # u = 0 (chance 2^-53 a draw) would give −inf
                 _redraw_zeros(self._rng, uniform)
             self._noise_skipped = skipped

@@ -82,10 +82,10 @@ def decide(state, table, base, noise, penalty, tau, factor, predictions):
     card_row, rows, on_start, own_start = state[9], state[10], state[11], state[12]
     categories = state[_HEAD:_HEAD + players]
     counts = state[_HEAD + players:_HEAD + 2 * players]
-    start = _HEAD + 2 * players
-    world = state[start:start + players * width].reshape(players, width)
-    start += players * width
-    others = state[start:start + players * (players - 1)].reshape(players, players - 1)
+    at = _HEAD + 2 * players
+    world = state[at:at + players * width].reshape(players, width)
+    at += players * width
+    others = state[at:at + players * (players - 1)].reshape(players, players - 1)
     # each level's projections put at most one token per other player on the card
     needed = max(on_card + level * (players - 1), tokens)
     for p in range(players):

@@ -90,7 +90,7 @@ class ScoreTables:
         self._takes = takes
         self.table = np.empty((0, len(takes)))
         self.rows = 0  # counts held per token slot
-        self.on_start = _CATEGORY_ROW + len(CATEGORY_NAMES) + high_card - low_card + 1
+        self.on_start = _CATEGORY_ROW + _CATEGORIES + high_card - low_card + 1
         self.own_start = self.on_start
 
     def current(self, low_card: int, high_card: int) -> bool:
@@ -102,14 +102,15 @@ class ScoreTables:
                 and high_card == self.deck[1])
 
     def card_row(self, card: int) -> int:
-        return _CATEGORY_ROW + len(CATEGORY_NAMES) + card - self.deck[0]
+        return _CATEGORY_ROW + _CATEGORIES + card - self.deck[0]
 
     def _scores(self, category: str, card: int, on_card: int, owned: int):
         """The four score columns of a state, as the memory's compiled retrieval gets
         them (and keeps them in its own caches), or None."""
         memory = self.memory
-        rows, scored = memory._split(dict(state_items(category, card, on_card, owned)))
-        if rows is not None or len(scored) != 4:
+        candidates, scored = memory._split(dict(state_items(category, card, on_card,
+                                                            owned)))
+        if candidates is not None or len(scored) != 4:  # not every chunk, all scored
             return None
         return memory._compiled_scores(scored)
 
@@ -133,7 +134,10 @@ class ScoreTables:
                     return False
                 table[_CATEGORY_ROW + index] = columns[0]
             for card in range(low, high + 1):
-                table[self.card_row(card)] = self._scores(CATEGORY_NAMES[0], card, 0, 0)[1]
+                columns = self._scores(CATEGORY_NAMES[0], card, 0, 0)
+                if columns is None:
+                    return False
+                table[self.card_row(card)] = columns[1]
         for count in range(old, new):
             columns = self._scores(CATEGORY_NAMES[0], low, count, count)
             if columns is None:
