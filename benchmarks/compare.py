@@ -78,6 +78,31 @@ def tom1_vs_tom0(quick: bool) -> dict:
     return {"value": _per_game_cpu_ms(["tom1", "tom0", "tom0", "tom0"], 10 if quick else 60)}
 
 
+def _counter_stream(specs: list[str]) -> tuple[list[str], str]:
+    """The specs on the counter noise stream where the revision has it (docs/actr.md,
+    "Noise streams"), else unchanged: a revision without it plays its only stream."""
+    from nothanks.agents import make_agent
+    counter = [f"{spec}:noise_stream=counter" for spec in specs]
+    try:
+        make_agent(counter[0])
+    except Exception:  # noqa: BLE001 - an older revision refuses the parameter
+        return specs, "pcg64 (the revision has no other)"
+    return counter, "counter"
+
+
+def tom1_vs_tom0_counter(quick: bool) -> dict:
+    """ToM1 vs 3 x ToM0 with ``noise_stream=counter`` (other draws, other games than the
+    default stream: the same model, not the same games)."""
+    specs, stream = _counter_stream(["tom1", "tom0", "tom0", "tom0"])
+    return {"value": _per_game_cpu_ms(specs, 10 if quick else 60), "stream": stream}
+
+
+def tom2x4_counter(quick: bool) -> dict:
+    """4 x ToM2 with ``noise_stream=counter`` (see ``tom1_vs_tom0_counter``)."""
+    specs, stream = _counter_stream(["tom2"] * 4)
+    return {"value": _per_game_cpu_ms(specs, 10 if quick else 60), "stream": stream}
+
+
 def _decision_cost(k: int) -> Callable[[bool], dict]:
     """Mean CPU ms per decision of one ToM-k model against three ToM0 models (the
     workload of ``bench_models.decision_cost``, which both revisions ship)."""
@@ -291,6 +316,12 @@ def token_recall(quick: bool) -> dict:
 MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
     "tom2x4": (tom2x4, "ms", False, "4 x ToM2 game, traces off (median CPU ms per game)"),
     "tom1_vs_tom0": (tom1_vs_tom0, "ms", False, "ToM1 vs 3 x ToM0 game (median CPU ms)"),
+    "tom1_vs_tom0_counter": (tom1_vs_tom0_counter, "ms", False,
+                             "ToM1 vs 3 x ToM0 game, noise_stream=counter where the "
+                             "revision has it (median CPU ms)"),
+    "tom2x4_counter": (tom2x4_counter, "ms", False,
+                       "4 x ToM2 game, noise_stream=counter where the revision has it "
+                       "(median CPU ms)"),
     "tom_traced": (tom_traced, "ms", False,
                    "ToM2, ToM1, 2 x ToM0 game, traces on (median CPU ms per game)"),
     "retrieval_fixed": (retrieval_fixed, "µs", False,

@@ -6,6 +6,7 @@ Equations, parameters and defaults: docs/actr.md.
 """
 from .memory import (
     NOISE_MODES,
+    NOISE_STREAMS,
     CurrentTimeReferenceError,
     DeclarativeMemory,
     NoiseMode,
@@ -23,6 +24,7 @@ from .records import (
 
 __all__ = [
     "NOISE_MODES",
+    "NOISE_STREAMS",
     "ActivationComponents",
     "CandidateColumns",
     "Chunk",

@@ -22,6 +22,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from . import counter_noise as cn
+
 _kernels: SimpleNamespace | None = None
 _loaded = False
 
@@ -192,14 +194,53 @@ def _compile() -> SimpleNamespace | None:
                 root = update
         return best, top, root, root_top
 
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def counter_logistic(key1, key2, start, scale, out):
+        """``counter_noise.logistic`` compiled: the same integer steps and the same IEEE
+        operations in the same order, so the same bits; two passes (the quotients, then
+        their logarithms) that the compiler vectorizes."""
+        count = out.shape[0]
+        odds = np.empty(count)
+        for i in range(count):
+            z = key1 + np.uint64(start + i) * cn.GAMMA
+            z = (z ^ (z >> np.uint64(30))) * cn.MIX_1
+            z = (z ^ (z >> np.uint64(27))) * cn.MIX_2
+            z = (z ^ (z >> np.uint64(31))) ^ key2
+            z = (z ^ (z >> np.uint64(30))) * cn.MIX_1
+            z = (z ^ (z >> np.uint64(27))) * cn.MIX_2
+            z = z ^ (z >> np.uint64(31))
+            m = float(z >> np.uint64(12))
+            odds[i] = (m + 0.5) / (cn.HALF_BELOW_2_52 - m)
+        bits = odds.view(np.int64)
+        for i in range(count):
+            word = bits[i]
+            k = (word >> 52) - 1023
+            mantissa = float(word & cn.MANTISSA) * cn.TWO_TO_MINUS_52
+            if mantissa > cn.SQRT2_MINUS_1:
+                f = (1.0 + mantissa) * 0.5 - 1.0
+                k += 1
+            else:
+                f = mantissa
+            dk = float(k)
+            s = f / (2.0 + f)
+            z2 = s * s
+            w = z2 * z2
+            t1 = w * (cn.LG2 + w * (cn.LG4 + w * cn.LG6))
+            t2 = z2 * (cn.LG1 + w * (cn.LG3 + w * (cn.LG5 + w * cn.LG7)))
+            r = t2 + t1
+            hfsq = 0.5 * f * f
+            out[i] = scale * (dk * cn.LN2_HI - ((hfsq - (s * (hfsq + r) + dk * cn.LN2_LO))
+                                                 - f))
+        return out
+
     return SimpleNamespace(activations=activations, node_sums=node_sums,
                            exact_best=exact_best, odds=odds, odds_of_bits=odds_of_bits,
-                           recall_best=recall_best)
+                           recall_best=recall_best, counter_logistic=counter_logistic)
 
 
 def kernels() -> SimpleNamespace | None:
     """The compiled kernels (``activations``, ``node_sums``, ``exact_best``, ``odds``,
-    ``odds_of_bits``, ``recall_best``), or
+    ``odds_of_bits``, ``recall_best``, ``counter_logistic``), or
     None: numba is missing or ``NOTHANKS_ACTR_KERNEL=0`` switched them off."""
     global _kernels, _loaded
     if not _loaded:
@@ -232,6 +273,7 @@ def warm() -> None:
     compiled.odds(values, 1, np.empty(1))
     compiled.odds_of_bits(np.ones(1, np.uint64), np.empty(1))
     compiled.recall_best(values, index, index, 1, np.zeros(2), 0.0, 0.0)
+    compiled.counter_logistic(np.uint64(1), np.uint64(2), 0, 1.0, np.empty(1))
 
 
 def use(enabled: bool) -> None:

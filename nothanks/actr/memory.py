@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from . import counter_noise
 from . import kernel as _kernel_module
 from . import records as _records
 from .mismatch import BUILT_IN_MISMATCH, ExactMatch, MismatchFunction
@@ -33,6 +34,8 @@ from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, Sl
 
 NoiseMode = Literal["per_time", "per_retrieval"]
 NOISE_MODES: tuple[str, ...] = ("per_time", "per_retrieval")
+#: Where the noise comes from (``_draw_noise``; docs/actr.md, "Noise streams").
+NOISE_STREAMS: tuple[str, ...] = ("pcg64", "counter")
 
 _Scored = list[tuple[str, SlotValue, "_Column", MismatchFunction]]
 """Requested slots scored by partial matching: (slot, request value, column, function)."""
@@ -117,6 +120,14 @@ def _check_noise_mode(value: Any) -> str:
         raise ValueError(f"noise_mode must be 'per_time' (one draw per chunk per model time, "
                          f"the thesis's Swift core) or 'per_retrieval' (a fresh draw per chunk "
                          f"per retrieval, canonical ACT-R), got {value!r}")
+    return value
+
+
+def _check_noise_stream(value: Any) -> str:
+    if value not in NOISE_STREAMS:
+        raise ValueError(f"noise_stream must be 'pcg64' (NumPy's generator and log, "
+                         f"pre-drawn blocks) or 'counter' (a pure function of the position, "
+                         f"the same bits on every machine), got {value!r}")
     return value
 
 
@@ -455,6 +466,10 @@ class DeclarativeMemory:
         noise_mode: ``"per_time"`` (one draw per chunk per model time, reused by every
             retrieval until the clock moves: the thesis's Swift core) or
             ``"per_retrieval"`` (a fresh draw per chunk per retrieval: canonical ACT-R).
+        noise_stream: ``"pcg64"`` (NumPy's generator and log, the default) or
+            ``"counter"`` (``counter_noise``: a pure function of the position, the same
+            bits on every machine, a ToM0 time's draw ~2× cheaper); the draws of the two
+            have the same distribution, not the same values.
         optimized_learning: use ``ln(n/(1−d)) − d·ln L`` instead of the full sum.
         base_level_learning: if False, every chunk without a fixed activation has B = 0.
         mismatch: slot name -> mismatch function; requested slots without one must
@@ -473,6 +488,7 @@ class DeclarativeMemory:
         mismatch_penalty: float = 5.0,
         latency_factor: float = 0.2,
         noise_mode: NoiseMode = "per_time",
+        noise_stream: str = "pcg64",
         optimized_learning: bool = False,
         base_level_learning: bool = True,
         mismatch: Mapping[str, MismatchFunction] | None = None,
@@ -489,7 +505,12 @@ class DeclarativeMemory:
                                                "F in latency F·e^(−A)")
         self._noise_mode = _check_noise_mode(noise_mode)
         self._base_level_learning = _flag("base_level_learning", base_level_learning)
+        self._noise_stream = _check_noise_stream(noise_stream)
         self._rng = _make_rng(seed)
+        # the counter stream's key (None: the pcg64 stream) and next position
+        self._stream_key = (counter_noise.stream_key(self._rng)
+                            if self._noise_stream == "counter" else None)
+        self._stream_position = 0
         # Whether a block's unused tail may be left in the generator (see _draw_noise):
         # only in a generator this memory made itself (nobody else draws from it), while
         # it holds no half of a 32-bit draw (PCG64.advance drops that half)
@@ -614,6 +635,12 @@ class DeclarativeMemory:
         self._time_noise = None
 
     @property
+    def noise_stream(self) -> str:
+        """``"pcg64"`` or ``"counter"`` (fixed at construction: a stream's key comes from
+        the seed)."""
+        return self._noise_stream
+
+    @property
     def optimized_learning(self) -> bool:
         """Whether base levels use the ``ln(n/(1−d)) − d·ln L`` approximation."""
         return self._optimized_learning
@@ -695,18 +722,23 @@ class DeclarativeMemory:
         if self._noise_skipped:
             self._draw_skipped()  # the generator handed out as if the block was drawn whole
         return (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
-                self._time_noise, self._time_noise_at, self._tail_skippable)
+                self._time_noise, self._time_noise_at, self._tail_skippable,
+                self._stream_key, self._stream_position)
 
     def set_random_state(self, state: tuple) -> None:
         """Go back to a state saved by :meth:`random_state`."""
         (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
-         self._time_noise, self._time_noise_at, self._tail_skippable) = state
+         self._time_noise, self._time_noise_at, self._tail_skippable,
+         self._stream_key, self._stream_position) = state
         self._noise_skipped = 0
         self._noise_scaled = None  # scaled anew from the restored block when needed
 
     def reseed_noise(self, rng: np.random.Generator) -> None:
         """Draw all further noise from ``rng``, starting afresh (nothing pre-drawn)."""
         self._rng = rng
+        if self._noise_stream == "counter":
+            self._stream_key = counter_noise.stream_key(rng)
+            self._stream_position = 0
         self._tail_skippable = False  # others may draw from it
         self._noise_skipped = 0
         self._time_noise = None
@@ -943,6 +975,15 @@ class DeclarativeMemory:
         (chance ~2·10⁻¹³ a block) is not redrawn, which would have shifted every later
         draw by one (docs/actr.md, "Performance").
         """
+        key = self._stream_key
+        if key is not None:  # the counter stream: positions, nothing pre-drawn
+            start = self._stream_position
+            self._stream_position = start + count
+            compiled = _kernel_module.kernels()
+            if compiled is None:
+                return counter_noise.logistic(key, start, count, self._noise)
+            return compiled.counter_logistic(key[0], key[1], start, self._noise,
+                                             np.empty(count))
         start = self._noise_position
         end = start + count
         scaled = self._noise_scaled

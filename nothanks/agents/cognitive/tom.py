@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...actr import NOISE_MODES, DeclarativeMemory, ExactMatch, Linear, Weber
+from ...actr import NOISE_MODES, NOISE_STREAMS, DeclarativeMemory, ExactMatch, Linear, Weber
 from ...actr.memory import _number
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..base import Agent
@@ -106,6 +106,8 @@ class ToMAgent(Agent):
         time_per_turn: model seconds that pass with every turn (every pass or take).
         lf: latency factor F.
         noise_mode: ``per_time`` (thesis's Swift core) or ``per_retrieval``.
+        noise_stream: ``pcg64`` (NumPy's generator and log) or ``counter`` (the same
+            bits on every machine, faster; docs/actr.md, "Noise streams").
         oracle_tokens: debug switch: use exact counts (a perfect tally of the public
             token movements) instead of the token memory.
         instances: path of an instance file ("" = the shipped set).
@@ -141,6 +143,7 @@ class ToMAgent(Agent):
         time_per_turn: float = 2.0,
         lf: float = 0.2,
         noise_mode: str = "per_time",
+        noise_stream: str = "pcg64",
         oracle_tokens: bool = False,
         instances: str = "",
         trace: bool = False,
@@ -156,6 +159,9 @@ class ToMAgent(Agent):
         if noise_mode not in NOISE_MODES:
             raise ValueError(f"noise_mode={noise_mode!r} is unknown; valid: "
                              f"{', '.join(NOISE_MODES)}")
+        if noise_stream not in NOISE_STREAMS:
+            raise ValueError(f"noise_stream={noise_stream!r} is unknown; valid: "
+                             f"{', '.join(NOISE_STREAMS)}")
         if not (math.isfinite(time_per_turn) and time_per_turn > 0):
             raise ValueError(f"time_per_turn={time_per_turn!r} is invalid; valid: > 0 seconds")
         if not (math.isfinite(leaf_penalty) and leaf_penalty >= 0):
@@ -172,7 +178,8 @@ class ToMAgent(Agent):
         self.params: dict[str, float | str] = {
             "rt": rt, "instance_rt": instance_rt, "d": d, "s": s, "mp": mp,
             "leaf_penalty": leaf_penalty, "time_per_turn": time_per_turn, "lf": lf,
-            "noise_mode": noise_mode, "project_self": project_self,
+            "noise_mode": noise_mode, "noise_stream": noise_stream,
+            "project_self": project_self,
             "candidate_rule": candidate_rule, "thresholds": thresholds,
             "token_s": token_noise, "token_chunks": token_chunks}
         self.oracle_tokens = oracle_tokens
@@ -181,7 +188,8 @@ class ToMAgent(Agent):
         self.traces = trace
         self.last_trace: DecisionTrace | None = None
         self._memory_args = {"decay": d, "noise": s, "mismatch_penalty": mp,
-                             "latency_factor": lf, "noise_mode": noise_mode}
+                             "latency_factor": lf, "noise_mode": noise_mode,
+                             "noise_stream": noise_stream}
         # built here so invalid ACT-R parameters fail at construction, not at start
         self._build_instance_memory(Variant())
         self._new_memories(Variant(), 0)
