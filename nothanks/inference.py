@@ -427,7 +427,10 @@ class OrderInference:
         return self.settings.models
 
     def _last(self, by: Sequence[str], column: str) -> pd.DataFrame:
-        rows = self.decisions.sort_values("decision").groupby([*by, "model"], sort=False)
+        # stable: within a decision the models keep their listed order, so a tie in
+        # map_orders goes to the first-listed model
+        ordered = self.decisions.sort_values("decision", kind="stable")
+        rows = ordered.groupby([*by, "model"], sort=False)
         last = rows[[column, "decision"]].last()
         return last.reset_index().rename(columns={column: "posterior"})
 

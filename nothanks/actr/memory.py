@@ -115,20 +115,27 @@ def _check_at_least(name: str, value: Any, lowest: float, strict: bool, hint: st
     return number
 
 
-def _check_noise_mode(value: Any) -> str:
-    if value not in NOISE_MODES:
-        raise ValueError(f"noise_mode must be 'per_time' (one draw per chunk per model time, "
-                         f"the thesis's Swift core) or 'per_retrieval' (a fresh draw per chunk "
-                         f"per retrieval, canonical ACT-R), got {value!r}")
+#: The noise modes and streams, with what each means (the error of a wrong one lists them).
+_NOISE_MODE_MEANINGS = {"per_time": "one draw per chunk per model time, the thesis's Swift core",
+                        "per_retrieval": "a fresh draw per chunk per retrieval, canonical ACT-R"}
+_NOISE_STREAM_MEANINGS = {"pcg64": "NumPy's generator and log, pre-drawn blocks",
+                          "counter": "a pure function of the position, the same bits on every "
+                                     "machine"}
+
+
+def _check_choice(name: str, value: Any, meanings: Mapping[str, str]) -> str:
+    if value not in tuple(meanings):
+        options = " or ".join(f"{key!r} ({meaning})" for key, meaning in meanings.items())
+        raise ValueError(f"{name} must be {options}, got {value!r}")
     return value
+
+
+def _check_noise_mode(value: Any) -> str:
+    return _check_choice("noise_mode", value, _NOISE_MODE_MEANINGS)
 
 
 def _check_noise_stream(value: Any) -> str:
-    if value not in NOISE_STREAMS:
-        raise ValueError(f"noise_stream must be 'pcg64' (NumPy's generator and log, "
-                         f"pre-drawn blocks) or 'counter' (a pure function of the position, "
-                         f"the same bits on every machine), got {value!r}")
-    return value
+    return _check_choice("noise_stream", value, _NOISE_STREAM_MEANINGS)
 
 
 def _check_mismatch_function(slot: Any, fn: Any) -> None:
