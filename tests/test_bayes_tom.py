@@ -24,12 +24,18 @@ def test_bayes_tom_plays_legal_reproducible_games_and_logs_like_a_model():
 @pytest.mark.parametrize(("opponent", "model"), [("heuristic", "heuristic"),
                                                  ("random", "random")])
 def test_the_posterior_moves_toward_the_opponents_true_model(opponent, model):
-    agent = make_agent("bayes-tom")
-    Match([agent, opponent, opponent, opponent], SMALL, seed=2).run()
-    posteriors = agent.posteriors()
-    for seat in (1, 2, 3):
-        assert max(posteriors[seat], key=posteriors[seat].get) == model
-        assert posteriors[seat][model] > 0.6  # from the prior 0.2
+    """Over 8 short games (24 opponents), at least 80% end with the true model most
+    probable at over 0.6 (from the prior 0.2); one game's three can miss (a heuristic
+    opponent's moves can all be ToM0's too: ~92% of 90 opponents are found, either noise
+    stream)."""
+    found = 0
+    for seed in range(8):
+        agent = make_agent("bayes-tom")
+        Match([agent, opponent, opponent, opponent], SMALL, seed=seed).run()
+        posteriors = agent.posteriors()
+        found += sum(max(posteriors[seat], key=posteriors[seat].get) == model
+                     and posteriors[seat][model] > 0.6 for seat in (1, 2, 3))
+    assert found >= 0.8 * 24
     frame = agent.posterior_frame()
     assert len(frame) == len(agent.history) * 5 and set(frame["seat"]) == {1, 2, 3}
 

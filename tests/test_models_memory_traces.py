@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 from nothanks.actr import DeclarativeMemory
@@ -84,8 +85,17 @@ def test_history_frame_logs_recalls_with_truth():
     assert set(frame["seat"]) == {1, 2, 3}
     assert set(frame["purpose"]) == {"decide", "update"}
     assert frame["time"].is_monotonic_increasing
-    exact = frame[frame["source"] == "leaf"]
-    assert (exact["value"] == exact["true_tokens"]).mean() > 0.25
+    # the recalled count is often right (docs/models.md: ~30% of decisions with s = 0.1;
+    # one game's share ranges from ~0.07 to ~0.6, so the share is pooled over 4 games)
+    frames = [frame]
+    for seed in (3, 4, 5):
+        agent = make_agent("tom1")
+        play_game([agent, make_agent("tom0"), make_agent("tom0"), make_agent("tom0")],
+                  seed=seed)
+        frames.append(agent.token_memory.history_frame())
+    leaves = pd.concat(frames)
+    leaves = leaves[leaves["source"] == "leaf"]
+    assert (leaves["value"] == leaves["true_tokens"]).mean() > 0.2
     # the first recall of each opponent is the public starting count
     assert (frame.groupby("seat")["true_tokens"].first() == 11).all()
 

@@ -31,10 +31,11 @@ def decide(view_: View, **params: float) -> Action:
 
 
 def test_defaults_play_exactly_as_the_stand_in_without_the_habits():
-    """Actions of the stand-in before the habits were added (8 games, seed 3)."""
+    """Actions of the stand-in before the habits were added (8 games, seed 3; the ToM0
+    opponents on the noise stream the record was made with)."""
     spec = "human-standin:T=-3,low=4,lapse=0.1"
     actions = "".join("T" if d.action == "take" else "P"
-                      for r in play_games(["tom0"] * 3 + [spec], 8, seed=3)
+                      for r in play_games(["tom0:noise_stream=pcg64"] * 3 + [spec], 8, seed=3)
                       for d in r.decisions if d.agent == spec)
     assert len(actions) == 201
     assert hashlib.sha256(actions.encode()).hexdigest()[:16] == "18ed4476fa1f2f74"

@@ -106,8 +106,9 @@ class ToMAgent(Agent):
         time_per_turn: model seconds that pass with every turn (every pass or take).
         lf: latency factor F.
         noise_mode: ``per_time`` (thesis's Swift core) or ``per_retrieval``.
-        noise_stream: ``pcg64`` (NumPy's generator and log) or ``counter`` (the same
-            bits on every machine, faster; docs/actr.md, "Noise streams").
+        noise_stream: ``counter`` (the same bits on every machine; the default) or
+            ``pcg64`` (NumPy's generator and log, the stream of outputs made before
+            the counter stream; docs/actr.md, "Noise streams").
         oracle_tokens: debug switch: use exact counts (a perfect tally of the public
             token movements) instead of the token memory.
         instances: path of an instance file ("" = the shipped set).
@@ -143,7 +144,7 @@ class ToMAgent(Agent):
         time_per_turn: float = 2.0,
         lf: float = 0.2,
         noise_mode: str = "per_time",
-        noise_stream: str = "pcg64",
+        noise_stream: str = "counter",
         oracle_tokens: bool = False,
         instances: str = "",
         trace: bool = False,
