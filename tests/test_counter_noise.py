@@ -87,6 +87,16 @@ def test_a_draw_depends_only_on_its_positions(kernels: bool) -> None:
         actr_kernel.use(True)
 
 
+def test_a_random_state_comes_back_only_on_its_own_stream() -> None:
+    counter = DeclarativeMemory(noise=0.3, seed=1, noise_stream="counter")
+    pcg = DeclarativeMemory(noise=0.3, seed=1)
+    with pytest.raises(ValueError, match="saved on the pcg64 noise stream cannot be restored "
+                                         "into a memory on the counter stream"):
+        counter.set_random_state(pcg.random_state())
+    with pytest.raises(ValueError, match="saved on the counter noise stream"):
+        pcg.set_random_state(counter.random_state())
+
+
 def test_unknown_stream_is_refused() -> None:
     with pytest.raises(ValueError, match="noise_stream must be 'pcg64'.*got 'philox'"):
         DeclarativeMemory(noise_stream="philox")

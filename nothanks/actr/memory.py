@@ -483,7 +483,9 @@ class DeclarativeMemory:
             match exactly.
         seed: int, numpy SeedSequence, numpy Generator or None; the memory's only source
             of randomness (a Generator passed in may be shared: its noise blocks are
-            always drawn whole, see ``_draw_noise``).
+            always drawn whole, see ``_draw_noise``; on the counter stream the generator
+            gives the stream's key, two raw outputs taken at once, and afterwards only
+            tie draws).
     """
 
     def __init__(
@@ -733,7 +735,12 @@ class DeclarativeMemory:
                 self._stream_key, self._stream_position)
 
     def set_random_state(self, state: tuple) -> None:
-        """Go back to a state saved by :meth:`random_state`."""
+        """Go back to a state saved by :meth:`random_state` (of a memory on the same
+        noise stream)."""
+        if (state[7] is None) != (self._noise_stream == "pcg64"):
+            saved = "pcg64" if state[7] is None else "counter"
+            raise ValueError(f"a random state saved on the {saved} noise stream cannot be "
+                             f"restored into a memory on the {self._noise_stream} stream")
         (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
          self._time_noise, self._time_noise_at, self._tail_skippable,
          self._stream_key, self._stream_position) = state
@@ -741,7 +748,9 @@ class DeclarativeMemory:
         self._noise_scaled = None  # scaled anew from the restored block when needed
 
     def reseed_noise(self, rng: np.random.Generator) -> None:
-        """Draw all further noise from ``rng``, starting afresh (nothing pre-drawn)."""
+        """Draw all further noise from ``rng``, starting afresh (nothing pre-drawn). On the
+        counter stream ``rng`` gives a new key (two raw outputs, taken now) and then only
+        tie draws."""
         self._rng = rng
         if self._noise_stream == "counter":
             self._stream_key = counter_noise.stream_key(rng)
