@@ -33,9 +33,15 @@ from .mismatch import BUILT_IN_MISMATCH, ExactMatch, MismatchFunction
 from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, SlotValue
 
 NoiseMode = Literal["per_time", "per_retrieval"]
-NOISE_MODES: tuple[str, ...] = ("per_time", "per_retrieval")
+#: The noise modes and streams, with what each means (the error of a wrong one lists them).
+_NOISE_MODE_MEANINGS = {"per_time": "one draw per chunk per model time, the thesis's Swift core",
+                        "per_retrieval": "a fresh draw per chunk per retrieval, canonical ACT-R"}
+_NOISE_STREAM_MEANINGS = {"pcg64": "NumPy's generator and log, pre-drawn blocks",
+                          "counter": "a pure function of the position, the same bits on every "
+                                     "machine"}
+NOISE_MODES: tuple[str, ...] = tuple(_NOISE_MODE_MEANINGS)
 #: Where the noise comes from (``_draw_noise``; docs/actr.md, "Noise streams").
-NOISE_STREAMS: tuple[str, ...] = ("pcg64", "counter")
+NOISE_STREAMS: tuple[str, ...] = tuple(_NOISE_STREAM_MEANINGS)
 
 _Scored = list[tuple[str, SlotValue, "_Column", MismatchFunction]]
 """Requested slots scored by partial matching: (slot, request value, column, function)."""
@@ -115,16 +121,8 @@ def _check_at_least(name: str, value: Any, lowest: float, strict: bool, hint: st
     return number
 
 
-#: The noise modes and streams, with what each means (the error of a wrong one lists them).
-_NOISE_MODE_MEANINGS = {"per_time": "one draw per chunk per model time, the thesis's Swift core",
-                        "per_retrieval": "a fresh draw per chunk per retrieval, canonical ACT-R"}
-_NOISE_STREAM_MEANINGS = {"pcg64": "NumPy's generator and log, pre-drawn blocks",
-                          "counter": "a pure function of the position, the same bits on every "
-                                     "machine"}
-
-
 def _check_choice(name: str, value: Any, meanings: Mapping[str, str]) -> str:
-    if value not in tuple(meanings):
+    if value not in tuple(meanings):  # (a tuple: an unhashable value is not an error here)
         options = " or ".join(f"{key!r} ({meaning})" for key, meaning in meanings.items())
         raise ValueError(f"{name} must be {options}, got {value!r}")
     return value
@@ -515,16 +513,7 @@ class DeclarativeMemory:
         self._noise_mode = _check_noise_mode(noise_mode)
         self._base_level_learning = _flag("base_level_learning", base_level_learning)
         self._noise_stream = _check_noise_stream(noise_stream)
-        self._rng = _make_rng(seed)
-        # the counter stream's key (None: the pcg64 stream) and next position
-        self._stream_key = (counter_noise.stream_key(self._rng)
-                            if self._noise_stream == "counter" else None)
-        self._stream_position = 0
-        # Whether a block's unused tail may be left in the generator (see _draw_noise):
-        # only in a generator this memory made itself (nobody else draws from it), while
-        # it holds no half of a 32-bit draw (PCG64.advance drops that half)
-        self._tail_skippable = not isinstance(seed, np.random.Generator)
-        self._noise_skipped = 0  # uniforms of the current block still in the generator
+        self._seed_noise(seed)
 
         self._time = 0.0
         self._mismatch: dict[str, MismatchFunction] = {}
@@ -560,14 +549,6 @@ class DeclarativeMemory:
         self._base_key: tuple[float, int, int] | None = None
         self._base: np.ndarray = np.empty(0)
         self._base_undefined = False
-        self._time_noise: np.ndarray | None = None
-        self._time_noise_at = math.nan
-        self._noise_buffer = np.empty(0)
-        self._noise_raw = False  # whether the buffer holds uniforms not yet transformed
-        self._noise_position = 0
-        # the transformed block times s, handed out as slices (None: a raw block, or not
-        # scaled with the current s yet)
-        self._noise_scaled: np.ndarray | None = None
         # unscaled mismatch of every chunk per (slot, request value), for built-in functions
         # (pure); cleared when a chunk is stored or a slot's function changes
         self._scores: dict[str, dict[SlotValue, np.ndarray]] = {}
@@ -720,6 +701,14 @@ class DeclarativeMemory:
         self._base_key = None
         self._base = np.empty(0)
         self._base_undefined = False
+        self._seed_noise(seed)
+
+    def _seed_noise(self, seed: int | np.random.SeedSequence | np.random.Generator | None
+                    ) -> None:
+        """The generator from ``seed`` and noise drawn afresh from it (``reseed_noise``).
+        A block's unused tail may be left in the generator (see _draw_noise) only in a
+        generator this memory made itself (nobody else draws from it), while it holds no
+        half of a 32-bit draw (PCG64.advance drops that half)."""
         self.reseed_noise(_make_rng(seed))
         self._tail_skippable = not isinstance(seed, np.random.Generator)
 
@@ -752,17 +741,20 @@ class DeclarativeMemory:
         counter stream ``rng`` gives a new key (two raw outputs, taken now) and then only
         tie draws."""
         self._rng = rng
-        if self._noise_stream == "counter":
-            self._stream_key = counter_noise.stream_key(rng)
-            self._stream_position = 0
+        # the counter stream's key (None: the pcg64 stream) and next position
+        self._stream_key = (counter_noise.stream_key(rng) if self._noise_stream == "counter"
+                            else None)
+        self._stream_position = 0
         self._tail_skippable = False  # others may draw from it
-        self._noise_skipped = 0
-        self._time_noise = None
+        self._noise_skipped = 0  # uniforms of the current block still in the generator
+        self._time_noise: np.ndarray | None = None  # per-time noise, at _time_noise_at
         self._time_noise_at = math.nan
         self._noise_buffer = np.empty(0)
-        self._noise_raw = False
+        self._noise_raw = False  # whether the buffer holds uniforms not yet transformed
         self._noise_position = 0
-        self._noise_scaled = None
+        # the transformed block times s, handed out as slices (None: a raw block, or not
+        # scaled with the current s yet)
+        self._noise_scaled: np.ndarray | None = None
 
     # ---------------------------------------------------------------- contents
     def copy_chunks(self, other: DeclarativeMemory) -> None:
