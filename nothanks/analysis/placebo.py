@@ -1,0 +1,331 @@
+"""Placebo calibration of the tests we report, and the thesis's Welch tests corrected.
+
+A placebo set is a table of four identical players with one seat called focal, played
+for as many games as the thesis played (500 deals): every rejection is a false
+positive, so over many sets a valid test at alpha = .05 rejects in about 5% of them.
+:func:`placebo_tests` runs each test we report on one set; :func:`placebo_table` does
+it for many sets (a pool from :mod:`nothanks.experiments.placebo`, arrays of rank
+points and places) and :func:`placebo_rates` counts the rejections, with an exact
+(Clopper-Pearson) binomial interval.
+
+Why the thesis's test over-rejects. Rank points sum to 6 in every 4-player game, so the
+opponents' three rows of a game and the focal row are not independent: the opponents'
+mean is exactly (6 - focal)/3, and the difference the Welch test looks at is
+(4/3)(1.5 - focal mean). With equal variances its true variance is (16/9) var/n, but
+Welch's standard error assumes var/(3n) + var/n = (4/3) var/n: the standard error is
+understated by a factor of sqrt(4/3) and |t| inflated by about 1.155, so at a nominal
+5% it rejects about 8.9% of the time (P(|Z| > 1.96 / 1.155)). The valid test of the
+same null is the focal model against parity 1.5 (one value per game), and
+:func:`corrected_welch` turns a reported rows-Welch t into it, using the variance ratio
+that its Welch df implies.
+
+Every t here follows the thesis's sign convention: lower order (or opponents, or
+parity) minus higher order (or focal), so t < 0 when the focal model scores more.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from scipy import optimize, stats
+
+from .frames import AnalysisInputError
+from .paired import ALPHA
+
+#: Games per placebo set: the thesis's 500 per simulation (§5.2.1).
+SET_GAMES = 500
+#: Participants and games per opponent order in the thesis's human experiment (§5.1):
+#: 30 participants, 7 scored games against each order (21 of 24, block 1 practice).
+PARTICIPANTS = 30
+PARTICIPANT_GAMES = 7
+#: A test is fit to flag when its placebo rate is within this band (issue 26).
+VALID_BAND = (0.04, 0.06)
+#: Rank points of a game: 3/2/1/0, summing to 6 with or without ties.
+PARITY = 1.5
+
+#: The tests of :func:`placebo_tests`: key -> (name, where results.md uses it).
+TESTS: dict[str, tuple[str, str]] = {
+    "rows_welch": ("Welch t, opponents' rows (3 per game) vs focal rows (the thesis's test)",
+                   "thesis §5.2.2 (Figs. 11-13) and our `Welch t` rows; the RT sweep's "
+                   "per-threshold Welch tests (Fig. 14) are the same test"),
+    "game_mean_welch": ("Welch t, opponents' per-game mean vs focal rows",
+                        "our `Welch t ... (per-game mean)` rows"),
+    "parity": ("one-sample t of the focal rank points vs parity 1.5 (one value per game)",
+               "our `... vs parity 1.5` rows"),
+    "first_ties_first": ("first-place share vs 25%, ties counted as first (Wilson 95% CI "
+                         "excludes 25%)", "the 25% line of Figs. 8, 11-13 and our "
+                         "`1st vs` rows"),
+    "first_ties_split": ("first-place share vs 25%, a tie for first counted as 1/k "
+                         "(one-sample t)", "the valid reading of the 25% line"),
+    "participant_paired": ("paired t(29) of 30 players' mean rank points (7 games per "
+                           "condition, conditions on independent games)",
+                           "thesis §5.1.2 (Fig. 9) and our `paired t ToM0 vs ToM1` rows"),
+    "paired_deals": ("paired t of the focal rank points on shared deals (a replay of each "
+                     "deal with other agent noise)", "our `paired t ... (shared deals)` rows"),
+    "paired_deals_wilcoxon": ("Wilcoxon signed-rank test of the same per-deal differences",
+                              "the Wilcoxon p beside our shared-deal rows"),
+}
+
+
+# ------------------------------------------------------------------ the tests
+def focal_and_opponents(points: np.ndarray, focal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Split (..., games, seats) rank points into the focal seat's (..., games) and the
+    others' (..., games, seats - 1); ``focal`` gives the focal seat of each game."""
+    points = np.asarray(points, float)
+    focal = np.broadcast_to(np.asarray(focal, int), points.shape[:-1])
+    chosen = np.take_along_axis(points, focal[..., None], axis=-1)[..., 0]
+    mask = np.arange(points.shape[-1]) != focal[..., None]
+    others = points[mask].reshape(*points.shape[:-1], points.shape[-1] - 1)
+    return chosen, others
+
+
+def first_place_credit(ranks: np.ndarray, focal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per game: 1 if the focal seat finished first (ties count at the tied place, as the
+    log's ``rank``), and the tie-split credit 1/k when k seats tied for first."""
+    ranks = np.asarray(ranks, int)
+    focal = np.broadcast_to(np.asarray(focal, int), ranks.shape[:-1])
+    first = (np.take_along_axis(ranks, focal[..., None], axis=-1)[..., 0] == 1).astype(float)
+    return first, first / (ranks == 1).sum(axis=-1)
+
+
+def placebo_tests(points: np.ndarray, ranks: np.ndarray, focal: np.ndarray,
+                  replay_points: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Every test's p-value (``p_<test>``) and t (``t_<test>``), per set.
+
+    ``points``/``ranks``: (sets, games, seats) or one set's (games, seats); ``focal``:
+    the focal seat of each game; ``replay_points``: the same deals replayed (same
+    seating, other agent noise), for the paired-deals tests. The participant test uses
+    each set's first ``2 * PARTICIPANTS * PARTICIPANT_GAMES`` games (participant j: 7
+    games in one condition, the next 7 in the other). Every test runs along the games
+    axis in one scipy call.
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    points = np.asarray(points, float)
+    single = points.ndim == 2
+    if single:
+        points, ranks, focal = points[None], np.asarray(ranks)[None], np.asarray(focal)[None]
+        replay_points = None if replay_points is None else np.asarray(replay_points)[None]
+    f, o = focal_and_opponents(points, focal)
+    sets, games = f.shape
+    out: dict[str, np.ndarray] = {"games": np.full(sets, games)}
+
+    def put(name: str, t: np.ndarray, p: np.ndarray) -> None:
+        out[f"t_{name}"], out[f"p_{name}"] = np.asarray(t, float), np.asarray(p, float)
+
+    r = stats.ttest_ind(o.reshape(sets, -1), f, axis=1, equal_var=False)
+    put("rows_welch", r.statistic, r.pvalue)
+    r = stats.ttest_ind(o.mean(axis=2), f, axis=1, equal_var=False)
+    put("game_mean_welch", r.statistic, r.pvalue)
+    r = stats.ttest_1samp(f, PARITY, axis=1)
+    put("parity", -r.statistic, r.pvalue)
+    first, split = first_place_credit(ranks, focal)
+    wins = first.sum(axis=1)
+    low, high = proportion_confint(wins, games, alpha=0.05, method="wilson")
+    z = (0.25 - wins / games) / np.sqrt(0.25 * 0.75 / games)
+    put("first_ties_first", z, np.where((low <= 0.25) & (high >= 0.25), 1.0, 0.0))
+    r = stats.ttest_1samp(split, 0.25, axis=1)
+    put("first_ties_split", -r.statistic, r.pvalue)
+    needed = 2 * PARTICIPANTS * PARTICIPANT_GAMES
+    if games >= needed:
+        blocks = f[:, :needed].reshape(sets, PARTICIPANTS, 2, PARTICIPANT_GAMES).mean(axis=3)
+        r = stats.ttest_rel(blocks[:, :, 0], blocks[:, :, 1], axis=1)
+        put("participant_paired", r.statistic, r.pvalue)
+    if replay_points is not None:
+        g, _ = focal_and_opponents(replay_points, focal)
+        diff = g - f
+        constant = np.ptp(diff, axis=1) == 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = stats.ttest_rel(g, f, axis=1)
+        put("paired_deals", np.where(constant, np.nan, r.statistic),
+            np.where(constant, np.nan, r.pvalue))
+        wilcoxon = np.full(sets, np.nan)
+        if (~constant).any():
+            wilcoxon[~constant] = stats.wilcoxon(diff[~constant], axis=1, zero_method="wilcox",
+                                                 method="approx").pvalue
+        put("paired_deals_wilcoxon", np.full(sets, np.nan), wilcoxon)
+    if single:
+        return {key: value[0] for key, value in out.items()}
+    return out
+
+
+# ------------------------------------------------------------------ many sets
+def placebo_table(pool: Mapping[str, np.ndarray], set_games: int = SET_GAMES,
+                  replay: Mapping[str, np.ndarray] | None = None,
+                  sets: int | None = None) -> pd.DataFrame:
+    """One row per disjoint set of ``set_games`` consecutive games of ``pool``
+    (:func:`nothanks.experiments.placebo.load_pool`): every test's t and p. Sets whose
+    deals the ``replay`` pool covers also get the paired-deals tests (NaN elsewhere)."""
+    total = len(pool["focal"]) // set_games
+    sets = total if sets is None else min(sets, total)
+    if sets < 1:
+        raise AnalysisInputError(f"placebo: {len(pool['focal'])} games make no set of "
+                                 f"{set_games}")
+    n = sets * set_games
+
+    def shaped(array: np.ndarray, count: int) -> np.ndarray:
+        array = np.asarray(array)[:count * set_games]
+        return array.reshape(count, set_games, *array.shape[1:])
+
+    table = pd.DataFrame(placebo_tests(shaped(pool["rank_points"], sets),
+                                       shaped(pool["ranks"], sets),
+                                       shaped(pool["focal"], sets)))
+    if replay is not None:
+        m = min(len(replay["focal"]), n)
+        if not (np.array_equal(replay["deal"][:m], pool["deal"][:m])
+                and np.array_equal(replay["focal"][:m], pool["focal"][:m])):
+            raise AnalysisInputError("placebo: the replay pool plays other deals or seats")
+        covered = m // set_games
+        if covered:
+            paired = placebo_tests(shaped(pool["rank_points"], covered),
+                                   shaped(pool["ranks"], covered),
+                                   shaped(pool["focal"], covered),
+                                   shaped(replay["rank_points"], covered))
+            for key in ("paired_deals", "paired_deals_wilcoxon"):
+                for kind in ("t", "p"):
+                    column = np.full(sets, np.nan)
+                    column[:covered] = paired[f"{kind}_{key}"]
+                    table[f"{kind}_{key}"] = column
+    table.insert(0, "set", np.arange(sets))
+    return table
+
+
+def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact binomial interval of a rate."""
+    interval = stats.binomtest(int(successes), int(n)).proportion_ci(confidence, "exact")
+    return float(interval.low), float(interval.high)
+
+
+def placebo_rates(table: pd.DataFrame, alpha: float = ALPHA,
+                  band: tuple[float, float] = VALID_BAND) -> pd.DataFrame:
+    """Per test: sets, rejections at ``alpha``, the false-positive rate with its exact
+    95% interval, the SD of t over the sets (1 for a valid t-test; sqrt(4/3) = 1.155 for
+    the thesis's) and whether the rate lies in ``band`` (fit to flag)."""
+    rows = []
+    for key, (name, used) in TESTS.items():
+        column = f"p_{key}"
+        if column not in table.columns:
+            continue
+        p = table[column].dropna()
+        if not len(p):
+            continue
+        rejected = int((p < alpha).sum())
+        low, high = clopper_pearson(rejected, len(p))
+        t = table.get(f"t_{key}", pd.Series(dtype=float)).dropna()
+        rate = rejected / len(p)
+        rows.append({"test": key, "name": name, "used": used, "sets": len(p),
+                     "rejections": rejected, "rate": rate, "ci_low": low, "ci_high": high,
+                     "t_sd": float(t.std(ddof=1)) if len(t) > 1 and key != "first_ties_first"
+                     else np.nan,
+                     "fit_to_flag": bool(band[0] <= rate <= band[1])})
+    return pd.DataFrame(rows)
+
+
+def placebo_markdown(rates: pd.DataFrame, describe: str) -> str:
+    """The placebo table as Markdown, after a paragraph saying what was played."""
+    lines = [describe, "",
+             "| test | used for | sets | false positives at α = .05 | rate [95% CI] | SD of t "
+             "| fit to flag (rate in [4%, 6%]) |", "| --- | --- | ---: | ---: | --- | ---: | --- |"]
+    for r in rates.itertuples():
+        sd = "—" if pd.isna(r.t_sd) else f"{r.t_sd:.3f}"
+        lines.append(f"| {r.name} | {r.used} | {r.sets} | {r.rejections} | "
+                     f"{100 * r.rate:.1f}% [{100 * r.ci_low:.1f}%, {100 * r.ci_high:.1f}%] | "
+                     f"{sd} | {'yes' if r.fit_to_flag else 'no'} |")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------- thesis corrected
+#: The thesis's rows-Welch tests (§5.2.2): key -> (t, df); 500 games each.
+THESIS_WELCH: dict[str, tuple[float, float]] = {
+    "Welch t ToM0 vs ToM1": (-15.8, 909.8),
+    "Welch t ToM0 vs ToM2": (-14.2, 854.3),
+    "Welch t ToM1 vs ToM2": (-2.0, 865.0),
+}
+
+
+def welch_df(ratio: float, n_a: int, n_b: int) -> float:
+    """Welch-Satterthwaite df of samples of sizes n_a, n_b whose variances are in
+    ``ratio`` = var_a / var_b."""
+    va, vb = ratio / n_a, 1.0 / n_b
+    return (va + vb) ** 2 / (va ** 2 / (n_a - 1) + vb ** 2 / (n_b - 1))
+
+
+def variance_ratios(df: float, games: int = SET_GAMES) -> list[float]:
+    """The opponents'/focal variance ratios r whose rows-Welch df (3 x games vs games rows)
+    equals ``df`` (found on a grid from 0.001 to 1000 and refined; df runs from 499 at r -> 0 to 1499 at r -> infinity)."""
+    n_a, n_b = 3 * games, games
+    grid = np.geomspace(1e-3, 1e3, 4001)
+    values = np.array([welch_df(r, n_a, n_b) - df for r in grid])
+    roots = []
+    for i in np.flatnonzero(np.sign(values[:-1]) != np.sign(values[1:])):
+        roots.append(float(optimize.brentq(lambda r: welch_df(r, n_a, n_b) - df,
+                                           grid[i], grid[i + 1])))
+    return roots
+
+
+def parity_factor(ratio: float) -> float:
+    """t of the focal model against parity over the rows-Welch t of the same games, when
+    the opponents' rows have ``ratio`` times the focal rows' variance.
+
+    The Welch difference is (4/3)(1.5 - focal mean) with standard error
+    sqrt(r var/(3n) + var/n); the parity test's is sqrt(var/n): the ratio of the two t's
+    is (3/4) sqrt(1 + r/3), 0.866 at r = 1."""
+    return 0.75 * np.sqrt(1.0 + ratio / 3.0)
+
+
+def corrected_welch(t: float, df: float, games: int = SET_GAMES,
+                    rounding: float = 0.05) -> dict:
+    """A reported rows-Welch t(df) turned into the valid test of the same null (the focal
+    model against parity, df = games - 1), at the variance ratio the df implies.
+
+    Returns the thesis's p recomputed from t and df, the implied ratio (the root nearest 1
+    when there are two; NaN and r = 1 assumed when the df is above every achievable
+    value), the factor, the corrected t and p, and the corrected p's range for t
+    anywhere in t +- ``rounding`` (the thesis prints t to one decimal)."""
+    roots = variance_ratios(df, games)
+    ratio = min(roots, key=lambda r: abs(np.log(r))) if roots else np.nan
+    factor = parity_factor(1.0 if np.isnan(ratio) else ratio)
+    corrected = t * factor
+    dof = games - 1
+
+    def p_of(value: float) -> float:
+        return float(2 * stats.t.sf(abs(value), dof))
+
+    ends = [p_of((t + s * rounding) * factor) for s in (-1, 1)]
+    return {"t": t, "df": df, "p": float(2 * stats.t.sf(abs(t), df)),
+            "ratios": roots, "ratio": ratio, "factor": factor, "t_corrected": corrected,
+            "df_corrected": dof, "p_corrected": p_of(corrected),
+            "p_corrected_low": min(ends), "p_corrected_high": max(ends)}
+
+
+def corrected_thesis_table(games: int = SET_GAMES) -> pd.DataFrame:
+    """:func:`corrected_welch` for each of the thesis's rows-Welch tests."""
+    return pd.DataFrame([{"statistic": key, **corrected_welch(t, df, games)}
+                         for key, (t, df) in THESIS_WELCH.items()])
+
+
+def corrected_markdown(table: pd.DataFrame) -> str:
+    """The thesis's rows-Welch tests beside the valid test of the same null."""
+    def p(value: float) -> str:
+        return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
+
+    lines = ["| thesis test | thesis | p recomputed from t, df | variance ratio the df "
+             "implies (opponents / focal) | corrected: focal vs parity | corrected p for "
+             "t ± 0.05 (t printed to 1 decimal) |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for r in table.itertuples():
+        roots = ", ".join(f"{x:.2f}" for x in r.ratios) or "none (df above the maximum)"
+        lines.append(
+            f"| {r.statistic} | t({r.df:.1f}) = {r.t:.1f} | {p(r.p)} | {roots} "
+            f"(used {r.ratio:.2f}; t factor {r.factor:.3f}) | t({r.df_corrected}) = "
+            f"{r.t_corrected:.2f}, {p(r.p_corrected)} | "
+            f"{r.p_corrected_low:.3g} to {r.p_corrected_high:.3g} |")
+    return "\n".join(lines)
+
+
+__all__ = ["PARTICIPANTS", "PARTICIPANT_GAMES", "SET_GAMES", "TESTS", "THESIS_WELCH",
+           "VALID_BAND", "clopper_pearson", "corrected_markdown", "corrected_thesis_table",
+           "corrected_welch", "first_place_credit", "focal_and_opponents", "parity_factor",
+           "placebo_markdown", "placebo_rates", "placebo_table", "placebo_tests",
+           "variance_ratios", "welch_df"]
