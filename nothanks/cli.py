@@ -12,6 +12,15 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .outputs import (
+    UPDATE_SHIPPED,
+    OutputError,
+    check_output,
+    check_shipped,
+    fresh_folder,
+    replacing,
+)
+
 Runner = Callable[[argparse.Namespace], int]
 Configure = Callable[[argparse.ArgumentParser], Runner]
 
@@ -42,7 +51,8 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
     parser.add_argument("--out", type=Path, default=None,
-                        help="new or empty directory for games.parquet and decisions.parquet")
+                        help="new or empty directory for games.parquet and decisions.parquet "
+                             "(default: write nothing, print the summary)")
     parser.add_argument("--force", action="store_true",
                         help="replace games.parquet and decisions.parquet in a non-empty --out")
     parser.add_argument("--no-rotate", action="store_true", help="keep agents in fixed seats")
@@ -66,7 +76,8 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
             except ValueError as exc:
                 return _fail("simulate", f"agent spec {spec!r}: {exc}")
         if args.out is not None:
-            _check_output(args.out, ("games.parquet", "decisions.parquet"), args.force)
+            check_output(args.out, "simulate", "games.parquet and decisions.parquet",
+                         force=args.force)
         results = list(play_games(specs, args.games, args.seed, variant,
                                   rotate=not args.no_rotate))
         games, decisions = compact_frames(results)
@@ -82,30 +93,6 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
     return run
 
 
-class OutputError(ValueError):
-    """An output location that cannot be used (says why and what to do)."""
-
-
-def _check_output(out: Path, names: Sequence[str], force: bool) -> None:
-    """Make sure ``out`` is a directory we may write ``names`` into, before any work.
-
-    Refuses a file, a non-empty directory (unless ``force``) and a place we cannot
-    write to; creates the directory.
-    """
-    if out.exists() and not out.is_dir():
-        raise OutputError(f"--out {out} is a file; give a new or empty directory")
-    if out.exists() and any(out.iterdir()) and not force:
-        raise OutputError(f"--out {out} is not empty; give a new or empty directory, or "
-                          f"--force to replace {' and '.join(names)} in it")
-    import tempfile
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out):
-            pass
-    except OSError as exc:
-        raise OutputError(f"--out {out} cannot be written: {exc.strerror or exc}") from None
-
-
 def _fail(command: str, message: str) -> int:
     print(f"nothanks {command}: error: {message}", file=sys.stderr)
     return 2
@@ -118,13 +105,29 @@ def _agents(parser: argparse.ArgumentParser) -> Runner:
             params = agent_parameters(name)
             shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "(no parameters)"
             print(f"{name:12s} {shown}")
+        from .agents.cognitive.instance_sets import PERTURBATIONS, describe_sets
+        print("\ninstance sets of the ToM models (instances=NAME, NAME+op=value+...+seed=N, "
+              "or a path):")
+        for name, size, made in describe_sets():
+            print(f"{name:14s} {size:5d} instances  {made}")
+        print("perturbations: " + "; ".join(f"{k}: {doc}" for k, (_, doc) in PERTURBATIONS.items()))
         return 0
     return run
 
 
+#: What ``nothanks figures`` writes into its folder (replaced as one set); the folder's
+#: other contents (e.g. the shipped leaderboard in figures/tournament) stay.
+FIGURE_SET = ("*.png", "*.pdf", "tables", "results.md", "README.md")
+
+
 def _figures(parser: argparse.ArgumentParser) -> Runner:
-    parser.add_argument("--out", type=Path, default=Path("figures"),
-                        help="folder for figures, tables/, results.md, README.md (default figures)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="folder for figures, tables/, results.md, README.md (default: "
+                             "a new runs/figures-<timestamp>; the shipped figures/ needs "
+                             f"{UPDATE_SHIPPED})")
+    parser.add_argument(UPDATE_SHIPPED, action="store_true",
+                        help="--out holds the committed figures (e.g. figures): replace "
+                             "that whole set (make figures does)")
     parser.add_argument("--cache", type=Path, default=Path("data/cache"),
                         help="folder of cached simulation logs (default data/cache)")
     parser.add_argument("--participants", type=Path, default=None,
@@ -146,17 +149,22 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
             return _fail("figures", f"--games must be at least 1 (got {args.games})")
         if args.jobs is not None and args.jobs < 1:
             return _fail("figures", f"--jobs must be at least 1 (got {args.jobs})")
-        _check_output(args.out, ("the figures",), force=True)  # figures are regenerated
-        options = [f"--out {args.out}", f"--cache {args.cache}"]
+        out = args.out or fresh_folder("figures")
+        check_output(out, "figures", "the figures", force=True,
+                     update_shipped=args.update_shipped)
+        check_shipped(args.cache, "figures", option="--cache")
+        options = [f"--out {out}", f"--cache {args.cache}"]
         options += [f"--participants {args.participants}"] if args.participants else []
         options += [f"--games {args.games}"] if args.games else []
         options += ["--quick"] if args.quick else []
-        report = make_figures(args.out, args.cache, participants=args.participants,
-                              games=args.games, quick=args.quick, jobs=args.jobs,
-                              progress=not args.no_progress,
-                              command="nothanks figures " + " ".join(options))
+        options += [UPDATE_SHIPPED] if args.update_shipped else []
+        with replacing(out, FIGURE_SET) as staging:  # the whole set, never part of it
+            report = make_figures(staging, args.cache, participants=args.participants,
+                                  games=args.games, quick=args.quick, jobs=args.jobs,
+                                  progress=not args.no_progress,
+                                  command="nothanks figures " + " ".join(options))
         steps = ", ".join(f"{k} {v:.1f} s" for k, v in report.seconds.items())
-        print(f"{report.out}: {len(report.files)} files ({steps})")
+        print(f"{out}: {len(report.files)} files ({steps})")
         return 0
     return run
 

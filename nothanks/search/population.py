@@ -53,7 +53,7 @@ def tom0_take_table(variant: Variant, instances: str = "") -> np.ndarray:
     either can ever be. ``instances`` is an instance file ("" = the shipped set).
     Cached per variant and file; the returned array must not be written to.
     """
-    from ..agents.cognitive.instances import load_instances
+    from ..agents.cognitive.instance_sets import load_instances
     from ..agents.cognitive.tom import CATEGORY_WEIGHT
 
     params = _model_defaults()

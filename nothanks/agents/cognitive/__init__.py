@@ -10,7 +10,8 @@ import inspect
 
 from ..spec import register
 from .bayes import BayesToMAgent, bayes_factory
-from .instances import DEFAULT_INSTANCES, Instance, InstanceFileError, InstanceSet, load_instances
+from .instance_sets import is_monotone, load_instances, shipped_sets
+from .instances import DEFAULT_INSTANCES, Instance, InstanceFileError, InstanceSet
 from .state import state_chunk
 from .token_memory import TOKEN_CLASSES, Recall, TokenMemory, token_class
 from .tom import Belief, ToMAgent
@@ -40,5 +41,5 @@ register("bayes-tom", bayes_factory())
 __all__ = [
     "DEFAULT_INSTANCES", "TOKEN_CLASSES", "BayesToMAgent", "Belief", "DecisionTrace", "Instance",
     "InstanceFileError", "InstanceSet", "Prediction", "Recall", "ToMAgent", "TokenMemory",
-    "TraceNode", "load_instances", "state_chunk", "token_class",
+    "TraceNode", "is_monotone", "load_instances", "shipped_sets", "state_chunk", "token_class",
 ]

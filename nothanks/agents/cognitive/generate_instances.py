@@ -16,8 +16,13 @@ just either side of the rule's boundary (``needed − 1`` → pass, ``needed`` �
 partial matching reproduces the boundary closely while states far from any instance
 are decided by their nearest neighbours.
 
-Run ``python -m nothanks.agents.cognitive.generate_instances`` to rewrite the shipped
-file, or ``--out PATH`` (with other rule parameters) to make a variant for
+This rule makes the shipped set ``monotone``. Two more shipped sets reconstruct the
+thesis's own description (:data:`RECONSTRUCTIONS`, :func:`reconstruct`): every choice the
+text makes is cited, and every choice it leaves open is a parameter (docs/models.md,
+"Instance sets").
+
+Run ``python -m nothanks.agents.cognitive.generate_instances --set NAME`` to rewrite a
+shipped file, or ``--out PATH`` (with other parameters) to make a variant for
 ``tom1:instances=PATH``.
 """
 from __future__ import annotations
@@ -28,7 +33,7 @@ from pathlib import Path
 
 from ...io import atomic_write_bytes
 from ...rules import Action
-from .instances import COLUMNS, DEFAULT_INSTANCES, Instance
+from .instances import COLUMNS, DEFAULT_SET, SHIPPED_DIR, Instance
 from .state import Category
 
 #: Default rule parameters (see the module docstring).
@@ -58,19 +63,103 @@ def generate(*, fraction: float = FRACTION, low_tokens: int = LOW_TOKENS) -> lis
         raise ValueError(f"fraction={fraction} is invalid; valid: >= 0")
     if low_tokens < 0:
         raise ValueError(f"low_tokens={low_tokens} is invalid; valid: >= 0")
+    return _on_grid(lambda card, owned: tokens_needed(card, owned, fraction=fraction,
+                                                      low_tokens=low_tokens),
+                    CARDS, TOKENS_OWNED, TOKENS_ON_CARD, SEQUENCE_CARDS,
+                    SEQUENCE_TOKENS_OWNED, SEQUENCE_TOKENS_ON_CARD)
+
+
+#: The thesis-reconstructed sets and the choices the text leaves open (:func:`reconstruct`).
+RECONSTRUCTIONS: dict[str, dict[str, object]] = {
+    "thesis-linear": {"threshold": "linear", "slope": 0.25, "low": 3, "grid": "sparse"},
+    "thesis-bands": {"threshold": "bands", "low": 5, "grid": "dense"},
+}
+#: Card bands of the ``bands`` reading: (highest card of the band, tokens needed).
+BANDS = ((9, 1), (16, 3), (23, 5), (29, 7), (35, 9))
+#: The sparse grid of the ``sparse`` reading: what a person might type by hand.
+SPARSE_CARDS = tuple(range(3, 36, 4))
+SPARSE_OWNED = (2, 5, 8, 11, 15)
+SPARSE_SEQUENCE_CARDS = (3, 11, 19, 27, 35)
+SPARSE_SEQUENCE_OWNED = (2, 8, 15)
+SPARSE_SEQUENCE_ON_CARD = (0, 4)
+
+
+def reconstructed_needed(card: int, tokens_owned: int, *, threshold: str = "linear",
+                         slope: float = 0.25, low: int = 3) -> int:
+    """Tokens a no-sequence ``card`` needs before a thesis reconstruction takes it.
+
+    Thesis §3.2: "how higher the card value, the more tokens have to be on the card"
+    (rising in the card) and "when the model's token supply is low, less tokens are
+    needed". The text is silent on the shape, so it is a parameter: ``linear``
+    (``round(slope × card)``) or ``bands`` (:data:`BANDS`, steps a person entering
+    instances by hand might use). It is silent on what "low" is and how much less: at
+    ``tokens_owned <= low`` the ``linear`` reading halves the need; the ``bands`` reading
+    grades it (two thirds at ``low``, one third at ``low // 2`` and below), reading
+    §5.3's "the given instances avoid having a low token supply" as a stronger pull to
+    take the poorer the model is.
+    """
+    if threshold == "linear":
+        needed = round(slope * card)
+        return needed // 2 if tokens_owned <= low else needed
+    if threshold == "bands":
+        needed = next(n for top, n in BANDS if card <= top) if card <= BANDS[-1][0] else \
+            BANDS[-1][1]
+        if tokens_owned <= low // 2:
+            return needed // 3
+        return (2 * needed) // 3 if tokens_owned <= low else needed
+    raise ValueError(f"threshold={threshold!r} is unknown; valid: linear, bands")
+
+
+def reconstruct(*, threshold: str = "linear", slope: float = 0.25, low: int = 3,
+                grid: str = "sparse") -> list[Instance]:
+    """A set built from the thesis's description (§3.2, Table 1).
+
+    Cited: extension and completion instances always take (§3.2); no-sequence instances
+    take once :func:`reconstructed_needed` tokens lie on the card (§3.2); slots and ranges
+    as Table 1 (cards 3-35, tokens 0 or more). Silent, hence parameters: the threshold's
+    shape and the meaning of a low supply (:func:`reconstructed_needed`), and how many
+    instances there are: ``sparse`` (§3.2 says they were "manually entered": a few cards,
+    supplies and token counts around each boundary) or ``dense`` (the ``monotone`` set's
+    grid).
+    """
+    def needed(card: int, owned: int) -> int:
+        return reconstructed_needed(card, owned, threshold=threshold, slope=slope, low=low)
+
+    if grid == "dense":
+        return _on_grid(needed, CARDS, TOKENS_OWNED, TOKENS_ON_CARD, SEQUENCE_CARDS,
+                        SEQUENCE_TOKENS_OWNED, SEQUENCE_TOKENS_ON_CARD)
+    if grid != "sparse":
+        raise ValueError(f"grid={grid!r} is unknown; valid: sparse, dense")
+    instances = [Instance(category, card, on_card, owned, Action.TAKE)
+                 for category in (Category.EXTENSION, Category.COMPLETION)
+                 for card in SPARSE_SEQUENCE_CARDS for owned in SPARSE_SEQUENCE_OWNED
+                 for on_card in SPARSE_SEQUENCE_ON_CARD]
+    for card in SPARSE_CARDS:
+        for owned in SPARSE_OWNED:
+            n = needed(card, owned)
+            on_card = sorted({0, max(n - 1, 0), n, n + 4})
+            instances.extend(Instance(Category.NO_SEQUENCE, card, tokens, owned,
+                                      Action.TAKE if tokens >= n else Action.PASS)
+                             for tokens in on_card)
+    return instances
+
+
+def _on_grid(needed, cards, owned_levels, on_card_levels, sequence_cards, sequence_owned,
+             sequence_on_card) -> list[Instance]:
+    """Sequence instances that take, and no-sequence instances on the grid plus the two
+    states either side of each column's boundary ``needed(card, owned)``."""
     instances = [
         Instance(category, card, on_card, owned, Action.TAKE)
         for category in (Category.EXTENSION, Category.COMPLETION)
-        for card in SEQUENCE_CARDS for owned in SEQUENCE_TOKENS_OWNED
-        for on_card in SEQUENCE_TOKENS_ON_CARD
+        for card in sequence_cards for owned in sequence_owned for on_card in sequence_on_card
     ]
-    for card in CARDS:
-        for owned in TOKENS_OWNED:
-            needed = tokens_needed(card, owned, fraction=fraction, low_tokens=low_tokens)
-            on_card = set(TOKENS_ON_CARD) | {needed} | ({needed - 1} if needed > 0 else set())
+    for card in cards:
+        for owned in owned_levels:
+            n = needed(card, owned)
+            on_card = set(on_card_levels) | {n} | ({n - 1} if n > 0 else set())
             instances.extend(
                 Instance(Category.NO_SEQUENCE, card, tokens, owned,
-                         Action.TAKE if tokens >= needed else Action.PASS)
+                         Action.TAKE if tokens >= n else Action.PASS)
                 for tokens in sorted(on_card))
     return instances
 
@@ -87,26 +176,44 @@ def render(instances: Sequence[Instance], header: str) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m nothanks.agents.cognitive.generate_instances",
-        description="Write a ToM0 instance file from the rule in this module's docstring.")
-    parser.add_argument("--out", type=Path, default=DEFAULT_INSTANCES,
-                        help=f"output CSV (default: the shipped {DEFAULT_INSTANCES.name})")
+        description="Write a ToM0 instance file: the monotone rule of this module's "
+                    "docstring, or a reconstruction of the thesis's description.")
+    parser.add_argument("--set", default=DEFAULT_SET, choices=(DEFAULT_SET, *RECONSTRUCTIONS),
+                        help=f"which set (default {DEFAULT_SET})")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="output CSV (default: the shipped data/SET.csv)")
     parser.add_argument("--fraction", type=float, default=FRACTION,
-                        help=f"tokens needed per card point, no sequence (default {FRACTION})")
+                        help=f"monotone: tokens needed per card point, no sequence "
+                             f"(default {FRACTION})")
     parser.add_argument("--low-tokens", type=int, default=LOW_TOKENS,
-                        help="below this own supply, fewer tokens are needed "
+                        help="monotone: below this own supply, fewer tokens are needed "
                              f"(default {LOW_TOKENS})")
     args = parser.parse_args(argv)
-    instances = generate(fraction=args.fraction, low_tokens=args.low_tokens)
-    header = (
-        "ToM0 instances for No Thanks! (thesis §3.2), written by\n"
-        "python -m nothanks.agents.cognitive.generate_instances "
-        f"--fraction {args.fraction} --low-tokens {args.low_tokens}\n"
-        "Rule: extension and completion -> take. No sequence -> take iff tokens_on_card >=\n"
-        f"round({args.fraction} * card), scaled by (own + 1) / ({args.low_tokens} + 1) when "
-        f"own < {args.low_tokens}.\n"
-        "Edit freely or pass another file with tom1:instances=PATH.")
-    atomic_write_bytes(render(instances, header).encode("utf-8"), args.out)
-    print(f"wrote {len(instances)} instances to {args.out}")
+    out = args.out or SHIPPED_DIR / f"{args.set}.csv"
+    if args.set == DEFAULT_SET:
+        instances = generate(fraction=args.fraction, low_tokens=args.low_tokens)
+        header = (
+            "ToM0 instances for No Thanks! (thesis §3.2), written by\n"
+            "python -m nothanks.agents.cognitive.generate_instances "
+            f"--fraction {args.fraction} --low-tokens {args.low_tokens}\n"
+            "Rule: extension and completion -> take. No sequence -> take iff tokens_on_card >=\n"
+            f"round({args.fraction} * card), scaled by (own + 1) / ({args.low_tokens} + 1) when "
+            f"own < {args.low_tokens}.\n"
+            "Edit freely or pass another file with tom1:instances=PATH.")
+    else:
+        choices = RECONSTRUCTIONS[args.set]
+        instances = reconstruct(**choices)  # type: ignore[arg-type]
+        header = (
+            f"ToM0 instances for No Thanks!: {args.set}, a reconstruction of thesis §3.2, "
+            "written by\n"
+            f"python -m nothanks.agents.cognitive.generate_instances --set {args.set}\n"
+            "Cited: extension and completion -> take; no sequence -> take once enough tokens\n"
+            "lie on the card, more for higher cards, fewer when the supply is low (§3.2).\n"
+            "Silent in the thesis, chosen here: "
+            + ", ".join(f"{k}={v}" for k, v in choices.items())
+            + "\n(generate_instances.reconstruct; docs/models.md, \"Instance sets\").")
+    atomic_write_bytes(render(instances, header).encode("utf-8"), out)
+    print(f"wrote {len(instances)} instances to {out}")
     return 0
 
 

@@ -7,9 +7,10 @@ Each row is one instance chunk with the slots of thesis Table 1::
 
 ``category`` is ``none``, ``extension`` or ``completion``; ``action`` is ``take`` or
 ``pass``; the numbers are non-negative integers. Lines starting with ``#`` are comments
-(the shipped file records the rule that generated it there). The shipped set,
-``data/instances.csv``, is made by ``python -m nothanks.agents.cognitive.generate_instances``;
-any other file can be passed to a model with ``tom1:instances=PATH``.
+(a shipped file records how it was made there: the command, its parameters and seed).
+The shipped sets live in ``data/NAME.csv`` (``nothanks agents`` lists them; the default is
+``monotone``); :mod:`.instance_sets` resolves a name, a name with a seeded perturbation
+(``monotone+flip=0.08+seed=1``) or a path: ``tom1:instances=NAME|PATH``.
 """
 from __future__ import annotations
 
@@ -21,8 +22,12 @@ from pathlib import Path
 from ...rules import Action
 from .state import Category
 
-#: The instance set shipped with the package.
-DEFAULT_INSTANCES = Path(__file__).with_name("data") / "instances.csv"
+#: Folder of the shipped instance sets (``NAME.csv``).
+SHIPPED_DIR = Path(__file__).with_name("data")
+#: Name of the default instance set (the one a model uses when given none).
+DEFAULT_SET = "monotone"
+#: The default instance set's file.
+DEFAULT_INSTANCES = SHIPPED_DIR / f"{DEFAULT_SET}.csv"
 #: Columns of an instance file, in the order the generator writes them.
 COLUMNS = ("category", "card", "tokens_on_card", "tokens_owned", "action")
 
@@ -50,7 +55,8 @@ class Instance:
 
 @dataclass(frozen=True)
 class InstanceSet:
-    """A validated instance set and the file it came from."""
+    """A validated instance set and where it came from (a file, or a shipped set with a
+    seeded perturbation: then ``source`` names both)."""
 
     instances: tuple[Instance, ...]
     source: str
@@ -115,15 +121,16 @@ _LOADED: dict[tuple[str, int, int], InstanceSet] = {}
 _LOADED_KEPT = 8
 
 
-def load_instances(path: str | Path | None = None) -> InstanceSet:
-    """Read and validate an instance file (default: the shipped set); a file read
-    before and unchanged since (same modification time and size) is not read again.
+def read_instance_file(path: str | Path) -> InstanceSet:
+    """Read and validate an instance file; a file read before and unchanged since (same
+    modification time and size) is not read again. Names of shipped sets and seeded
+    perturbations are resolved by :func:`.instance_sets.load_instances`.
 
     Raises:
         InstanceFileError: the file is missing, lacks a column, has a bad value,
             contradicts itself, is empty, or leaves a category without instances.
     """
-    path = DEFAULT_INSTANCES if path is None or str(path) == "" else Path(path)
+    path = Path(path)
     try:
         stat = path.stat()
     except OSError as exc:
@@ -136,6 +143,22 @@ def load_instances(path: str | Path | None = None) -> InstanceSet:
             _LOADED.pop(next(iter(_LOADED)))
         _LOADED[key] = loaded
     return loaded
+
+
+def validated(instances: Iterable[Instance], source: str) -> InstanceSet:
+    """An :class:`InstanceSet` of ``instances`` after the checks a file gets: not empty,
+    every category present (``source`` names the set in errors)."""
+    result = InstanceSet(tuple(instances), source)
+    if not result.instances:
+        raise InstanceFileError(f"instance set {source}: the set is empty; a model needs at "
+                                "least one instance per category")
+    empty = [str(c) for c, n in result.by_category().items() if n == 0]
+    if empty:
+        raise InstanceFileError(
+            f"instance set {source}: no instances of category {', '.join(empty)}; every "
+            "category needs at least one (a state of that category could otherwise only "
+            "match another category's instances at a mismatch of -100)")
+    return result
 
 
 def _read_instances(path: Path) -> InstanceSet:
@@ -175,11 +198,4 @@ def _read_instances(path: Path) -> InstanceSet:
     if not instances:
         raise InstanceFileError(f"instance file {path}: the header is there but the set is "
                                 "empty; a model needs at least one instance per category")
-    result = InstanceSet(tuple(instances), str(path))
-    empty = [str(c) for c, n in result.by_category().items() if n == 0]
-    if empty:
-        raise InstanceFileError(
-            f"instance file {path}: no instances of category {', '.join(empty)}; every "
-            "category needs at least one (a state of that category could otherwise only "
-            "match another category's instances at a mismatch of -100)")
-    return result
+    return validated(instances, str(path))

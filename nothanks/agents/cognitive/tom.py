@@ -26,7 +26,8 @@ from ...actr.memory import _number
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..base import Agent
 from . import tom_kernel
-from .instances import InstanceSet, load_instances
+from .instance_sets import load_instances
+from .instances import InstanceSet
 from .state import category_name, state_chunk, state_items
 from .token_memory import TokenMemory
 from .traces import DecisionTrace, Prediction, TraceNode
@@ -111,7 +112,9 @@ class ToMAgent(Agent):
             the counter stream; docs/actr.md, "Noise streams").
         oracle_tokens: debug switch: use exact counts (a perfect tally of the public
             token movements) instead of the token memory.
-        instances: path of an instance file ("" = the shipped set).
+        instances: a shipped instance set by name, with optional seeded perturbations
+            (``monotone+flip=0.08+seed=1``), or the path of an instance file ("" = the
+            default set, ``monotone``); docs/models.md, "Instance sets".
         trace: record a reasoning trace of every decision (``last_trace``).
 
     Readings of open points of the thesis (docs/models.md, "Readings"), each a switch:
