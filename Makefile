@@ -45,7 +45,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py
 
 figures: $(VENV)/.installed-dev
-	$(VENV)/bin/nothanks figures --out figures --cache data/cache
+	$(VENV)/bin/nothanks figures --out figures --cache data/cache --update-shipped
 
 play: $(VENV)/.installed-notebooks
 	$(VENV)/bin/voila notebooks/01_play.ipynb --no-browser --strip_sources=True
