@@ -381,6 +381,13 @@ def split_params(params: Mapping[str, object], model_preset: str | None = None
     return model, standin, rule
 
 
+#: What a study writes into its folder (``{name}``: the study's name): replaced as one
+#: set when a shipped study is updated (``nothanks calibrate --update-shipped``).
+STUDY_FILES = ("study.db", "trials", "trials.csv", "summary.md", "history.png",
+               "importances.png", "{name}.toml", "{name}-instances.csv", "heldout",
+               "heldout.md", "heldout.csv", "heldout.json")
+
+
 def write_instances(rule: Mapping[str, float], path: Path) -> Path:
     """The instance file of the rule with these parameters (the generator's own code)."""
     rule = {"fraction": gi.FRACTION, "low_tokens": gi.LOW_TOKENS} | dict(rule)

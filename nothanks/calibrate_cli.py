@@ -11,6 +11,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .outputs import UPDATE_SHIPPED, check_shipped, fresh_folder, replacing
+
 Runner = Callable[[argparse.Namespace], int]
 
 
@@ -19,9 +21,15 @@ def _names(text: str) -> list[str]:
 
 
 def configure(parser: argparse.ArgumentParser) -> Runner:
-    parser.add_argument("--out", type=Path, default=Path("calibration/thesis-fit"),
+    parser.add_argument("--out", type=Path, default=None,
                         help="study folder: study.db, trials/, summary.md, plots, the preset "
-                             "(default calibration/thesis-fit)")
+                             "(created, or resumed and extended; default: a new "
+                             "runs/calibrate-<timestamp>; a shipped study in data/calibration "
+                             f"needs {UPDATE_SHIPPED})")
+    parser.add_argument(UPDATE_SHIPPED, action="store_true",
+                        help="--out holds a committed study (e.g. data/calibration/thesis-fit):"
+                             " fit a new study and replace that study's whole set with it "
+                             "(an interrupted update resumes from --out/.staging)")
     parser.add_argument("--params", default=None,
                         help="free parameters, comma-separated (default: every model "
                              "parameter; 'standin' for the human stand-in's); see --list")
@@ -86,27 +94,48 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             raise CalibrationError(
                 f"--stages {args.stages!r}: give fractions like 0.25,1") from None
         command = "nothanks calibrate " + shlex.join(sys.argv[2:] if argv_is_cli() else [])
-        result = cal.calibrate(
-            args.out, params=params, targets=targets, heldout=heldout, trials=args.trials,
-            games=args.games, seed=args.seed, stages=stages, storage=args.storage,
-            study_name=args.study_name, model_preset=args.model_preset, jobs=args.jobs,
-            client=args.scheduler, progress=not args.no_progress, command=command.strip(),
-            start=_start(args.start), fixed=_fixed(args.fixed), weights=_weights(args.weights))
-        if not any(t.state.name == "COMPLETE" for t in result.study.trials):
-            raise CalibrationError(f"{result.out}: every trial was pruned or failed; run "
-                                   "more trials (--trials) or fewer stages (--stages 1)")
-        print(f"{result.out}: {len(result.study.trials)} trials, best loss "
-              f"{result.study.best_value:.4g}, {result.seconds_per_trial:.1f} s per trial")
-        if args.check_seed is not None:
-            path = cal.heldout_check(
-                args.out, result.best_params, targets, heldout,
-                games=args.check_games or args.games, seed=args.check_seed,
-                fit_seeds=[args.seed + i for i in range(len(stages))], jobs=args.jobs,
-                client=args.scheduler, model_preset=args.model_preset,
-                label=args.study_name, progress=not args.no_progress)
-            print(path.read_text())
+        out = args.out or fresh_folder("calibrate")
+        if args.out is None:  # the preset's provenance names the folder it was fitted in
+            command += " " + shlex.join(["--out", str(out)])
+        if check_shipped(out, "calibrate", update_shipped=args.update_shipped):
+            if args.storage is not None:
+                raise CalibrationError(
+                    f"--storage {args.storage} with {UPDATE_SHIPPED}: the update replaces "
+                    f"the study in --out {out}, not one kept elsewhere; drop --storage")
+            members = [name.format(name=args.study_name) for name in cal.STUDY_FILES]
+            with replacing(out, members, keep_staging=True) as staging:
+                _study(args, staging, params, targets, heldout, stages, command)
+            print(f"replaced the study in {out}")
+            return 0
+        _study(args, out, params, targets, heldout, stages, command)
         return 0
     return run
+
+
+def _study(args: argparse.Namespace, out: Path, params: list[str], targets: list[str],
+           heldout: list[str], stages: list[float], command: str) -> None:
+    """Run (or resume) the study into ``out``, then its held-out check if asked."""
+    from . import calibrate as cal
+    from .calibrate import CalibrationError
+    result = cal.calibrate(
+        out, params=params, targets=targets, heldout=heldout, trials=args.trials,
+        games=args.games, seed=args.seed, stages=stages, storage=args.storage,
+        study_name=args.study_name, model_preset=args.model_preset, jobs=args.jobs,
+        client=args.scheduler, progress=not args.no_progress, command=command.strip(),
+        start=_start(args.start), fixed=_fixed(args.fixed), weights=_weights(args.weights))
+    if not any(t.state.name == "COMPLETE" for t in result.study.trials):
+        raise CalibrationError(f"{result.out}: every trial was pruned or failed; run "
+                               "more trials (--trials) or fewer stages (--stages 1)")
+    print(f"{result.out}: {len(result.study.trials)} trials, best loss "
+          f"{result.study.best_value:.4g}, {result.seconds_per_trial:.1f} s per trial")
+    if args.check_seed is not None:
+        path = cal.heldout_check(
+            out, result.best_params, targets, heldout,
+            games=args.check_games or args.games, seed=args.check_seed,
+            fit_seeds=[args.seed + i for i in range(len(stages))], jobs=args.jobs,
+            client=args.scheduler, model_preset=args.model_preset,
+            label=args.study_name, progress=not args.no_progress)
+        print(path.read_text())
 
 
 def _start(text: str | None) -> list[dict[str, object]]:

@@ -6,6 +6,11 @@ import json
 import sys
 from pathlib import Path
 
+from .outputs import UPDATE_SHIPPED, check_output, check_shipped, replacing
+
+#: What ``nothanks infer`` writes into --out (replaced as one set).
+RESULT_FILES = ("decisions.parquet", "map.csv", "blocks.csv", "group.csv", "settings.json",
+                "confusion.csv", "confusion.md", "confusion.png", "trajectories.png")
 #: Defaults shown in --help (the engine, which imports the models, loads only to run).
 _MODELS = "ToM0,ToM1,ToM2,random,heuristic"
 
@@ -42,7 +47,12 @@ def configure(parser: argparse.ArgumentParser):
     parser.add_argument("--processes", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--cache", type=Path, default=None,
                         help="folder for per-participant likelihood tables (Parquet)")
-    parser.add_argument("--out", type=Path, required=True, help="folder for the results")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="folder for the results (its earlier results are replaced as "
+                             "one set)")
+    parser.add_argument(UPDATE_SHIPPED, action="store_true",
+                        help="--out holds committed results (e.g. figures/inference/default):"
+                             " replace that whole set")
     parser.add_argument("--validate", action="store_true",
                         help="simulate players of known type (Table 6 schedule, 24 games "
                              "each) in PATH and report how well their type is recovered")
@@ -56,9 +66,30 @@ def configure(parser: argparse.ArgumentParser):
 
 
 def run(args: argparse.Namespace) -> int:
+    from .inference import InferenceError
+    if args.path is None:
+        raise InferenceError("give the participant folder (or, with --validate, the folder "
+                             "for the simulated players)")
+    params = _pairs(args.param)
+    models = tuple(m.strip() for m in args.models.split(",") if m.strip())
+    check_output(args.out, "infer", "the results", force=True,
+                 update_shipped=args.update_shipped)
+    if args.validate:  # the simulated players are written into PATH
+        check_shipped(args.path, "infer", option="PATH",
+                      role=" (--validate writes the simulated players there)")
+    if args.cache is not None:
+        check_shipped(args.cache, "infer", option="--cache")
+    with replacing(args.out, RESULT_FILES) as out:  # the whole set, never part of it
+        _infer(args, params, models, out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _infer(args: argparse.Namespace, params: dict[str, str], models: tuple[str, ...],
+           out: Path) -> None:
+    """Simulate the players (--validate), infer their orders and write the results."""
     from .figures.inference import confusion_heatmap, posterior_trajectories
     from .inference import (
-        InferenceError,
         confusion_matrix,
         infer_order,
         matrix_markdown,
@@ -66,12 +97,6 @@ def run(args: argparse.Namespace) -> int:
         simulate_players,
         zero_vs_higher,
     )
-    if args.path is None:
-        raise InferenceError("give the participant folder (or, with --validate, the folder "
-                             "for the simulated players)")
-    params = _pairs(args.param)
-    models = tuple(m.strip() for m in args.models.split(",") if m.strip())
-    args.out.mkdir(parents=True, exist_ok=True)
     chosen = args.participant
     if args.validate:
         types = [t.strip() for t in args.types.split(",") if t.strip()]
@@ -82,31 +107,29 @@ def run(args: argparse.Namespace) -> int:
                          lapse=args.lapse, tokens=args.tokens, params=params, seed=args.seed,
                          practice=args.practice or args.validate, processes=args.processes,
                          cache=args.cache)
-    result.decisions.to_parquet(args.out / "decisions.parquet", index=False)
-    result.map_orders().to_csv(args.out / "map.csv", index=False)
-    result.blocks().to_csv(args.out / "blocks.csv", index=False)
+    result.decisions.to_parquet(out / "decisions.parquet", index=False)
+    result.map_orders().to_csv(out / "map.csv", index=False)
+    result.blocks().to_csv(out / "blocks.csv", index=False)
     group = result.group()
-    group.to_csv(args.out / "group.csv", index=False)
+    group.to_csv(out / "group.csv", index=False)
     line = settings_line(result.settings)
-    (args.out / "settings.json").write_text(json.dumps(
+    (out / "settings.json").write_text(json.dumps(
         {"settings": line, "command": "nothanks " + " ".join(sys.argv[1:])}, indent=2)
         + "\n")
     if args.validate:
         table = confusion_matrix(result)
-        table.to_csv(args.out / "confusion.csv", index=False)
+        table.to_csv(out / "confusion.csv", index=False)
         binary = zero_vs_higher(result)
         title = f"Recovery of simulated players ({line})"
         text = matrix_markdown(table, result.models, title)
         text += (f"\n\nToM0 vs ToM≥1 recovered for {binary['correct']}/{binary['players']} "
                  f"ToM players = {binary['share']:.2f} (95% Wilson CI "
                  f"[{binary['ci_low']:.2f}, {binary['ci_high']:.2f}]).\n")
-        (args.out / "confusion.md").write_text(text)
+        (out / "confusion.md").write_text(text)
         fig = confusion_heatmap(table, result.models, f"Order recovery ({line})")
-        fig.savefig(args.out / "confusion.png")
+        fig.savefig(out / "confusion.png")
         print(text)
     else:
         print(group.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     shown = list(dict.fromkeys(result.decisions["participant"]))[:6]
-    posterior_trajectories(result.decisions, shown).savefig(args.out / "trajectories.png")
-    print(f"wrote {args.out}")
-    return 0
+    posterior_trajectories(result.decisions, shown).savefig(out / "trajectories.png")

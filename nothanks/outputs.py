@@ -78,13 +78,14 @@ def _git(where: Path, *args: str) -> str | None:
 
 
 def check_shipped(folder: Path, command: str, *, update_shipped: bool | None = None,
-                  option: str = "--out") -> bool:
+                  option: str = "--out", role: str = "") -> bool:
     """Refuse ``folder`` if it holds committed results and the command was not told
     ``--update-shipped``; returns whether it was told (then it replaces its whole set
     there, with or without git to say what is committed).
 
     ``update_shipped`` None: the command ships no results into such a folder, so the
-    refusal offers only a new folder.
+    refusal offers only a new folder. ``option`` names the folder in the message, with
+    ``role`` after it (e.g. what the command writes there).
     """
     if update_shipped:
         return True
@@ -92,7 +93,7 @@ def check_shipped(folder: Path, command: str, *, update_shipped: bool | None = N
     if not tracked:
         return False
     example = ", e.g. " + tracked[0] if len(tracked) > 1 else ": " + tracked[0]
-    message = (f"{option} {folder} holds committed results ({len(tracked)} file"
+    message = (f"{option} {folder}{role} holds committed results ({len(tracked)} file"
                f"{'s' if len(tracked) > 1 else ''} tracked by git{example}); "
                f"give a new folder, e.g. {option} {fresh_folder(command)}")
     if update_shipped is not None:

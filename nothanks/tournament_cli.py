@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .outputs import UPDATE_SHIPPED, check_shipped, fresh_folder
+
 Runner = Callable[[argparse.Namespace], int]
 #: Files written into the leaderboard folder.
 LEADERBOARD_FILES = ("leaderboard.csv", "leaderboard.md", "tournament.png")
@@ -36,10 +38,14 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
                              "(default: default)")
     parser.add_argument("--out", type=Path, default=None,
                         help="experiment directory of the games (created or resumed; "
-                             "default data/cache/NAME, e.g. data/cache/tournament)")
-    parser.add_argument("--leaderboard", type=Path, default=Path("figures/tournament"),
+                             "default: a new runs/tournament-<timestamp>)")
+    parser.add_argument("--leaderboard", type=Path, default=None,
                         help="folder for leaderboard.csv, leaderboard.md and tournament.png "
-                             "(default figures/tournament)")
+                             "(default: --out; the shipped figures/tournament needs "
+                             f"{UPDATE_SHIPPED})")
+    parser.add_argument(UPDATE_SHIPPED, action="store_true",
+                        help="--leaderboard holds the committed leaderboard (figures/"
+                             "tournament): replace that whole set")
     parser.add_argument("--pool", default=None,
                         help="agent specs instead of the tournament's pool, ';' between "
                              "agents: 'random;heuristic:T=-3;tom1;tom2' (plays all its "
@@ -85,8 +91,14 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             for number, lineup in enumerate(tournament.lineups):
                 print(f"table {number:3d}: " + " | ".join(tournament.pool[i] for i in lineup))
             return 0
-        out = args.out or Path("data/cache") / tournament.name
-        made = play_and_rate(tournament, out, args.leaderboard, model=args.model,
+        out = args.out or fresh_folder("tournament")
+        check_shipped(out, "tournament")  # the games never go into committed results
+        board = args.leaderboard or out
+        if args.leaderboard is not None:
+            check_shipped(board, "tournament", update_shipped=args.update_shipped,
+                          option="--leaderboard")
+        args.out = out  # the provenance line names the folders used
+        made = play_and_rate(tournament, out, board, model=args.model,
                              tau=args.tau, jobs=args.jobs, client=args.dask,
                              progress=not args.no_progress,
                              command="nothanks tournament " + shlex.join(_given(args)))
@@ -103,13 +115,14 @@ def _given(args: argparse.Namespace) -> list[str]:
     words = [] if args.tournament == "default" else [args.tournament]
     for flag in ("out", "leaderboard", "pool", "deals", "seed", "model", "jobs", "dask"):
         value = getattr(args, flag)
-        if value is not None and not (flag == "leaderboard"
-                                      and value == Path("figures/tournament")):
+        if value is not None:
             words += [f"--{flag}", str(value)]
     if args.tables is not None:
         words += ["--tables", str(args.tables)]
     if args.tau:
         words += ["--tau", str(args.tau)]
+    if args.update_shipped:
+        words.append(UPDATE_SHIPPED)
     return words
 
 
@@ -128,7 +141,8 @@ def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
                   client=None, progress: bool = True,
                   command: str = "nothanks tournament") -> TournamentReport:
     """Run (or resume) ``tournament`` into ``out``, rate it and, unless
-    ``leaderboard_dir`` is None, write the leaderboard CSV, Markdown and figure there."""
+    ``leaderboard_dir`` is None, write the leaderboard CSV, Markdown and figure there
+    (the three replaced together: :func:`nothanks.outputs.replacing`)."""
     from .analysis.ratings import DEFAULT_MODEL, GAME_ORDER, leaderboard, leaderboard_markdown
     from .experiments.log import load
     from .experiments.tournament import load_tournament, run_tournament
@@ -152,13 +166,14 @@ def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
     if leaderboard_dir is not None:
         from .figures.tournament import tournament_ratings
         from .io import atomic_write_bytes
-        leaderboard_dir.mkdir(parents=True, exist_ok=True)
-        csv, md, png = (leaderboard_dir / name for name in LEADERBOARD_FILES)
-        atomic_write_bytes(board.to_csv(index=False, float_format="%.6g").encode(), csv)
-        atomic_write_bytes(text.encode(), md)
-        title = (f"Rated tournament {tournament.name!r}: {len(tournament.pool)} agents, "
-                 f"{len(tournament.lineups)} tables, {tournament.games} games")
-        fig = tournament_ratings(board, title=title, players=tournament.seats)
-        fig.savefig(png, metadata={"Software": "nothanks"})
-        files = [csv, md, png]
+        from .outputs import replacing
+        with replacing(leaderboard_dir, LEADERBOARD_FILES) as staging:
+            csv, md, png = (staging / name for name in LEADERBOARD_FILES)
+            atomic_write_bytes(board.to_csv(index=False, float_format="%.6g").encode(), csv)
+            atomic_write_bytes(text.encode(), md)
+            title = (f"Rated tournament {tournament.name!r}: {len(tournament.pool)} agents, "
+                     f"{len(tournament.lineups)} tables, {tournament.games} games")
+            fig = tournament_ratings(board, title=title, players=tournament.seats)
+            fig.savefig(png, metadata={"Software": "nothanks"})
+        files = [leaderboard_dir / name for name in LEADERBOARD_FILES]
     return TournamentReport(summary, board, text, files)

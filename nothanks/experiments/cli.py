@@ -8,9 +8,16 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..outputs import (
+    UPDATE_SHIPPED,
+    OutputError,
+    check_output,
+    check_shipped,
+    fresh_folder,
+    replacing,
+)
+
 Runner = Callable[[argparse.Namespace], int]
-
-
 
 def configure_run(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("design", nargs="?",
@@ -46,6 +53,7 @@ def configure_run(parser: argparse.ArgumentParser) -> Runner:
         if args.design is None or args.out is None:
             print("nothanks run: error: give DESIGN and --out DIR (or --list)", file=sys.stderr)
             return 2
+        check_shipped(args.out, "run")  # a run never writes into committed results
         design = load_design(args.design)
         changes = {k: v for k, v in (("games", args.games), ("seed", args.seed),
                                      ("human", args.human)) if v is not None}
@@ -69,8 +77,8 @@ def first_sentence(text: str) -> str:
 
 def configure_export(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("directory", type=Path, help="experiment directory (or a folder of them)")
-    parser.add_argument("--csv", type=Path, required=True, metavar="OUT",
-                        help="folder for <table>.csv files")
+    parser.add_argument("--out", "--csv", dest="csv", type=Path, required=True, metavar="OUT",
+                        help="folder for <table>.csv files (--csv is the same option)")
     parser.add_argument("--allow-incomplete", action="store_true",
                         help="export an interrupted run's finished games")
 
@@ -78,13 +86,14 @@ def configure_export(parser: argparse.ArgumentParser) -> Runner:
         from .log import export_csv
         from .schema import LogError
         if args.csv.exists() and not args.csv.is_dir():
-            raise LogError(f"--csv {args.csv} is a file; give a directory for the CSV files")
+            raise OutputError(f"--out {args.csv} is a file; give a directory for the CSV files")
+        check_shipped(args.csv, "export")  # exports never go into committed results
         try:
             written = export_csv(args.directory, args.csv, allow_incomplete=args.allow_incomplete)
         except LogError as exc:
             if "are missing" in str(exc) and not args.allow_incomplete:
                 raise LogError(f"{exc}. To export the finished games anyway: nothanks export "
-                               f"{args.directory} --csv {args.csv} --allow-incomplete") from None
+                               f"{args.directory} --out {args.csv} --allow-incomplete") from None
             raise
         for path in written:
             print(path)
@@ -106,15 +115,32 @@ def configure_verify(parser: argparse.ArgumentParser) -> Runner:
 
 
 def configure_synthetic(parser: argparse.ArgumentParser) -> Runner:
-    parser.add_argument("--out", type=Path, default=Path("data/synthetic"),
-                        help="folder for one session directory per participant")
-    parser.add_argument("--participants", type=int, default=30)
+    parser.add_argument("--out", type=Path, default=None,
+                        help="new or empty folder for one session directory per participant "
+                             "(default: a new runs/synthetic-<timestamp>; the shipped "
+                             f"data/synthetic needs {UPDATE_SHIPPED})")
+    parser.add_argument("--participants", type=int, default=30,
+                        help="number of participants (default 30)")
     parser.add_argument("--seed", type=int, default=2018,
                         help="seed of the stand-ins' personal parameters")
+    parser.add_argument("--force", action="store_true",
+                        help="replace the synthetic set (every synthetic-NN session) in a "
+                             "non-empty --out")
+    parser.add_argument(UPDATE_SHIPPED, action="store_true",
+                        help="--out holds the committed synthetic set (data/synthetic): "
+                             "replace that whole set")
 
     def run(args: argparse.Namespace) -> int:
-        from .synthetic import generate
-        for session in generate(args.out, args.participants, seed=args.seed):
-            print(f"{session.directory}: {session.games_done} games")
+        from .synthetic import ID_PREFIX, generate
+        if args.participants < 1:
+            print(f"nothanks synthetic: error: --participants must be at least 1 (got "
+                  f"{args.participants})", file=sys.stderr)
+            return 2
+        out = args.out or fresh_folder("synthetic")
+        check_output(out, "synthetic", f"the synthetic set (every {ID_PREFIX}NN session)",
+                     force=args.force, update_shipped=args.update_shipped)
+        with replacing(out, (f"{ID_PREFIX}*",)) as staging:  # the whole set, never part
+            for session in generate(staging, args.participants, seed=args.seed):
+                print(f"{out / session.directory.name}: {session.games_done} games")
         return 0
     return run
