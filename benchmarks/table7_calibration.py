@@ -3,12 +3,17 @@
 Run: python benchmarks/table7_calibration.py [--games 500] [--games-tom2-tom1 2000]
      [--workers 2] [--params rt=-1.5] [--no-heuristic]
 
-Per design it prints the focal model's win share, its rank distribution, mean rank
-points of focal and opponents with a Welch t-test (focal: one value per game;
-opponents: three per game, as the thesis's t(909.8) implies), mean tokens held at the
-end, and pass shares. Seats rotate (nothanks.runner.play_games). Targets:
-ToM1 and ToM2 win >= 40% of games against 3 x ToM0 with p < 0.005; ToM2's mean rank
-points exceed 3 x ToM1's over 2,000 games; mean tokens at the end between 8 and 12.
+Per design it prints the focal model's win share (95% Wilson CI), its rank
+distribution, mean rank points of focal and opponents with two tests in the thesis's
+sign convention (opponents or parity minus focal: t < 0 when the focal model scores
+more): the thesis's Welch t-test (focal: one value per game; opponents: three per game,
+as the thesis's t(909.8) implies; it over-rejects, see nothanks.analysis.placebo) and
+the valid one, the focal model's rank points against parity 1.5 (one value per game),
+then mean tokens held at the end and pass shares (95% intervals clustered by game).
+Seats rotate (nothanks.runner.play_games). Targets, judged by the parity test:
+ToM1 and ToM2 win >= 40% of games against 3 x ToM0 with p < 0.005; ToM2 scores
+significantly more than 3 x ToM1 (p < 0.05, in that direction) over 2,000 games; mean
+tokens at the end between 8 and 12.
 """
 from __future__ import annotations
 
@@ -20,6 +25,8 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 from scipy import stats
 
+from nothanks.analysis.paired import cluster_share, wilson_interval
+from nothanks.rules import Action
 from nothanks.runner import play_games
 
 THESIS_DESIGNS = (("tom1", "tom0"), ("tom2", "tom0"), ("tom2", "tom1"))
@@ -38,7 +45,7 @@ def play_chunk(focal: str, opponent: str, start: int, games: int, seed: int) -> 
     specs = [focal, opponent, opponent, opponent]
     out = {key: [] for key in ("focal_rank", "focal_points", "focal_tokens",
                                "opponent_points", "opponent_tokens")}
-    passes = {"focal": [0, 0], "opponent": [0, 0]}  # passes, decisions
+    passes = {"focal": [], "opponent": []}  # per game: (passes, decisions)
     began = time.process_time()
     for result in play_games(specs, games, seed, start=start):
         focal_seat = result.agents.index(focal)
@@ -50,10 +57,13 @@ def play_chunk(focal: str, opponent: str, start: int, games: int, seed: int) -> 
             else:
                 out["opponent_points"].append(result.rank_points[seat])
                 out["opponent_tokens"].append(result.tokens[seat])
+        counts = {"focal": [0, 0], "opponent": [0, 0]}
         for decision in result.decisions:
-            who = "focal" if decision[2] == focal_seat else "opponent"
-            passes[who][0] += decision[8] == "pass"
-            passes[who][1] += 1
+            who = "focal" if decision.seat == focal_seat else "opponent"
+            counts[who][0] += decision.action == Action.PASS
+            counts[who][1] += 1
+        for who, (passed, decided) in counts.items():
+            passes[who].append((passed, decided))
     out["passes"] = passes
     out["cpu_seconds"] = time.process_time() - began
     return out
@@ -67,24 +77,40 @@ def welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     return float(test.statistic), float(df), float(test.pvalue)
 
 
+def parity(focal: np.ndarray, players: int = 4) -> tuple[float, float, float]:
+    """The focal rank points against parity (players - 1)/2, thesis sign (parity minus
+    focal): t, df, two-sided p."""
+    test = stats.ttest_1samp(focal, (players - 1) / 2)
+    return -float(test.statistic), float(test.df), float(test.pvalue)
+
+
+def pass_share(games: list[tuple[int, int]]) -> tuple[float, float, float]:
+    """Share of passes over every decision, with its 95% interval clustered by game."""
+    passed, decided = np.asarray(games, float).T
+    return cluster_share(passed, decided)
+
+
 def summarize(focal: str, opponent: str, chunks: list[dict]) -> dict:
     merged = {k: np.concatenate([np.asarray(c[k], float) for c in chunks])
               for k in chunks[0] if k not in ("passes", "cpu_seconds")}
-    passes = {who: np.sum([c["passes"][who] for c in chunks], axis=0) for who in
+    passes = {who: [g for c in chunks for g in c["passes"][who]] for who in
               ("focal", "opponent")}
     ranks = merged["focal_rank"]
-    t, df, p = welch(merged["focal_points"], merged["opponent_points"])
+    t, df, p = welch(merged["opponent_points"], merged["focal_points"])
+    parity_t, parity_df, parity_p = parity(merged["focal_points"])
+    wins = int(np.sum(ranks == 1))
     return {
         "design": f"{focal} vs 3x{opponent}", "games": len(ranks),
-        "win_share": float(np.mean(ranks == 1)),
+        "win_share": wins / len(ranks), "win_ci": wilson_interval(wins, len(ranks)),
         "rank_shares": [float(np.mean(ranks == r)) for r in (1, 2, 3, 4)],
         "focal_points": float(merged["focal_points"].mean()),
         "opponent_points": float(merged["opponent_points"].mean()),
         "t": t, "df": df, "p": p,
+        "parity_t": parity_t, "parity_df": parity_df, "parity_p": parity_p,
         "focal_tokens": float(merged["focal_tokens"].mean()),
         "opponent_tokens": float(merged["opponent_tokens"].mean()),
-        "focal_pass_share": passes["focal"][0] / passes["focal"][1],
-        "opponent_pass_share": passes["opponent"][0] / passes["opponent"][1],
+        "focal_pass_share": pass_share(passes["focal"]),
+        "opponent_pass_share": pass_share(passes["opponent"]),
         "cpu_seconds": float(sum(c["cpu_seconds"] for c in chunks)),
     }
 
@@ -108,11 +134,17 @@ def run(designs: list[tuple[str, str, int]], workers: int, seed: int,
 def report(summary: dict) -> str:
     s = summary
     ranks = " ".join(f"{share:.3f}" for share in s["rank_shares"])
-    return (f"{s['design']:40s} n={s['games']:5d}  win {s['win_share']:.3f}  ranks 1-4 "
-            f"[{ranks}]  rank points {s['focal_points']:.3f} vs {s['opponent_points']:.3f}  "
-            f"t({s['df']:.1f}) = {s['t']:.2f}, p = {s['p']:.2g}  tokens at end "
+
+    def share(value: tuple[float, float, float]) -> str:
+        return f"{value[0]:.3f} [{value[1]:.3f}, {value[2]:.3f}]"
+
+    return (f"{s['design']:40s} n={s['games']:5d}  win {share((s['win_share'], *s['win_ci']))}"
+            f"  ranks 1-4 [{ranks}]  rank points {s['focal_points']:.3f} vs "
+            f"{s['opponent_points']:.3f}  thesis's Welch (rows) t({s['df']:.1f}) = "
+            f"{s['t']:.2f}, p = {s['p']:.2g}  vs parity t({s['parity_df']:.0f}) = "
+            f"{s['parity_t']:.2f}, p = {s['parity_p']:.2g}  tokens at end "
             f"{s['focal_tokens']:.1f} vs {s['opponent_tokens']:.1f}  pass share "
-            f"{s['focal_pass_share']:.3f} vs {s['opponent_pass_share']:.3f}")
+            f"{share(s['focal_pass_share'])} vs {share(s['opponent_pass_share'])}")
 
 
 def verdicts(summaries: list[dict]) -> list[str]:
@@ -122,14 +154,16 @@ def verdicts(summaries: list[dict]) -> list[str]:
         design = s["design"]
         focal, opponent = design.split(" vs 3x")
         if opponent.startswith("tom0") and focal.startswith(("tom1", "tom2")):
-            ok = s["win_share"] >= 0.40 and s["p"] < 0.005 and s["t"] > 0
+            ok = s["win_share"] >= 0.40 and s["parity_p"] < 0.005 and s["parity_t"] < 0
             lines.append(f"{'PASS' if ok else 'FAIL'}  {design}: win share "
-                         f"{s['win_share']:.3f} >= 0.40 and p {s['p']:.2g} < 0.005")
+                         f"{s['win_share']:.3f} >= 0.40 and above parity with p "
+                         f"{s['parity_p']:.2g} < 0.005")
         elif opponent.startswith("tom1") and focal.startswith("tom2"):
-            ok = s["focal_points"] > s["opponent_points"]
+            ok = s["parity_p"] < 0.05 and s["parity_t"] < 0
             lines.append(f"{'PASS' if ok else 'FAIL'}  {design}: rank points "
-                         f"{s['focal_points']:.3f} > {s['opponent_points']:.3f} "
-                         f"(t = {s['t']:.2f}, p = {s['p']:.2g}, n = {s['games']})")
+                         f"{s['focal_points']:.3f} above parity 1.5 with p < 0.05 "
+                         f"(t({s['parity_df']:.0f}) = {s['parity_t']:.2f}, "
+                         f"p = {s['parity_p']:.2g}, n = {s['games']})")
         if not opponent.startswith("heuristic"):
             for who in ("focal", "opponent"):
                 tokens = s[f"{who}_tokens"]

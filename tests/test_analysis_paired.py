@@ -189,3 +189,19 @@ def test_tom2_rows_say_whether_they_duplicate_tom1(cache, tmp_path):
     paired = tests[tests["test"] == an.SHARED_DEALS_TEST]
     assert len(paired) == 1 and paired["deals"].iloc[0] == 4
     assert set(tests["flag"]) <= {"higher", "lower", "n.s."}
+
+
+def test_cluster_share_is_wider_than_wilson_when_clusters_differ():
+    # decisions within a game share the game: the interval must count games, not decisions
+    from nothanks.analysis import cluster_share, wilson_interval
+    rng = np.random.default_rng(5)
+    trials = rng.integers(20, 40, 300)
+    successes = rng.binomial(trials, rng.beta(1, 4, 300))
+    share, low, high = cluster_share(successes, trials, resamples=2000)
+    w_low, w_high = wilson_interval(int(successes.sum()), int(trials.sum()))
+    assert share == pytest.approx(successes.sum() / trials.sum())
+    assert low < share < high
+    assert high - low > 1.3 * (w_high - w_low)
+    # nothing to resample: the Wilson interval over the clusters
+    assert cluster_share(np.zeros(50), np.full(50, 30.0)) == (0.0, 0.0,
+                                                               wilson_interval(0, 50)[1])

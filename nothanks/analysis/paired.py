@@ -85,6 +85,61 @@ def bootstrap_interval(values: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
     return float(low), float(high)
 
 
+def cluster_share(successes: np.ndarray, trials: np.ndarray,
+                  resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+                  confidence: float = 0.95) -> tuple[float, float, float]:
+    """A share pooled over clusters (games, deals, participants) with a cluster-bootstrap
+    interval: ``successes[i]`` of ``trials[i]`` in cluster *i*.
+
+    Decisions of one game (or one participant) are not independent trials, so a Wilson
+    interval over decisions is too narrow; resampling whole clusters keeps their
+    correlation (percentile interval of the ratio of summed successes to summed trials,
+    seeded). When no cluster's share differs from the pooled one there is nothing to
+    resample: the interval is then the Wilson interval over the clusters (as if each
+    cluster were one trial), the conservative bound. Returns (share, low, high).
+    """
+    s = np.asarray(successes, float)
+    n = np.asarray(trials, float)
+    if len(s) != len(n) or len(s) == 0 or n.sum() <= 0:
+        raise AnalysisInputError("cluster share: needs clusters with trials")
+    share = float(s.sum() / n.sum())
+    keep = n > 0
+    s, n = s[keep], n[keep]
+    clusters = len(s)
+    if np.allclose(s, share * n):
+        low, high = wilson_interval(round(share * clusters), clusters, confidence)
+        return share, min(low, share), max(high, share)
+    rng = np.random.default_rng(seed)
+    values = np.empty(resamples)
+    step = max(1, 2_000_000 // clusters)
+    for start in range(0, resamples, step):
+        stop = min(resamples, start + step)
+        picks = rng.integers(0, clusters, size=(stop - start, clusters))
+        values[start:stop] = s[picks].sum(axis=1) / n[picks].sum(axis=1)
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(values, [tail, 1 - tail])
+    return share, float(low), float(high)
+
+
+def cluster_share_columns(frame: pd.DataFrame, success: str, cluster: str | Sequence[str],
+                          by: Sequence[str] = (), **kwargs) -> pd.DataFrame:
+    """Per ``by`` group: trials, successes, the share of ``success`` (a 0/1 column) and
+    its cluster-bootstrap interval over ``cluster`` (:func:`cluster_share`)."""
+    cluster = [cluster] if isinstance(cluster, str) else list(cluster)
+    require_columns(frame, [success, *cluster, *by], "cluster share")
+    rows = []
+    groups = frame.groupby(list(by), sort=True) if by else [((), frame)]
+    for labels, part in groups:
+        per = part.groupby(cluster, sort=False)[success].agg(["sum", "size"])
+        share, low, high = cluster_share(per["sum"].to_numpy(), per["size"].to_numpy(),
+                                         **kwargs)
+        labels = labels if isinstance(labels, tuple) else (labels,)
+        rows.append({**dict(zip(by, labels, strict=True)), "n": int(per["size"].sum()),
+                     "successes": int(per["sum"].sum()), "clusters": len(per),
+                     "share": share, "ci_low": low, "ci_high": high})
+    return pd.DataFrame(rows)
+
+
 # -------------------------------------------------------------- paired tests
 def paired_difference(a: np.ndarray, b: np.ndarray, resamples: int = BOOTSTRAP_RESAMPLES,
                       seed: int = BOOTSTRAP_SEED) -> dict:
