@@ -162,3 +162,60 @@ def test_counterexamples_a_monotone_set_is_not_enough():
         assert witnessed >= len(parted)
     parted, witnessed = _first_divergences("monotone", 30, 5)
     assert not parted and witnessed == 0
+
+
+# --- The study's analysis --------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_study(tmp_path_factory):
+    """The instance-sets design on 12 deals and two sets (a real run and log)."""
+    from dataclasses import replace
+
+    from nothanks.experiments import load, load_design, run_design
+    design = load_design("instance-sets")
+    design = design.with_options(games=12, sweeps=(replace(
+        design.sweeps[0], values=("monotone", "monotone+flip=0.15+seed=1")),))
+    out = tmp_path_factory.mktemp("instance-sets")
+    run_design(design, out, jobs=1, progress=False)
+    return load(out)
+
+
+def test_study_table_says_identical_play_under_the_monotone_set(small_study):
+    from nothanks.analysis.instance_sets import instance_sets_rows, instance_sets_table
+    log = small_study
+    table = instance_sets_table(log.games, log.decisions, log.conditions)
+    assert set(table["instances"]) == {"monotone", "monotone+flip=0.15+seed=1"}
+    assert set(table["comparison"] + " " + table["opponents"]) == {
+        "ToM2 - ToM1 3 x ToM0", "ToM2 - ToM1 3 x ToM1", "ToM3 - ToM2 3 x ToM2"}
+    tom2 = table[(table["instances"] == "monotone") & (table["comparison"] == "ToM2 - ToM1")]
+    assert (tom2["deals_differ"] == 0).all() and (tom2["difference"] == 0).all()
+    assert (tom2["verdict"] == "identical play").all() and tom2["p_holm"].isna().all()
+    flipped = table[table["instances"] != "monotone"]
+    assert (flipped["deals_differ"] > 0).any()
+    assert flipped.loc[flipped["deals_differ"] > 0, "p"].notna().all()
+    assert ((table["deals_differ_ci_low"] <= table["deals_differ"])
+            & (table["deals_differ"] <= table["deals_differ_ci_high"])).all()
+    rows = instance_sets_rows(table)
+    assert len(rows) == len(table) and "identical play" in set(rows["verdict"])
+
+
+def test_tost_rejects_for_a_tiny_difference_and_not_for_a_large_one():
+    import numpy as np
+
+    from nothanks.analysis.instance_sets import tost_paired
+    rng = np.random.default_rng(1)
+    a = rng.choice([0.0, 1.0, 2.0, 3.0], size=2000)
+    same = a + rng.normal(0, 0.3, size=2000)
+    assert tost_paired(same, a, 0.05) < 0.05
+    assert tost_paired(a + 0.2, a + rng.normal(0, 0.3, size=2000), 0.05) > 0.5
+    assert np.isnan(tost_paired(a, a))
+
+
+def test_dose_response_figure_draws_every_comparison(small_study, tmp_path):
+    from nothanks.analysis.instance_sets import instance_sets_table
+    from nothanks.figures.instance_sets import instance_set_dose_response
+    log = small_study
+    fig = instance_set_dose_response(instance_sets_table(log.games, log.decisions,
+                                                         log.conditions))
+    assert len(fig.axes) == 3
+    fig.savefig(tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 10_000

@@ -1,0 +1,70 @@
+"""The instance-set figure: what one more order of theory of mind gains, by instance set.
+
+Drawn from :func:`nothanks.analysis.instance_sets.instance_sets_table`: for each
+comparison (ToM2 - ToM1 against three ToM0 and against three ToM1, ToM3 - ToM2 against
+three ToM2), the dose-response of the paired per-deal rank-point difference to the
+share of flipped no-sequence actions in the monotone set (every seeded set a point, the
+mean over seeds a line with the spread of their intervals as a band), and the thesis
+reconstructions and the jittered set as separate points at the left.
+"""
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ..analysis import require_columns, require_rows
+from ..analysis.instance_sets import EQUIVALENCE_MARGIN, flip_rate
+from .plots import _PALETTE, _parity_line, styled
+
+#: Sets drawn apart from the flip series: (name prefix, marker).
+OTHERS = (("thesis-linear", "D"), ("thesis-bands", "^"), ("monotone+jitter", "v"))
+
+
+@styled
+def instance_set_dose_response(table: pd.DataFrame) -> Figure:
+    """One panel per comparison; x: share of flipped no-sequence actions (0 = the shipped
+    monotone set); y: higher minus lower order's rank points per deal (95% paired t CIs).
+    Dotted lines: the equivalence margin. Other sets at the left, labelled."""
+    require_columns(table, ["instances", "comparison", "opponents", "difference", "ci_low",
+                            "ci_high", "deals_differ"], "instance-sets table")
+    require_rows(table, "instance-sets table")
+    frame = table.assign(panel=table["comparison"] + " vs " + table["opponents"])
+    flips = frame[frame["instances"].str.fullmatch(r"monotone(\+flip=[0-9.]+\+seed=\d+)?")]
+    panels = list(dict.fromkeys(frame["panel"]))
+    fig = Figure(figsize=(4.2 * len(panels), 4.4), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False, sharey=True)[0]
+    rates = sorted({flip_rate(name) for name in flips["instances"]})
+    left = -0.04 * (len(OTHERS) + 1) * max(rates[-1], 0.1) / 0.15
+    for ax, panel in zip(axes, panels, strict=True):
+        part = flips[flips["panel"] == panel].assign(rate=lambda f: f["instances"].map(flip_rate))
+        ax.errorbar(part["rate"], part["difference"],
+                    yerr=[part["difference"] - part["ci_low"], part["ci_high"] - part["difference"]],
+                    fmt="o", color=_PALETTE[1], capsize=3, markerfacecolor="white",
+                    label="monotone set, flipped share (one point per seed)")
+        mean = part.groupby("rate")[["difference", "ci_low", "ci_high"]].mean()
+        ax.plot(mean.index, mean["difference"], color=_PALETTE[1], linewidth=1.5)
+        ax.fill_between(mean.index, mean["ci_low"], mean["ci_high"], color=_PALETTE[1],
+                        alpha=0.15, linewidth=0, label="mean over seeds (band: mean CI)")
+        for i, (prefix, marker) in enumerate(OTHERS):
+            other = frame[(frame["panel"] == panel) & frame["instances"].str.startswith(prefix)]
+            if other.empty:
+                continue
+            x = left * (i + 1) / len(OTHERS)
+            ax.errorbar([x] * len(other), other["difference"],
+                        yerr=[other["difference"] - other["ci_low"],
+                              other["ci_high"] - other["difference"]],
+                        fmt=marker, color=_PALETTE[2 + i], capsize=3, label=prefix)
+        _parity_line(ax, 0.0, "no gain")
+        for y in (-EQUIVALENCE_MARGIN, EQUIVALENCE_MARGIN):
+            ax.axhline(y, color="grey", linestyle=":", linewidth=1)
+        ax.set_xlabel("share of no-sequence actions flipped")
+        ax.set_title(panel)
+    axes[0].set_ylabel("rank points per deal: higher − lower order")
+    deals = int(table["deals"].min()) if "deals" in table.columns else 0
+    fig.suptitle(f"One more order of theory of mind, by ToM0 instance set ({deals} paired "
+                 "deals per point; dotted: equivalence margin)")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    return fig
+
+
+__all__ = ["instance_set_dose_response"]
