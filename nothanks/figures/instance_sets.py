@@ -36,9 +36,11 @@ def instance_set_dose_response(table: pd.DataFrame) -> Figure:
     rates = sorted({flip_rate(name) for name in flips["instances"]})
     left = -0.04 * (len(OTHERS) + 1) * max(rates[-1], 0.1) / 0.15
     for ax, panel in zip(axes, panels, strict=True):
-        part = flips[flips["panel"] == panel].assign(rate=lambda f: f["instances"].map(flip_rate))
+        part = flips[flips["panel"] == panel]
+        part = part.assign(rate=part["instances"].map(flip_rate))
         ax.errorbar(part["rate"], part["difference"],
-                    yerr=[part["difference"] - part["ci_low"], part["ci_high"] - part["difference"]],
+                    yerr=[part["difference"] - part["ci_low"],
+                          part["ci_high"] - part["difference"]],
                     fmt="o", color=_PALETTE[1], capsize=3, markerfacecolor="white",
                     label="monotone set, flipped share (one point per seed)")
         mean = part.groupby("rate")[["difference", "ci_low", "ci_high"]].mean()
