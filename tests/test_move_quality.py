@@ -79,6 +79,8 @@ def test_summaries_and_section(two_games, tmp_path):
     table = ev_loss_table(quality)
     assert set(table["agent_label"]) == {"ToM0", "ToM1"}
     assert (table["loss_rp_ci_low"] <= table["loss_rp"]).all()
+    assert ((table["costly_ci_low"] <= table["costly_share"])
+            & (table["costly_share"] <= table["costly_ci_high"])).all()
     skips = skip_to_collect(quality)
     assert set(skips["label"]) <= {"ToM1"}
     assert "| ToM1 |" in quality_section(quality)
@@ -98,6 +100,10 @@ def test_marked_bad_test_finds_a_planted_difference():
     assert row["ci_low"] > 0.15 and row["ci_high"] < 0.35 and row["cohens_d"] > 1
     assert row["mannwhitney_p"] < 1e-6 and math.isclose(row["difference"],
                                                         row["marked_loss"] - row["unmarked_loss"])
+    # cluster-robust SEs with a t reference on participants - 1 df (issue 26 §4e)
+    from scipy import stats
+    assert row["df"] == 3
+    assert row["p"] == pytest.approx(2 * stats.t.sf(abs(row["t"]), 3), rel=1e-6)
     with pytest.raises(AnalysisInputError, match="need at least 2 of each"):
         marked_bad_test(frame.assign(marked_bad=pd.array([False] * n, dtype="boolean")))
 

@@ -41,8 +41,8 @@ from .frames import (
     require_columns,
     require_rows,
 )
-from .paired import SYNTHETIC_LABEL, data_source, wilson_interval
-from .stats import cohens_d, mean_interval
+from .paired import SYNTHETIC_LABEL, cluster_share, data_source
+from .stats import cohens_d
 
 #: Bumped when the estimates would change for the same settings (invalidates caches).
 QUALITY_VERSION = 1
@@ -250,29 +250,56 @@ def _graded(quality: pd.DataFrame) -> pd.DataFrame:
     return quality[~quality["forced"].fillna(False).astype(bool)]
 
 
-def _mean_row(values: pd.Series) -> tuple[float, float, float]:
-    values = values.astype(float).to_numpy()
+#: Columns that together name one game of any log (the cluster of its decisions).
+GAME_COLUMNS = ("experiment", "design_hash", "participant", "game_id")
+
+
+def _games(part: pd.DataFrame) -> pd.Series:
+    """One label per game: decisions of one game share it (their interval's cluster)."""
+    columns = [c for c in GAME_COLUMNS if c in part.columns]
+    return part.groupby(columns, dropna=False, sort=False).ngroup()
+
+
+def _mean_row(values: pd.Series, games: pd.Series | None = None
+              ) -> tuple[float, float, float]:
+    """A mean over decisions with its 95% interval clustered by game (cluster bootstrap:
+    decisions of one game are not independent)."""
+    values = values.astype(float)
     if len(values) < 2:
         return float(values.mean()) if len(values) else math.nan, math.nan, math.nan
-    low, high = mean_interval(values)
-    return float(values.mean()), low, high
+    clusters = games if games is not None else pd.Series(np.arange(len(values)),
+                                                         index=values.index)
+    per = values.groupby(clusters.to_numpy()).agg(["sum", "size"])
+    mean = float(values.mean())
+    if np.allclose(per["sum"], mean * per["size"]):  # no variation between games
+        return mean, mean, mean
+    return cluster_share(per["sum"].to_numpy(), per["size"].to_numpy())
+
+
+def _share_row(hits: pd.Series, games: pd.Series) -> tuple[float, float, float]:
+    """A share of decisions with its 95% interval clustered by game
+    (:func:`~.paired.cluster_share`)."""
+    per = hits.astype(float).groupby(games.to_numpy()).agg(["sum", "size"])
+    return cluster_share(per["sum"].to_numpy(), per["size"].to_numpy())
 
 
 def ev_loss_table(quality: pd.DataFrame, by: str | Sequence[str] = "agent_label",
                   threshold: float = 0.1) -> pd.DataFrame:
     """EV loss per group (``agent_label``, ``participant``...): free decisions, mean loss
     in rank points and in score with t 95% intervals, the median, and the share of moves
-    losing more than ``threshold`` rank points (Wilson 95%)."""
+    losing more than ``threshold`` rank points; every interval is 95% and clustered by
+    game (the decisions of one game are not independent)."""
     by = [by] if isinstance(by, str) else list(by)
     free = _graded(quality)
     require_columns(free, by, "move quality")
     require_rows(free, "free decisions")
     rows = []
     for group, part in free.groupby(by, dropna=False, sort=True):
-        rp, rp_low, rp_high = _mean_row(part["loss_rp"])
-        sc, sc_low, sc_high = _mean_row(part["loss_score"])
+        games = _games(part)
+        rp, rp_low, rp_high = _mean_row(part["loss_rp"], games)
+        sc, sc_low, sc_high = _mean_row(part["loss_score"], games)
         big = int((part["loss_rp"] > threshold).sum())
-        low, high = wilson_interval(big, len(part))
+        _, low, high = _share_row(part["loss_rp"] > threshold, games)
         rows.append({**dict(zip(by, np.atleast_1d(group), strict=True)),
                      "decisions": len(part), "loss_rp": rp, "loss_rp_ci_low": rp_low,
                      "loss_rp_ci_high": rp_high,
@@ -298,9 +325,9 @@ def skip_to_collect(quality: pd.DataFrame) -> pd.DataFrame:
     A skip-to-collect move is a free pass by a ToM-k model (k >= 1) where ToM0 on its own
     state said take (``own_tom0_action``): it passes so the card comes back with more
     tokens. Per ToM order: moves, the share where the search values the pass at least as
-    highly as the take (Wilson 95%), the mean gap pass minus take in rank points (t 95%),
-    and the share where the same player took that card later in the game (it did come
-    back to them), with its Wilson interval.
+    highly as the take, the mean gap pass minus take in rank points, and the share where
+    the same player took that card later in the game (it did come back to them); every
+    interval 95% and clustered by game.
     """
     require_columns(quality, ["tom_order", "own_tom0_action", "action", "card", "seat",
                               "game_id", "turn", "gap_rp"], "move quality")
@@ -312,12 +339,14 @@ def skip_to_collect(quality: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for order, part in moves.groupby(moves["tom_order"].astype(int), sort=True):
         n = len(part)
+        games = _games(part)
         pays = int((part["gap_rp"] >= 0).sum())
-        back = int(sum(taken_by.get(_card_key(r)) == int(r.seat)
-                       for r in part.itertuples(index=False)))
-        gap, gap_low, gap_high = _mean_row(part["gap_rp"])
-        pay_low, pay_high = wilson_interval(pays, n)
-        back_low, back_high = wilson_interval(back, n)
+        came = pd.Series([taken_by.get(_card_key(r)) == int(r.seat)
+                          for r in part.itertuples(index=False)], index=part.index)
+        back = int(came.sum())
+        gap, gap_low, gap_high = _mean_row(part["gap_rp"], games)
+        _, pay_low, pay_high = _share_row(part["gap_rp"] >= 0, games)
+        _, back_low, back_high = _share_row(came, games)
         rows.append({"tom_order": order, "label": f"ToM{order}", "moves": n,
                      "pays_share": pays / n, "pays_ci_low": pay_low, "pays_ci_high": pay_high,
                      "gap_rp": gap, "gap_rp_ci_low": gap_low, "gap_rp_ci_high": gap_high,
@@ -346,7 +375,9 @@ def marked_bad_test(quality: pd.DataFrame) -> pd.DataFrame:
     Uses the model moves of participant sessions (``marked_bad`` not null), free moves
     only. Difference in mean EV loss (rank points), marked minus unmarked, with a 95%
     interval and p from an OLS with standard errors clustered by participant (moves of
-    one participant are not independent; HC1 with a single participant); Cohen's d;
+    one participant are not independent; HC1 with a single participant) and a t
+    reference on participants - 1 degrees of freedom (29 for 30 participants: with so
+    few clusters a normal reference is too liberal); Cohen's d;
     and a Mann-Whitney U test with its rank-biserial correlation as a distribution-free
     check.
     """
@@ -367,7 +398,8 @@ def marked_bad_test(quality: pd.DataFrame) -> pd.DataFrame:
     groups = judged["participant"].astype(str)
     model = smf.ols("loss ~ marked", data=judged)
     clustered = groups.nunique() >= 2
-    fit = (model.fit(cov_type="cluster", cov_kwds={"groups": pd.factorize(groups)[0]})
+    fit = (model.fit(cov_type="cluster", cov_kwds={"groups": pd.factorize(groups)[0]},
+                     use_t=True)
            if clustered else model.fit(cov_type="HC1"))
     low, high = fit.conf_int().loc["marked"]
     u = stats.mannwhitneyu(marked, unmarked, alternative="two-sided")
@@ -378,6 +410,8 @@ def marked_bad_test(quality: pd.DataFrame) -> pd.DataFrame:
            "marked_loss": float(marked.mean()), "unmarked_loss": float(unmarked.mean()),
            "difference": float(fit.params["marked"]), "ci_low": float(low),
            "ci_high": float(high), "p": float(fit.pvalues["marked"]),
+           "t": float(fit.tvalues["marked"]),
+           "df": float(groups.nunique() - 1) if clustered else float(fit.df_resid),
            "cohens_d": cohens_d(marked, unmarked), "mannwhitney_u": float(u.statistic),
            "mannwhitney_p": float(u.pvalue),
            "rank_biserial": float(2 * u.statistic / (len(marked) * len(unmarked)) - 1)}
@@ -410,13 +444,17 @@ def quality_section(quality: pd.DataFrame, title: str = "Move quality",
               "given up against the better move by the estimate (0 when the chosen move "
               "is the better one); in score points likewise. Intervals are 95%.", ""]
     table = ev_loss_table(quality, "agent_label")
-    lines += ["| player | free moves | EV loss (rank points) | 95% CI | median | "
-              "EV loss (score) | moves losing > 0.1 |", "|---|---:|---:|---|---:|---:|---:|"]
+    lines += ["Intervals are clustered by game (cluster bootstrap over games: decisions of "
+              "one game are not independent).", "",
+              "| player | free moves | EV loss (rank points) | 95% CI | median | "
+              "EV loss (score) | moves losing > 0.1 [95% CI] |",
+              "|---|---:|---:|---|---:|---:|---:|"]
     for r in table.itertuples(index=False):
         lines.append(f"| {r.agent_label} | {r.decisions} | {_fmt(r.loss_rp)} | "
                      f"[{_fmt(r.loss_rp_ci_low)}, {_fmt(r.loss_rp_ci_high)}] | "
                      f"{_fmt(r.loss_rp_median)} | {_fmt(r.loss_score, 2)} | "
-                     f"{100 * r.costly_share:.1f}% |")
+                     f"{100 * r.costly_share:.1f}% [{100 * r.costly_ci_low:.1f}, "
+                     f"{100 * r.costly_ci_high:.1f}] |")
     lines.append("")
     humans = quality[quality.get("player_kind", pd.Series(dtype=str)).astype(str) == "human"] \
         if "player_kind" in quality else quality.iloc[:0]
@@ -430,13 +468,14 @@ def quality_section(quality: pd.DataFrame, title: str = "Move quality",
     if skips is not None and len(skips):
         lines += ["Skip-to-collect passes (ToM-k passes where its own ToM0 said take):", "",
                   "| model | moves | pass valued ≥ take | mean gain of the pass (rank "
-                  "points) | card came back to it |", "|---|---:|---:|---:|---:|"]
+                  "points) | card came back to it [95% CI] |", "|---|---:|---:|---:|---:|"]
         for r in skips.itertuples(index=False):
             lines.append(
                 f"| {r.label} | {r.moves} | {100 * r.pays_share:.1f}% "
                 f"[{100 * r.pays_ci_low:.1f}, {100 * r.pays_ci_high:.1f}] | "
                 f"{_fmt(r.gap_rp)} [{_fmt(r.gap_rp_ci_low)}, {_fmt(r.gap_rp_ci_high)}] | "
-                f"{100 * r.came_back_share:.1f}% |")
+                f"{100 * r.came_back_share:.1f}% [{100 * r.came_back_ci_low:.1f}, "
+                f"{100 * r.came_back_ci_high:.1f}] |")
         lines.append("")
     if "marked_bad" in quality and quality["marked_bad"].notna().any():
         try:
@@ -449,7 +488,8 @@ def quality_section(quality: pd.DataFrame, title: str = "Move quality",
                 f"{test.participants} participants: mean EV loss {_fmt(test.marked_loss)} "
                 f"vs {_fmt(test.unmarked_loss)} rank points; difference "
                 f"{_fmt(test.difference)} [{_fmt(test.ci_low)}, {_fmt(test.ci_high)}] "
-                f"(OLS, SEs {test.standard_errors}, p = {test.p:.3g}); Cohen's d = "
+                f"(OLS, SEs {test.standard_errors}, t({test.df:.0f}) = {test.t:.2f}, "
+                f"p = {test.p:.3g}); Cohen's d = "
                 f"{_fmt(test.cohens_d, 2)}; Mann-Whitney p = {test.mannwhitney_p:.3g}, "
                 f"rank-biserial r = {_fmt(test.rank_biserial, 2)}.", ""]
     return "\n".join(lines)
