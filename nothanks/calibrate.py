@@ -43,6 +43,7 @@ from . import analysis as an
 from . import experiments as ex
 from .agents import AgentSpec
 from .agents.cognitive import generate_instances as gi
+from .agents.cognitive.instance_sets import perturb
 from .experiments.design import Design, Table
 from .io import atomic_write_bytes
 
@@ -105,6 +106,15 @@ PARAMETERS: dict[str, Parameter] = {p.name: p for p in (
     Parameter("low_tokens", "instances", gi.LOW_TOKENS, low=0, high=8, integer=True,
               reason="supply below which fewer tokens are needed (§3.2); 0 = never, up to "
                      "8, the middle of Table 5's 'sufficient' class"),
+    Parameter("flip", "instances", 0.0, low=0.0, high=0.2,
+              reason="share of the rule's no-sequence actions flipped, a seeded "
+                     "perturbation (instance_sets.flip_no_sequence, seed INSTANCE_SEED): "
+                     "the thesis's hand-made set need not be monotone, and only a "
+                     "non-monotone ToM0 choice lets ToM2 differ from ToM1 (docs/models.md)"),
+    Parameter("jitter", "instances", 0, low=0, high=3, integer=True,
+              reason="seeded shift of each no-sequence column's take boundary by up to "
+                     "this many tokens (instance_sets.jitter_thresholds): a hand-made set "
+                     "need not follow one formula"),
     Parameter("s", "model", 0.1, low=0.02, high=0.3, log=True,
               reason="activation noise (§1.1.2), tuned but unpublished in the thesis; up to "
                      "the Swift core's 0.25 and a little beyond"),
@@ -160,8 +170,14 @@ PARAMETERS: dict[str, Parameter] = {p.name: p for p in (
               reason="stand-in: points off a card next to an opponent's card (taken "
                      "before they get it free)"),
 )}
+#: Seed of the instance family's perturbations in a study (fixed, so a trial's instance
+#: set is a function of its flip rate and jitter alone; docs/calibration.md).
+INSTANCE_SEED = 1
 #: Free parameters of the model study (everything but the stand-ins').
-MODEL_PARAMETERS = tuple(n for n, p in PARAMETERS.items() if p.group != "standin")
+MODEL_PARAMETERS = tuple(n for n, p in PARAMETERS.items()
+                         if p.group != "standin" and n not in ("flip", "jitter"))
+#: Free parameters of the whole-profile study: the model's and the instance family's.
+PROFILE_PARAMETERS = (*MODEL_PARAMETERS, "flip", "jitter")
 STANDIN_PARAMETERS = tuple(n for n, p in PARAMETERS.items() if p.group == "standin")
 
 
@@ -181,11 +197,18 @@ def _human_table(opponents: int) -> Callable:
     return players
 
 
+#: Retrieval thresholds of the ToM2 dip-then-rise target (thesis Figure 14: ToM2 vs
+#: ToM1 lowest in the middle of the sweep): the ends and the middle of the design's sweep.
+FIG14_DIP_RTS = (-2.5, -1.0, 0.5)
+
 #: Every table a target may need: label -> players (focal last) from the parameters.
 TABLES: dict[str, Callable] = {
     "ToM1 vs ToM0": _tom_table(1, 0),
     "ToM2 vs ToM0": _tom_table(2, 0),
+    "ToM2 vs ToM1": _tom_table(2, 1),
+    "ToM1 vs ToM1": _tom_table(1, 1),
     **{f"ToM1 vs ToM0 rt={rt:g}": _tom_table(1, 0, rt) for rt in FIG14_RTS},
+    **{f"ToM2 vs ToM1 rt={rt:g}": _tom_table(2, 1, rt) for rt in FIG14_DIP_RTS},
     **{f"human vs ToM{k}": _human_table(k) for k in (0, 1, 2)},
 }
 
@@ -269,6 +292,45 @@ def rt_slope(log: ex.Log, label: str) -> Measure:
                         f"rt={FIG14_RTS[0]:g}")
 
 
+def edge_over_control(log: ex.Log, label: str) -> Measure:
+    """Focal rank points of ``label`` (ToM2 vs 3 x ToM1) minus its control's (ToM1 vs
+    3 x ToM1) on the same deals: what the second order adds against the same opponents
+    (paired t 95% interval)."""
+    control = label.replace("ToM2 vs", "ToM1 vs", 1)
+    games = pd.concat([_condition_games(log, label), _condition_games(log, control)])
+    ids = {lab: int(log.conditions.loc[log.conditions["label"] == lab, "condition"].iloc[0])
+           for lab in (label, control)}
+    row = an.paired_conditions(games, ids[label], ids[control], resamples=1000)
+    return Measure(row["difference"], row["ci_low"], row["ci_high"], n=int(row["deals"]),
+                   note=f"paired t = {row['t']:.2f}, p = {row['p']:.3g}"
+                   if math.isfinite(row["t"]) else "identical play on every deal")
+
+
+def lower_places(log: ex.Log, label: str) -> Measure:
+    """The largest of the focal player's shares of 2nd, 3rd and 4th place (Wilson
+    interval of that place); the thesis's "each below 25%" holds when it is < 0.25."""
+    focal = _focal(log, label)
+    n = len(focal)
+    counts = {place: int((focal["rank"] == place).sum()) for place in (2, 3, 4)}
+    place = max(counts, key=counts.get)
+    return Measure(counts[place] / n, *an.wilson_interval(counts[place], n), n=n,
+                   note=f"place {place}")
+
+
+def rt_dip(log: ex.Log, label: str) -> Measure:
+    """Focal mean rank points at the middle RT of :data:`FIG14_DIP_RTS` minus the lower
+    of the two ends (negative: a dip then a rise, thesis Figure 14's ToM2 curve), with a
+    normal 95% interval."""
+    low, mid, high = (_focal(log, f"{label} rt={rt:g}")["rank_points"].to_numpy(float)
+                      for rt in FIG14_DIP_RTS)
+    end = low if low.mean() <= high.mean() else high
+    diff = float(mid.mean() - end.mean())
+    half = 1.96 * math.sqrt(mid.var(ddof=1) / len(mid) + end.var(ddof=1) / len(end))
+    return Measure(diff, diff - half, diff + half, n=len(mid),
+                   note=" / ".join(f"{x.mean():.3f}" for x in (low, mid, high))
+                   + f" at rt = {', '.join(f'{r:g}' for r in FIG14_DIP_RTS)}")
+
+
 # ------------------------------------------------------------------ targets
 @dataclass(frozen=True)
 class Target:
@@ -344,6 +406,16 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("fig14_tom1_slope", "§5.3, Fig. 14", "slight downward trend (read: -0.15 to 0 "
            "rank points)", rt_slope, "ToM1 vs ToM0", -0.15, 0.0, scale=0.05,
            tables=tuple(f"ToM1 vs ToM0 rt={rt:g}" for rt in FIG14_RTS), percent=False),
+    Target("tom2_edge", "§5.2.2, Fig. 13", "ToM2 above ToM1 (t = -2.0), about +0.1 rank "
+           "points (read: +0.05 to +0.2)", edge_over_control, "ToM2 vs ToM1", 0.05, 0.2,
+           scale=0.05, tables=("ToM2 vs ToM1", "ToM1 vs ToM1"), percent=False),
+    Target("tom1_lower_places", "§5.2.2, Fig. 11", "2nd-4th each below 25%", lower_places,
+           "ToM1 vs ToM0", None, 0.25, scale=0.02),
+    Target("tom2_lower_places", "§5.2.2, Fig. 12", "2nd-4th each below 25%", lower_places,
+           "ToM2 vs ToM0", None, 0.25, scale=0.02),
+    Target("fig14_tom2_dip", "§5.3, Fig. 14", "ToM2 vs ToM1 dips then rises over RT (read: "
+           "the middle below both ends)", rt_dip, "ToM2 vs ToM1", None, 0.0, scale=0.05,
+           tables=tuple(f"ToM2 vs ToM1 rt={rt:g}" for rt in FIG14_DIP_RTS), percent=False),
     _share_target("human_vs_tom0", "human vs ToM0", "36.2%", "§5.1.2, Fig. 8", 0.362, 0.362,
                   0.03),
     _share_target("human_vs_tom1", "human vs ToM1", "17.7%", "§5.1.2, Fig. 8", 0.177, 0.177,
@@ -353,6 +425,9 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("human_pass_share", "§5.1.2", "about 80%", _pass_share_all, "human vs ToM0", 0.78,
            0.82, scale=0.03, tables=HUMAN_TABLES),
 )}
+#: The thesis's whole simulation profile (issue: fit it with the instance family).
+PROFILE_TARGETS = ("tom1_share", "tom2_share", "tom2_edge", "tom1_lower_places",
+                   "tom2_lower_places", "fig14_tom2_dip")
 #: The stand-in study's targets (thesis Figure 8 and the pass share).
 STANDIN_TARGETS = ("human_vs_tom0", "human_vs_tom1", "human_vs_tom2", "human_pass_share")
 
@@ -389,13 +464,20 @@ STUDY_FILES = ("study.db", "trials", "trials.csv", "summary.md", "history.png",
 
 
 def write_instances(rule: Mapping[str, float], path: Path) -> Path:
-    """The instance file of the rule with these parameters (the generator's own code)."""
+    """The instance file of the rule with these parameters (the generator's own code),
+    perturbed by the family's ``flip`` and ``jitter`` (seed :data:`INSTANCE_SEED`) when
+    they are given and not zero."""
     rule = {"fraction": gi.FRACTION, "low_tokens": gi.LOW_TOKENS} | dict(rule)
+    ops = {k: float(rule[k]) for k in ("flip", "jitter") if float(rule.get(k) or 0) > 0}
     header = ("ToM0 instances for No Thanks! (thesis §3.2), generated for a calibration "
               "trial by\nnothanks.agents.cognitive.generate_instances.generate("
               f"fraction={rule['fraction']!r}, low_tokens={rule['low_tokens']!r})")
-    text = gi.render(gi.generate(fraction=float(rule["fraction"]),
-                                 low_tokens=int(rule["low_tokens"])), header)
+    instances = gi.generate(fraction=float(rule["fraction"]), low_tokens=int(rule["low_tokens"]))
+    if ops:
+        header += ("\nthen nothanks.agents.cognitive.instance_sets.perturb("
+                   f"{ops!r}, seed={INSTANCE_SEED})")
+        instances = perturb(instances, ops, INSTANCE_SEED)
+    text = gi.render(instances, header)
     if not path.exists() or path.read_text() != text:
         atomic_write_bytes(text.encode("utf-8"), path)
     return path
