@@ -72,13 +72,13 @@ def run(args: argparse.Namespace) -> int:
                              "for the simulated players)")
     params = _pairs(args.param)
     models = tuple(m.strip() for m in args.models.split(",") if m.strip())
-    check_output(args.out, "infer", "the results", force=True,
-                 update_shipped=args.update_shipped)
     if args.validate:  # the simulated players are written into PATH
         check_shipped(args.path, "infer", option="PATH",
                       role=" (--validate writes the simulated players there)")
     if args.cache is not None:
         check_shipped(args.cache, "infer", option="--cache")
+    check_output(args.out, "infer", "the results", force=True,
+                 update_shipped=args.update_shipped)
     with replacing(args.out, RESULT_FILES) as out:  # the whole set, never part of it
         _infer(args, params, models, out)
     print(f"wrote {args.out}")
