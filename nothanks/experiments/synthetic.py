@@ -28,7 +28,8 @@ Decisions use the agent's seeded generator; decision times and marks use a secon
 so a stand-in decides identically in a participant session and in ``nothanks run
 human-schedule --human ...``.
 
-Generate the committed set with ``nothanks synthetic --out data/synthetic``.
+Generate the committed set with ``nothanks synthetic --out data/synthetic --update-shipped``
+(which replaces the whole set).
 """
 from __future__ import annotations
 
