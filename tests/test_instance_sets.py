@@ -242,3 +242,27 @@ def test_profile_targets_are_measured_and_the_family_enters_the_trial(tmp_path):
     expected = perturb(generate(), {"flip": 0.1, "jitter": 1.0}, c.INSTANCE_SEED)
     assert list(load_instances(path).instances) == expected
     assert not is_monotone(load_instances(path))
+
+
+def test_figure14_by_set_has_one_curve_per_set(tmp_path):
+    """The figure14-instance-sets design on 4 deals and two thresholds, with the
+    default set's rows from the figure14 design on the same deals."""
+    from dataclasses import replace
+
+    from nothanks.analysis.instance_sets import rt_sweep_by_set
+    from nothanks.experiments import load, load_design, run_design
+    from nothanks.figures.instance_sets import rt_sweep_by_set_lines
+    design = load_design("figure14-instance-sets")
+    rts = replace(design.sweeps[0], values=(-2.5, 0.5))
+    design = design.with_options(games=4, sweeps=(rts, design.sweeps[1]))
+    default = load_design("figure14").with_options(games=4, sweeps=(rts,))
+    run_design(design, tmp_path / "sets", jobs=1, progress=False)
+    run_design(default, tmp_path / "default", jobs=1, progress=False)
+    log, base = load(tmp_path / "sets"), load(tmp_path / "default")
+    table = rt_sweep_by_set(log, base)
+    assert set(table["instances"]) == {"monotone", "monotone+flip=0.08+seed=1",
+                                       "thesis-linear"}
+    tom2 = table[table["higher"] == "ToM2"]
+    assert len(tom2) == 3 * 2 * 2  # sets x opponents x thresholds
+    fig = rt_sweep_by_set_lines(table)
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) >= 3

@@ -38,6 +38,8 @@ from .paired import (
     shared_deals,
     wilson_interval,
 )
+from .stats import rt_sweep
+from .tables import with_rt
 
 #: Equivalence margin of the TOST, in rank points per deal, stated before the study ran:
 #: half the thesis's ToM2 - ToM1 edge of about 0.1 rank points (§5.2, Table 7).
@@ -142,6 +144,25 @@ def instance_sets_table(games: pd.DataFrame, decisions: pd.DataFrame,
             verdict.append(flag)
     table["verdict"] = verdict
     return table.assign(source=data_source(games))
+
+
+def rt_sweep_by_set(log, default=None) -> pd.DataFrame:
+    """Figure 14's sweep (:func:`~.stats.rt_sweep`) once per instance set of a log whose
+    conditions sweep ``rt`` and ``instances`` (design ``figure14-instance-sets``), with an
+    ``instances`` column; ``default`` (the ``figure14`` design's log: the default set on
+    the same deals) adds the default set's rows. Logs as :class:`~.tables.LogTables`."""
+    parts = []
+    if default is not None:
+        parts.append(rt_sweep(with_rt(default)).assign(instances=DEFAULT_SET))
+    sweep = log.sweep()
+    if "instances" not in sweep.columns:
+        raise AnalysisInputError("figure14-instance-sets log: its conditions sweep no "
+                                 "'instances'")
+    key = ["experiment", "design_hash", "condition"]
+    games = with_rt(log).merge(sweep[key + ["instances"]], on=key, how="left")
+    for name in dict.fromkeys(sweep["instances"]):
+        parts.append(rt_sweep(games[games["instances"] == name]).assign(instances=name))
+    return pd.concat(parts, ignore_index=True)
 
 
 def flip_rate(instances: str) -> float:

@@ -69,4 +69,34 @@ def instance_set_dose_response(table: pd.DataFrame) -> Figure:
     return fig
 
 
-__all__ = ["instance_set_dose_response"]
+@styled
+def rt_sweep_by_set_lines(table: pd.DataFrame) -> Figure:
+    """Figure 14's ToM2 curves per instance set: mean rank points of ToM2 against three
+    ToM0 (left) and three ToM1 (right) over the retrieval threshold, one line per set
+    (95% t-intervals as bands; the same deals for every set)."""
+    require_columns(table, ["higher", "lower", "rt", "mean", "ci_low", "ci_high",
+                            "instances"], "rt sweep by set")
+    tom2 = table[table["higher"] == "ToM2"]
+    require_rows(tom2, "rt sweep by set: ToM2 rows")
+    pairs = sorted(tom2["lower"].unique())
+    fig = Figure(figsize=(5.2 * len(pairs), 4.2), layout="constrained")
+    axes = fig.subplots(1, len(pairs), squeeze=False)[0]
+    for ax, lower in zip(axes, pairs, strict=True):
+        for i, name in enumerate(dict.fromkeys(tom2["instances"])):
+            part = tom2[(tom2["lower"] == lower) & (tom2["instances"] == name)]
+            part = part.sort_values("rt")
+            color = _PALETTE[i % len(_PALETTE)]
+            ax.plot(part["rt"], part["mean"], marker="o", color=color, label=name)
+            ax.fill_between(part["rt"], part["ci_low"], part["ci_high"], color=color,
+                            alpha=0.12, linewidth=0)
+        _parity_line(ax, 1.5, "parity")
+        ax.set_xlabel("retrieval threshold RT of the token memory")
+        ax.set_title(f"ToM2 vs 3 x {lower}")
+    axes[0].set_ylabel("ToM2 mean rank points")
+    games = int(tom2["games"].min()) if "games" in tom2.columns else 0
+    fig.suptitle(f"Figure 14's ToM2 curves by instance set ({games} games per point)")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=3)
+    return fig
+
+
+__all__ = ["instance_set_dose_response", "rt_sweep_by_set_lines"]
