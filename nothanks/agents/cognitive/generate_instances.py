@@ -69,6 +69,10 @@ def generate(*, fraction: float = FRACTION, low_tokens: int = LOW_TOKENS) -> lis
                     SEQUENCE_TOKENS_OWNED, SEQUENCE_TOKENS_ON_CARD)
 
 
+#: Version of the shipped sets' instances, in every shipped file's header: a change to a
+#: set's instances raises it, so a logged spec ``instances=NAME`` plus the version in the
+#: log's package fixes the instances.
+SET_VERSION = 1
 #: The thesis-reconstructed sets and the choices the text leaves open (:func:`reconstruct`).
 RECONSTRUCTIONS: dict[str, dict[str, object]] = {
     "thesis-linear": {"threshold": "linear", "slope": 0.25, "low": 3, "grid": "sparse"},
@@ -193,8 +197,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.set == DEFAULT_SET:
         instances = generate(fraction=args.fraction, low_tokens=args.low_tokens)
         header = (
-            "ToM0 instances for No Thanks! (thesis §3.2), written by\n"
-            "python -m nothanks.agents.cognitive.generate_instances "
+            f"ToM0 instances for No Thanks! (thesis §3.2), set version {SET_VERSION}, "
+            "written by\npython -m nothanks.agents.cognitive.generate_instances "
             f"--fraction {args.fraction} --low-tokens {args.low_tokens}\n"
             "Rule: extension and completion -> take. No sequence -> take iff tokens_on_card >=\n"
             f"round({args.fraction} * card), scaled by (own + 1) / ({args.low_tokens} + 1) when "
@@ -205,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         instances = reconstruct(**choices)  # type: ignore[arg-type]
         header = (
             f"ToM0 instances for No Thanks!: {args.set}, a reconstruction of thesis §3.2, "
-            "written by\n"
+            f"set version {SET_VERSION}, written by\n"
             f"python -m nothanks.agents.cognitive.generate_instances --set {args.set}\n"
             "Cited: extension and completion -> take; no sequence -> take once enough tokens\n"
             "lie on the card, more for higher cards, fewer when the supply is low (§3.2).\n"
