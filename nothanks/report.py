@@ -30,10 +30,15 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from . import analysis as an  # noqa: E402
 from . import experiments as ex  # noqa: E402
+from .analysis import instance_sets, placebo  # noqa: E402
 from .analysis import readings as readings_columns  # noqa: E402
 from .calibrate import report_markdown  # noqa: E402
 from .experiments.schema import read_table, to_pandas  # noqa: E402
 from .figures import gallery  # noqa: E402
+from .figures.instance_sets import (  # noqa: E402
+    instance_set_dose_response,
+    rt_sweep_by_set_lines,
+)
 from .figures.quality import quality_figures  # noqa: E402
 
 
@@ -72,6 +77,16 @@ FIGURES = (
                "Rank-point advantage of one ToM-k (k = 1-5) over three ToM-(k-1) and over "
                "three ToM0 on shared deals (95% paired t CIs), and how often ToM-k's move "
                "differs from ToM-(k-1)'s (95% Wilson CIs).", "higher-orders"),
+    FigureSpec("extra_instance_sets", "(new; thesis §3.2, §5.2)",
+               "What one more order gains, by ToM0 instance set: ToM2 - ToM1 against three "
+               "ToM0 and three ToM1, ToM3 - ToM2 against three ToM2, rank points per "
+               "shared deal (95% paired t CIs) against the share of the monotone set's "
+               "no-sequence actions flipped; the thesis reconstructions at the left.",
+               "instance-sets"),
+    FigureSpec("extra_fig14_instance_sets", "(new; thesis Figure 14)",
+               "Figure 14's ToM2 curves under the default set and two sets that let ToM2 "
+               "differ from ToM1 (flip 8%, thesis-linear), on the same deals (95% "
+               "t-intervals).", "figure14-instance-sets"),
     FigureSpec("extra_quality_table7_ev_loss", "(new; thesis Figure 7)",
                "Move quality in Table 7 games: EV loss of the chosen move (expected rank "
                "points given up, by information-set MCTS) per agent type, 95% CIs.",
@@ -108,6 +123,27 @@ class FigureLogs:
     readings: ReadingsTables | None = None
     sources: dict[str, str] = field(default_factory=dict)
     higher_orders: OrdersLog | None = None
+    instance_sets: InstanceSetsLog | None = None
+    figure14_sets: ex.Log | None = None
+
+
+@dataclass
+class InstanceSetsLog:
+    """The tables of the instance-sets log its table reads (decisions: four columns)."""
+
+    conditions: pd.DataFrame
+    games: pd.DataFrame
+    decisions: pd.DataFrame
+
+
+#: Columns of the instance-sets decisions that :func:`instance_sets_table` reads.
+INSTANCE_SETS_DECISION_COLUMNS = ("condition", "deal", "turn", "focal", "action")
+
+
+def load_instance_sets(directory: Path) -> InstanceSetsLog:
+    """The tables and columns :class:`InstanceSetsLog` keeps of a finished run."""
+    return InstanceSetsLog(**finished_tables(directory, {
+        "conditions": None, "games": None, "decisions": INSTANCE_SETS_DECISION_COLUMNS}))
 
 
 @dataclass
@@ -178,23 +214,32 @@ NOTES = """\
   95% CI of its mean (10,000 resamples, seeded), beside the thesis's unpaired Welch tests.
   Whether a ToM2 model made ToM1's moves is counted from the logged decisions, deal by
   deal, never assumed.
-- **Intervals and flags**: shares carry 95% Wilson intervals, means 95% t-intervals.
-  Flags say in which direction a test is significant: `higher`/`lower` (the higher-order
-  model's rank points against the comparison) or `n.s.`, after a Holm correction within
-  one family (all points of the RT sweep; each kind of simulation test).
+- **Intervals and flags**: shares of independent games carry 95% Wilson intervals, means
+  95% t-intervals; participants' shares are clustered by participant, and shares and
+  means of decisions or recalls within games by game (cluster bootstrap). Flags come
+  only from tests with a placebo false-positive rate near 5% (the focal model against
+  parity, paired tests on shared deals) and say in which direction a test is
+  significant: `higher`/`lower` (the higher-order model's rank points against the
+  comparison) or `n.s.`, after a Holm correction within one family (all points of the
+  RT sweep; each comparison of two orders, every flagged variant of it), or `identical
+  play` where the two sides made the same moves on every shared deal.
 - **Sources**: every table has a `source` column (`token_recalls`: `data_source`) read
   from the log: `simulation` (models only), `synthetic` (stand-ins played the
   participants' seat) or `participants`. Figures drawn from synthetic sessions say
   "SYNTHETIC — not data" in the image.
-- **Simulations**: Welch's t-test compares the opponents' rows (3 per game: 1,500) with
-  the focal model's (500). This reproduces the size of the thesis's df (909.8, 854.3,
-  865.0; with equal variances 500 vs 1,500 rows give df = 855.5); comparing with the
-  opponents' per-game mean instead gives df = 608.5 whatever the data, since rank points
-  sum to 6 per game. Both readings ignore that one game's points are dependent; the
-  one-sample test of the focal model against parity (1.5) does not.
+- **Simulations**: Welch's t-test compares the opponents' rows (3 per game) with the
+  focal model's (1 per game): n games give 3n vs n rows (the thesis: 1,500 vs 500; our
+  table7: 6,000 vs 2,000). This reproduces the size of the thesis's df (909.8, 854.3,
+  865.0; with equal variances 1,500 vs 500 rows give df = 855.5, and 6,000 vs 2,000 about
+  3,430); comparing with the opponents' per-game mean instead gives df of about 1.22(n - 1)
+  whatever the data, since rank points sum to 6 per game. Both readings ignore that one
+  game's points are dependent and over-reject on tables of identical players (results.md,
+  "Valid tests"); the one-sample test of the focal model against parity (1.5) does not,
+  and only it and the paired tests on shared deals flag.
 - **Tests are oriented as in the thesis**: lower order (or parity) minus higher order, so
-  t < 0 when the higher order scores more. Effect sizes: Cohen's d (pooled SD) for Welch
-  and one-sample tests, d_z for paired tests; 95% CIs are of the mean difference.
+  t < 0 when the higher order scores more (README.md, docs and results.md use this
+  sign). Effect sizes: Cohen's d (pooled SD) for Welch and one-sample tests, d_z for
+  paired tests; 95% CIs are of the mean difference.
 - **Predictions** (Figure 10): a model's prediction of the participant's action on the
   current card is scored against the participant's next action on that card; predictions
   whose card was taken before the participant acted are left out.
@@ -215,9 +260,13 @@ NOTES = """\
   ToM-(k-1)'s: k = 1 against the model's own ToM0 retrieval at every decision; k >= 2
   from ToM-k and ToM-(k-1) against three ToM0 on the same deals, up to the first
   divergence (Wilson CI).
-- **Figure 14**: our retrieval thresholds differ from the thesis's (RT -15 ... -11):
-  activations in our memory have another scale (see the figure14 design and
-  data/README.md for the range where recall changes).
+- **Figure 14**: our retrieval thresholds (RT -2.5 ... 0.5) differ from the thesis's
+  (about -15 ... -11): our token chunks' activations (base-level learning with decay
+  d = 0.5 on a simulated clock of 2 s per turn, noise s = 0.1) lie around -1 to -2, so
+  recall changes between RT -2 and 0; the thesis does not say what puts its activations
+  on its scale. Compare shapes, not RT values (results.md, "Figure 14's
+  RT scale"). Its trends are least-squares slopes of the higher order's rank points (one
+  value per game) on RT with 95% t-intervals; its flags are the model against parity.
 """
 
 
@@ -233,14 +282,18 @@ def load_logs(cache: Path, *, participants: Path | None = None, games: int | Non
     figure14 = ex.ensure_design("figure14", cache, games, jobs, progress, quick)
     readings = ex.ensure_design("readings", cache, games, jobs, progress, quick)
     higher = ex.ensure_design("higher-orders", cache, games, jobs, progress, quick)
+    sets = ex.ensure_design("instance-sets", cache, games, jobs, progress, quick)
+    sets14 = ex.ensure_design("figure14-instance-sets", cache, games, jobs, progress, quick)
     people = ex.ensure_participants(participants, cache, quick)
     sources = {"table7": str(table7), "figure14": str(figure14), "readings": str(readings),
-               "higher-orders": str(higher)}
+               "higher-orders": str(higher), "instance-sets": str(sets),
+               "figure14-instance-sets": str(sets14)}
     if people is not None:
         sources["participants"] = str(people)
     return FigureLogs(ex.load_cached(table7), ex.load_cached(figure14),
                       ex.load_cached(people) if people else None,
-                      load_readings(readings), sources, load_orders(higher))
+                      load_readings(readings), sources, load_orders(higher),
+                      load_instance_sets(sets), ex.load_cached(sets14))
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -266,12 +319,15 @@ class FigureReport:
 
 #: Folder of the shipped calibration studies (``nothanks calibrate`` output folders).
 CALIBRATION = Path("data/calibration")
+#: Folder of the placebo tables (``python -m nothanks.experiments.placebo --summarize``).
+PLACEBO = Path("data/placebo")
 
 
 def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
                  games: int | None = None, quick: bool = False, jobs: int | None = None,
                  progress: bool = True, command: str = "nothanks figures",
-                 calibration: Path | None = CALIBRATION) -> FigureReport:
+                 calibration: Path | None = CALIBRATION,
+                 placebo: Path | None = PLACEBO) -> FigureReport:
     """Run the whole pipeline; see the module docstring. ``command`` is quoted in the
     README as the command that made the files; the held-out checks of the calibration
     studies in ``calibration`` (if any) close ``results.md``."""
@@ -284,6 +340,13 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
         if data.higher_orders is not None:
             stats["higher_orders"] = an.orders_table(data.higher_orders.games,
                                                      data.higher_orders.decisions)
+        if data.instance_sets is not None:
+            stats["instance_sets"] = instance_sets.instance_sets_table(
+                data.instance_sets.games, data.instance_sets.decisions,
+                data.instance_sets.conditions)
+        if data.figure14_sets is not None:
+            stats["rt_sweep_by_set"] = instance_sets.rt_sweep_by_set(data.figure14_sets,
+                                                                     data.figure14)
     with timer("move quality"):
         quality = grade_moves(data, cache, quick)
         for name, graded in quality.items():
@@ -293,6 +356,11 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
             stats, instances=ex.instance_table(), history=ex.token_memory_history(),
             history_title=f"Token memory of ToM2 (seat 0) against three ToM1, seed "
                           f"{ex.TRACE_SEED}")
+        if "instance_sets" in stats:
+            figures["extra_instance_sets"] = instance_set_dose_response(stats["instance_sets"])
+        if "rt_sweep_by_set" in stats:
+            figures["extra_fig14_instance_sets"] = rt_sweep_by_set_lines(
+                stats["rt_sweep_by_set"])
         for name, graded in quality.items():
             figures.update({f"extra_quality_{name}_{stem.removeprefix('quality_')}": fig
                             for stem, fig in quality_figures(graded).items()})
@@ -313,6 +381,9 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
         results_md = out / "results.md"
         results_md.write_text(_results_markdown(results, stats.get("readings"),
                                                 stats.get("higher_orders"))
+                              + valid_tests_markdown(stats, placebo)
+                              + instance_sets.instance_sets_markdown(
+                                  stats.get("instance_sets"), stats.get("rt_sweep_by_set"))
                               + _quality_markdown(quality)
                               + report_markdown(calibration))
         written.append(results_md)
@@ -363,16 +434,29 @@ def _results_markdown(results: pd.DataFrame, readings: pd.DataFrame | None = Non
     banner = an.results_banner(results)
     text = ("# Results beside the thesis\n\n" + (banner + "\n" if banner else "") +
             "Generated by `nothanks figures`; thesis values are quoted from the section "
-            "given. Welch tests compare the opponents' rows (3 per game) with the focal "
-            "model's (1 per game), the reading that reproduces the thesis's df of about "
-            "850-910; the per-game-mean reading and a one-sample test against parity "
-            "are listed too (see `nothanks.analysis.welch_rank_points`). Tests are "
-            "oriented as in the thesis: lower order (or parity) minus higher order; flags "
-            "say whether the higher-order model scored `higher` or `lower` (Holm-corrected "
-            "within each family of tests) or `n.s.`. Paired tests on shared deals compare "
-            "two focal models deal by deal (see README.md). Shares carry 95% Wilson "
-            "intervals, means 95% t-intervals. `source` says where each number comes "
-            "from.\n\n" + markdown_table(results) + "\n")
+            "given. **Sign of t**: every t is the first-named side minus the second, as in "
+            "the thesis: lower order (or the opponents, or parity 1.5) minus higher order "
+            "(or the focal model), so t < 0 when the higher-order or focal model scores "
+            "more; in the participants' paired tests (participants' rank points against "
+            "the first-named order minus against the second) t > 0 when participants "
+            "score less against the higher order. **Flags** come only from tests whose "
+            "false-positive rate on tables of identical players is about 5% (section "
+            "\"Valid tests\" below): the focal model against parity 1.5 (one value per "
+            "game) and paired tests on shared deals; `higher`/`lower` say how the "
+            "higher-order model scored (Holm-corrected within each comparison: every "
+            "flagged variant of one comparison is one family) or `n.s.`; `identical "
+            "play` marks a comparison whose two sides made the same moves on every shared "
+            "deal (no test is informative there). The thesis's Welch test (the opponents' "
+            "3 rows per game against the focal model's 1; with n games its df is about "
+            "1.7n: ~855 at the thesis's 500, ~3,500 at our 2,000) rejects a true null "
+            "about 9% of the time at 5%: it is reported as \"thesis's test: no flag\", "
+            "and at the thesis's size (blocks of 500 of our deals), never as a t from "
+            "2,000 games beside the thesis's t from 500; the per-game-mean Welch reading "
+            "over-rejects too. Shares of independent games carry 95% Wilson intervals; "
+            "shares and means of participants' games or decisions are clustered by "
+            "participant, of decisions and recalls within games by game (cluster "
+            "bootstrap); means of independent games carry 95% t-intervals. `source` says "
+            "where each number comes from.\n\n" + markdown_table(results) + "\n")
     if readings is not None:
         text += ("\n## Readings\n\nEach open reading of the thesis alone "
                  "(docs/models.md, \"Readings\"; design `readings`), every table on the same "
@@ -400,6 +484,107 @@ def _results_markdown(results: pd.DataFrame, readings: pd.DataFrame | None = Non
     return text
 
 
+def placebo_tables(folder: Path | None) -> list[tuple[dict, pd.DataFrame]]:
+    """The placebo pools' settings and rates (``<name>.json`` and ``<name>.csv`` in
+    ``folder``, written by ``python -m nothanks.experiments.placebo --summarize``)."""
+    import json
+    if folder is None or not Path(folder).is_dir():
+        return []
+    out = []
+    for meta_path in sorted(Path(folder).glob("*.json")):
+        table = pd.read_csv(meta_path.with_suffix(".csv"))
+        out.append((json.loads(meta_path.read_text()), placebo.placebo_rates(table)))
+    return out
+
+
+def valid_tests_markdown(stats: dict[str, pd.DataFrame], folder: Path | None = PLACEBO
+                         ) -> str:
+    """results.md's "Valid tests" section: the placebo rates of every test we report, the
+    thesis's Welch tests corrected, the thesis's comparisons at comparable sizes, and
+    Figure 14's RT scale."""
+    text = ["", "## Valid tests", "",
+            "**Placebo calibration.** Each test we report was run on tables of four "
+            "identical players, one seat called focal, in sets of the thesis's size (500 "
+            "games; the participant test: 30 players x 7 games per condition, the "
+            "thesis's design): every rejection is a false positive. Rank points sum to 6 "
+            "in every game, so the opponents' mean is (6 - focal)/3 and the thesis's "
+            "Welch difference is (4/3)(1.5 - focal mean): with equal variances its "
+            "standard error is understated by sqrt(4/3) and |t| inflated about 1.155x, "
+            "which makes a nominal 5% test reject about 8.9% of the time. Rates with "
+            "exact binomial 95% CIs; SD of t is 1 for a valid t; a test flags in the "
+            "table above only if its rate is within [4%, 6%]. Regenerate: `python -m "
+            "nothanks.experiments.placebo` (module docstring), then `--summarize` into "
+            "`data/placebo/`.", ""]
+    pools = placebo_tables(folder)
+    if not pools:
+        text += ["(No placebo tables in `data/placebo/`.)", ""]
+    for meta, rates in pools:
+        replay = (f"; the paired-deals tests on the first {meta['replay_sets']} sets, "
+                  "whose deals were replayed with other agent seeds"
+                  if meta.get("replay_sets") else "")
+        describe = (f"**{meta['spec']} x 4** (`{meta['spec']}` in every seat, seed "
+                    f"{meta['seed']}): {meta['sets']} sets of {meta['set_games']} games "
+                    f"({meta['games']:,} games){replay}. {meta.get('note', '')}".rstrip())
+        text += [placebo.placebo_markdown(rates, describe), ""]
+    text += ["**The thesis's Welch tests, corrected.** Each rows-Welch t(df) of §5.2.2 "
+             "turned into the valid test of the same null on the same games (the focal "
+             "model against parity, t(499)): the factor (3/4)sqrt(1 + r/3) at the "
+             "opponents'/focal variance ratio r that the reported Welch df implies "
+             "(`nothanks.analysis.placebo.corrected_welch`).", "",
+             placebo.corrected_markdown(placebo.corrected_thesis_table()), ""]
+    if "simulation_tests" in stats:
+        text += ["**Comparable statistics.** The thesis's comparisons at its own sample "
+                 "size: its t beside ours on disjoint blocks of 500 of our deals, and "
+                 "effect sizes with 95% CIs (d = (focal mean - 1.5)/SD with the thesis's "
+                 "sign, i.e. (1.5 - mean)/SD: negative when the focal model scores more; "
+                 "the thesis's is implied by its corrected t, d = t/sqrt(500)).", "",
+                 placebo.comparable_markdown(placebo.comparable_table(
+                     stats["simulation_tests"], stats.get("thesis_size_tests"))), ""]
+    text += ["**Figure 14's RT scale.** The thesis sweeps the token memory's retrieval "
+             "threshold over about -15 ... -11 (§5.3, Fig. 14); we sweep -2.5 ... 0.5. "
+             "Our token chunks' activations (base-level learning, decay 0.5, 2 s of "
+             "simulated time per turn, noise 0.1) lie around -1 to -2, so recall fails "
+             "between RT -2 and 0 (the token-recall rows above: exact recall from 100% at "
+             "-2.5 to 0% at 0); the thesis does not state what puts its activations near "
+             "-13. The two axes are different scales of the same mechanism: compare the "
+             "shapes (flat, falling, dip-then-rise), not the RT values. The `trend` of "
+             "each sweep row is a least-squares slope of the higher order's rank points "
+             "(one value per game) on RT with its 95% t-interval.", ""]
+    return "\n".join(text)
+
+
+def _figure_notes(stats: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """Notes appended to figure captions: whether ToM2 made ToM1's moves, measured."""
+    notes = {}
+    moves = stats.get("shared_deal_moves")
+    if moves is not None:
+        for r in moves.to_dict("records"):
+            if ((r["a"], r["b"], r["opponent"]) == ("ToM1", "ToM2", "ToM0")
+                    and r["identical_deals"] == r["deals"]):
+                notes["fig12_tom2_vs_tom0"] = (
+                    f" ToM2 made ToM1's moves on {r['deals']} of {r['deals']} shared "
+                    "deals under the shipped monotone instance set: this figure "
+                    "repeats Figure 11.")
+    readings = stats.get("readings")
+    if readings is not None and (readings["reading"] == "default").any():
+        r = readings.set_index("reading").loc["default"]
+        if r["tom2_differs"] == 0:
+            notes["fig13_tom2_vs_tom1"] = (
+                f" ToM2's move never differed from ToM1's ({int(r['tom2_decisions_compared'])}"
+                " decisions compared on shared deals, readings design) under the shipped "
+                "monotone instance set: this is a table of identical players.")
+    same = stats.get("participant_identical_play")
+    if same is not None and len(same):
+        r = same.iloc[0]
+        if r["identical_deals"] == r["deals"]:
+            for stem in ("fig08_participant_places", "fig09_participant_means",
+                         "fig10_prediction_accuracy"):
+                notes[stem] = (f" ToM2 made ToM1's moves on {r['deals']} of {r['deals']} "
+                               "shared participant deals under the shipped monotone "
+                               "instance set: its bars repeat ToM1's.")
+    return notes
+
+
 def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
             results: pd.DataFrame, data: FigureLogs, command: str) -> str:
     describe = {
@@ -411,11 +596,16 @@ def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
         "higher-orders": f"design `higher-orders` ({_games(data.higher_orders)} games), "
                          f"`{data.sources.get('higher-orders')}`"
                          if data.higher_orders is not None else "—",
-        "instances": "`nothanks/agents/cognitive/data/instances.csv` (the models' loader)",
+        "instances": "`nothanks/agents/cognitive/data/monotone.csv`, the default instance "
+                     "set (the models' loader)",
+        "instance-sets": f"design `instance-sets`, `{data.sources.get('instance-sets')}`",
+        "figure14-instance-sets": "designs `figure14-instance-sets` and `figure14`, "
+                                  f"`{data.sources.get('figure14-instance-sets')}`",
         "one game": f"one game played in the pipeline (`{','.join(ex.TRACE_PLAYERS)}`, "
                     f"seed {ex.TRACE_SEED})",
     }
     sources = _figure_sources(stats)
+    notes = _figure_notes(stats)
     lines = [
         "# Figures",
         "",
@@ -431,7 +621,8 @@ def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
         if spec.stem not in figures:
             continue
         lines.append(f"| [`{spec.stem}.png`]({spec.stem}.png), [`pdf`]({spec.stem}.pdf) | "
-                     f"{spec.thesis} | {spec.caption} | {describe[spec.data]} | "
+                     f"{spec.thesis} | {spec.caption}{notes.get(spec.stem, '')} | "
+                     f"{describe[spec.data]} | "
                      f"{sources.get(spec.data, '—')} |")
     synthetic = [s.stem for s in FIGURES
                  if s.stem in figures and sources.get(s.data) == "synthetic"]
@@ -454,7 +645,8 @@ def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
 def _figure_sources(stats: dict[str, pd.DataFrame]) -> dict[str, str]:
     """FigureSpec.data -> the source the statistics tables record for it."""
     tables = {"participants": "participant_rank_shares", "table7": "simulation_rank_shares",
-              "figure14": "rt_sweep", "higher-orders": "higher_orders"}
+              "figure14": "rt_sweep", "higher-orders": "higher_orders",
+              "instance-sets": "instance_sets", "figure14-instance-sets": "rt_sweep_by_set"}
     sources = {data: str(stats[name]["source"].iloc[0])
                for data, name in tables.items() if name in stats}
     return {**sources, "one game": "simulation", "instances": "model (instance set)"}

@@ -391,3 +391,29 @@ def test_intervals_that_round_to_zero_print_without_a_sign_of_direction():
     assert _interval(-0.001, -0.004, 0.002, signed=True) == "+0.00 [+0.00, +0.00]"
     assert _interval(-0.12, -0.16, -0.08, signed=True) == "-0.12 [-0.16, -0.08]"
     assert _interval(0.5, 0.4, 0.6) == "0.50 [0.40, 0.60]"
+
+
+def test_only_valid_tests_flag_and_identical_play_is_not_tested():
+    # issue 26 §4b/c: the rows-Welch is reported without a flag; a table whose focal
+    # model made its opponents' moves is "identical play"
+    from nothanks.analysis.tables import IDENTICAL_PLAY, THESIS_TEST_FLAG, simulation_tests
+    games = pd.concat([focal_design("tom1", "tom0", [1, 1, 1, 2, 1, 1, 1, 1]),
+                       focal_design("tom2", "tom1", [1, 2, 3, 4, 1, 2, 3, 4], start=100)],
+                      ignore_index=True)
+    table = simulation_tests(games, identical={("ToM2", "ToM1")})
+    welch = table[table["test"].str.startswith("Welch")]
+    assert (welch["flag"] == THESIS_TEST_FLAG).all() and welch["p_holm"].isna().all()
+    parity = table[table["test"] == "one-sample t vs parity"].set_index("b")
+    assert parity.loc["ToM1", "flag"] == "higher"
+    assert parity.loc["ToM2", "flag"] == IDENTICAL_PLAY
+    assert np.isnan(parity.loc["ToM2", "p_holm"])
+
+
+def test_rt_trend_is_a_slope_per_game_with_an_interval():
+    from nothanks.analysis import rt_trend
+    frames = [focal_design(f"tom1:rt={rt}", f"tom0:rt={rt}", ranks, start=10 * i, rt=rt)
+              for i, (rt, ranks) in enumerate(((-2.0, [1, 1, 2, 1]), (-1.0, [2, 1, 3, 2]),
+                                               (0.0, [3, 4, 2, 4])))]
+    trend = rt_trend(pd.concat(frames, ignore_index=True)).iloc[0]
+    assert trend["games"] == 12 and trend["rt_low"] == -2.0 and trend["rt_high"] == 0.0
+    assert trend["ci_low"] < trend["slope"] < trend["ci_high"] < 0  # falls with RT

@@ -33,7 +33,11 @@ def test_results_table_puts_thesis_values_beside_ours(built):
     thesis, where, ours, source = [c.strip() for c in row.strip("|").split("|")][1:]
     assert source == "simulation"
     assert thesis == "t(909.8) = -15.8, p < 0.005" and where == "§5.2.2, Fig. 11"
-    assert re.match(r"t\(\d+(\.\d)?\) = -?\d+\.\d\d, p [<=] ", ours)
+    # a t at the thesis's 500 games, or one marked as not comparable (quick runs)
+    assert re.search(r"t\(≈?\d+(\.\d)?\) = -?\d+\.\d\d", ours)
+    assert "500 games" in ours
+    assert "thesis's test: no flag" in ours  # the rows-Welch over-rejects: never a flag
+    assert "## Valid tests" in results
     assert "not computed" not in results.split("rt sweep ToM2 vs ToM1")[0]
 
 

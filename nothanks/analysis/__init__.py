@@ -89,6 +89,7 @@ from .stats import (
     recall_summary,
     retrieval_thresholds,
     rt_sweep,
+    rt_trend,
     welch_rank_points,
 )
 from .tables import (
@@ -184,6 +185,7 @@ __all__ = [
     "results_table",
     "retrieval_thresholds",
     "rt_sweep",
+    "rt_trend",
     "shared_deal_moves",
     "shared_deal_tests",
     "shared_deals",

@@ -253,7 +253,8 @@ def welch_df(ratio: float, n_a: int, n_b: int) -> float:
 
 def variance_ratios(df: float, games: int = SET_GAMES) -> list[float]:
     """The opponents'/focal variance ratios r whose rows-Welch df (3 x games vs games rows)
-    equals ``df`` (found on a grid from 0.001 to 1000 and refined; df runs from 499 at r -> 0 to 1499 at r -> infinity)."""
+    equals ``df`` (found on a grid from 0.001 to 1000 and refined; df runs from 499 at
+    r -> 0 to 1499 as r grows)."""
     n_a, n_b = 3 * games, games
     grid = np.geomspace(1e-3, 1e3, 4001)
     values = np.array([welch_df(r, n_a, n_b) - df for r in grid])
@@ -324,7 +325,91 @@ def corrected_markdown(table: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["PARTICIPANTS", "PARTICIPANT_GAMES", "SET_GAMES", "TESTS", "THESIS_WELCH",
+# ------------------------------------------------------------- comparable statistics
+#: The thesis's comparisons: its results.md key -> (opponent label, focal label).
+THESIS_COMPARISONS = {"Welch t ToM0 vs ToM1": ("ToM0", "ToM1"),
+                      "Welch t ToM0 vs ToM2": ("ToM0", "ToM2"),
+                      "Welch t ToM1 vs ToM2": ("ToM1", "ToM2")}
+
+
+def d_interval(d: float, n: int) -> tuple[float, float]:
+    """Approximate 95% interval of a one-sample Cohen's d from n values
+    (SE = sqrt(1/n + d^2 / (2n)))."""
+    half = 1.96 * np.sqrt(1 / n + d ** 2 / (2 * n))
+    return d - half, d + half
+
+
+def comparable_table(tests: pd.DataFrame, blocks: pd.DataFrame | None,
+                     games: int = SET_GAMES) -> pd.DataFrame:
+    """The thesis's three simulation comparisons at comparable sizes.
+
+    Per comparison: the thesis's rows-Welch t and p, the same games' valid test (focal vs
+    parity, :func:`corrected_welch`), the effect size that implies (d = (1.5 - focal
+    mean)/SD = t/sqrt(500), thesis sign) with its interval; ours: d of the parity test
+    on all our games with its interval, and both tests' t on disjoint blocks of 500 of
+    our deals (``blocks``: :func:`~.tables.thesis_size_tests`). ``tests`` is
+    :func:`~.tables.simulation_tests`.
+    """
+    rows = []
+    parity = tests[tests["test"] == "one-sample t vs parity"]
+    for key, (opponent, focal) in THESIS_COMPARISONS.items():
+        t, df = THESIS_WELCH[key]
+        fixed = corrected_welch(t, df, games)
+        d_thesis = fixed["t_corrected"] / np.sqrt(games)
+        ours = parity[(parity["b"] == focal) & (parity["a_label"] == opponent)]
+        row = {"statistic": key, "thesis_t": t, "thesis_df": df, "thesis_p": fixed["p"],
+               "corrected_t": fixed["t_corrected"], "corrected_p": fixed["p_corrected"],
+               "thesis_d": d_thesis, "thesis_d_low": d_interval(d_thesis, games)[0],
+               "thesis_d_high": d_interval(d_thesis, games)[1]}
+        if len(ours):
+            r = ours.iloc[0]
+            n = int(r["n_b"])
+            row.update(ours_n=n, ours_d=float(r["effect_size"]),
+                       ours_d_low=d_interval(float(r["effect_size"]), n)[0],
+                       ours_d_high=d_interval(float(r["effect_size"]), n)[1],
+                       ours_flag=str(r["flag"]))
+            if blocks is not None and len(blocks):
+                part = blocks[(blocks["a_spec"] == r["a_spec"])
+                              & (blocks["b_spec"] == r["b_spec"])]
+                row.update(blocks=len(part), block_welch_t=list(part["welch_t"]),
+                           block_welch_df=float(part["welch_df"].mean()) if len(part)
+                           else np.nan,
+                           block_parity_t=list(part["parity_t"]),
+                           block_parity_p=list(part["parity_p"]))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def comparable_markdown(table: pd.DataFrame) -> str:
+    """:func:`comparable_table` as Markdown."""
+    def p(value: float) -> str:
+        return "p < 0.001" if value < 0.001 else f"p = {value:.3f}"
+
+    lines = ["| comparison | thesis (500 games) | thesis, corrected: focal vs parity | "
+             "thesis's implied d [95% CI] | ours: d [95% CI] (all games, focal vs parity) | "
+             "ours at 500 games: the thesis's test, t per block | ours at 500 games: "
+             "focal vs parity, t (p) per block |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in table.to_dict("records"):
+        ours = "—"
+        welch = parity = "—"
+        if "ours_d" in r and not pd.isna(r.get("ours_d")):
+            ours = (f"{r['ours_d']:.2f} [{r['ours_d_low']:.2f}, {r['ours_d_high']:.2f}] "
+                    f"(n = {int(r['ours_n'])}; {r['ours_flag']})")
+            if isinstance(r.get("block_welch_t"), list) and r["block_welch_t"]:
+                welch = (f"t(≈{r['block_welch_df']:.0f}) = "
+                         + ", ".join(f"{t:.2f}" for t in r["block_welch_t"]))
+                parity = ", ".join(f"{t:.2f} ({p(q)})" for t, q in
+                                   zip(r["block_parity_t"], r["block_parity_p"], strict=True))
+        lines.append(
+            f"| {r['statistic'].removeprefix('Welch t ')} | t({r['thesis_df']:.1f}) = "
+            f"{r['thesis_t']:.1f}, {p(r['thesis_p'])} | t(499) = {r['corrected_t']:.2f}, "
+            f"{p(r['corrected_p'])} | {r['thesis_d']:.2f} [{r['thesis_d_low']:.2f}, "
+            f"{r['thesis_d_high']:.2f}] | {ours} | {welch} | {parity} |")
+    return "\n".join(lines)
+
+
+__all__ = ["THESIS_COMPARISONS", "comparable_markdown", "comparable_table", "d_interval",
+           "PARTICIPANTS", "PARTICIPANT_GAMES", "SET_GAMES", "TESTS", "THESIS_WELCH",
            "VALID_BAND", "clopper_pearson", "corrected_markdown", "corrected_thesis_table",
            "corrected_welch", "first_place_credit", "focal_and_opponents", "parity_factor",
            "placebo_markdown", "placebo_rates", "placebo_table", "placebo_tests",

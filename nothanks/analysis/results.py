@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .paired import SYNTHETIC_LABEL, wilson_interval
-from .tables import SHARED_DEALS_TEST
+from .tables import IDENTICAL_PLAY, SHARED_DEALS_TEST, THESIS_TEST_FLAG
 from .thesis import THESIS
 
 
@@ -46,7 +46,22 @@ def _interval(value: float, low: float, high: float, signed: bool = False) -> st
 
 
 def _flag(row: dict) -> str:
-    return f"{row['flag']} (Holm p = {row['p_holm']:.3g})" if row["flag"] != "n.s." else "n.s."
+    if row["flag"] in (THESIS_TEST_FLAG, IDENTICAL_PLAY, "n.s."):
+        return row["flag"]
+    return f"{row['flag']} (Holm p = {row['p_holm']:.3g})"
+
+
+def _thesis_size(stats: dict[str, pd.DataFrame], a_spec: str, b_spec: str) -> str:
+    """Our thesis's-test t on disjoint 500-deal blocks, to stand beside the thesis's t."""
+    blocks = stats.get("thesis_size_tests")
+    if blocks is None or not len(blocks):
+        return ""
+    part = blocks[(blocks["a_spec"] == a_spec) & (blocks["b_spec"] == b_spec)]
+    if not len(part):
+        return ""
+    ts = ", ".join(f"{t:.2f}" for t in part["welch_t"])
+    return (f"at the thesis's 500 games ({len(part)} disjoint blocks of our deals): "
+            f"t(≈{part['welch_df'].mean():.0f}) = {ts}; ")
 
 
 def _source(table: pd.DataFrame) -> str:
@@ -64,7 +79,8 @@ def _same_moves(stats: dict[str, pd.DataFrame]) -> dict[tuple[str, str], str]:
     for r in stats.get("shared_deal_moves", pd.DataFrame()).to_dict("records"):
         notes[(r["b"], r["opponent"])] = (
             f"{r['b']} made {r['a']}'s moves on {r['identical_deals']} of {r['deals']} "
-            f"shared deals")
+            f"shared deals" + (" (under the shipped monotone instance set)"
+                               if r["identical_deals"] == r["deals"] else ""))
     readings = stats.get("readings")
     if readings is not None and (readings["reading"] == "default").any():
         r = readings.set_index("reading").loc["default"]
@@ -76,6 +92,20 @@ def _same_moves(stats: dict[str, pd.DataFrame]) -> dict[tuple[str, str], str]:
     return notes
 
 
+def _participant_same_moves(stats: dict[str, pd.DataFrame]) -> str:
+    """The note on participant-side ToM2 rows when ToM2 made ToM1's moves, measured."""
+    same = stats.get("participant_identical_play")
+    if same is None or not len(same):
+        return ""
+    r = same.iloc[0]
+    if r["identical_deals"] != r["deals"]:
+        return (f"ToM2's games differed from ToM1's on {r['deals'] - r['identical_deals']} "
+                f"of {r['deals']} shared participant deals")
+    return (f"ToM2 made ToM1's moves on {r['identical_deals']} of {r['deals']} shared "
+            "participant deals (under the shipped monotone instance set): this row repeats "
+            "ToM1's")
+
+
 def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str, str]]:
     """(statistic key as in THESIS or a new name, our value, source) for every statistic."""
     rows: list[tuple[str, str, str]] = []
@@ -83,32 +113,45 @@ def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str, str]]:
     if "participant_rank_shares" in stats:
         shares = stats["participant_rank_shares"]
         source = _source(shares)
+        same = _participant_same_moves(stats)
+
+        def tom2(text: str, *labels: str) -> str:
+            return f"{text}; {same}" if same and "ToM2" in labels else text
+
+        clustered = "95% CI clustered by participant"
         for r in shares.itertuples():
             rows.append((f"participants {places[r.rank]} vs {r.opponent_label}",
-                         f"{_share(r.share, r.ci_low, r.ci_high)} of {r.games} games", source))
+                         tom2(f"{_share(r.share, r.ci_low, r.ci_high)} of {r.games} games "
+                              f"({clustered})", r.opponent_label), source))
         for r in stats["participant_tests"].to_dict("records"):
-            rows.append((f"paired t {r['a']} vs {r['b']}", _t(pd.Series(r)), source))
+            text = _t(pd.Series(r))
+            if pd.isna(r["t"]) and same:
+                text = f"{IDENTICAL_PLAY}: every difference {r['difference']:.2f}, no test"
+            rows.append((f"paired t {r['a']} vs {r['b']}", tom2(text, r["a"], r["b"]), source))
         mixed = stats["participant_mixed_model"]
         for r in mixed.to_dict("records"):
             if r["term"] == "participant variance":
                 rows.append(("mixed model: participant variance", f"{r['coef']:.3f}", source))
             else:
                 rows.append((f"mixed model: {r['term']}",
-                             (f"{r['coef']:.3f} (SE {r['se']:.3f}, z = {r['z']:.2f}, "
-                              f"{_p(r['p'])}, 95% CI [{r['ci_low']:.2f}, {r['ci_high']:.2f}])"),
+                             tom2(f"{r['coef']:.3f} (SE {r['se']:.3f}, z = {r['z']:.2f}, "
+                                  f"{_p(r['p'])}, 95% CI [{r['ci_low']:.2f}, "
+                                  f"{r['ci_high']:.2f}])", *r["term"].split(" - ")),
                              source))
         for r in stats["prediction_accuracy"].itertuples():
             rows.append((f"accuracy {r.model} {r.actual}",
-                         f"{_share(r.accuracy, r.ci_low, r.ci_high)} of {r.n}", source))
+                         tom2(f"{_share(r.accuracy, r.ci_low, r.ci_high)} of {r.n} "
+                              f"({clustered})", r.model), source))
         actions = stats["participant_actions"].iloc[0]
         rows.append(("participants' pass share",
                      f"{_share(actions['pass_share'], actions['ci_low'], actions['ci_high'])} "
-                     f"of {int(actions['decisions'])}", source))
+                     f"of {int(actions['decisions'])} ({clustered})", source))
         if "bad_moves" in stats:
             for r in stats["bad_moves"].itertuples():
                 rows.append((f"marked bad {r.model}",  # two decimals, as the thesis
-                             f"{100 * r.share:.2f}% [{100 * r.ci_low:.2f}%, "
-                             f"{100 * r.ci_high:.2f}%] ({r.marked} of {r.actions} actions)",
+                             tom2(f"{100 * r.share:.2f}% [{100 * r.ci_low:.2f}%, "
+                                  f"{100 * r.ci_high:.2f}%] ({r.marked} of {r.actions} "
+                                  f"actions; {clustered})", r.model),
                              source))
             c = stats["feedback_concentration"].iloc[0]
             rows.append(("marks from the top 10% of participants",
@@ -142,7 +185,14 @@ def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str, str]]:
             name = f"paired t {r['a']} vs {r['b']} (shared deals, vs {opponent})"
         else:
             name = f"{r['b']} vs parity 1.5 (vs {opponent})"
-        if kind.startswith("Welch"):
+        if kind == "Welch t (rows)":
+            blocks = _thesis_size(stats, r["a_spec"], r["b_spec"])
+            value = (f"{blocks}all {r['n_b']} games: {r['effect']} = "
+                     f"{r['effect_size']:.2f}, 95% CI of difference [{r['ci_low']:.2f}, "
+                     f"{r['ci_high']:.2f}]" if blocks else
+                     f"{_t(pd.Series(r))}; n = {r['n_a']} vs {r['n_b']} (no block of the "
+                     "thesis's 500 games: this t is not comparable with the thesis's)")
+        elif kind.startswith("Welch"):
             value = f"{_t(pd.Series(r))}; n = {r['n_a']} vs {r['n_b']}"
         elif kind == SHARED_DEALS_TEST:
             value = (f"{_t(pd.Series(r))}; Wilcoxon {_p(r['wilcoxon_p'])}; bootstrap 95% CI "
@@ -160,12 +210,22 @@ def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str, str]]:
                      noted(f"{_share(r.share, r.ci_low, r.ci_high)} of {r.games} games",
                            r.focal_label, r.opponent_label), _source(shares)))
     sweep = stats["rt_sweep"]
+    trends = stats.get("rt_trend")
     for (higher, lower), part in sweep.groupby(["higher", "lower"]):
         values = ", ".join(f"{r['rt']:g}: {_interval(r['mean'], r['ci_low'], r['ci_high'])} "
                            f"{r['flag']}" for r in part.to_dict("records"))
+        trend = ""
+        if trends is not None and len(trends):
+            match = trends[(trends["higher"] == higher) & (trends["lower"] == lower)]
+            if len(match):
+                t = match.iloc[0]
+                trend = (f"trend: {t['slope']:+.3f} [{t['ci_low']:+.3f}, {t['ci_high']:+.3f}] "
+                         f"rank points per unit of RT over RT {t['rt_low']:g} to "
+                         f"{t['rt_high']:g} (least squares, one value per game, "
+                         f"{int(t['games'])} games); ")
         rows.append((f"rt sweep {higher} vs {lower}",
-                     f"mean rank points [95% CI] by RT, flag after Holm over the sweep — "
-                     f"{values}", _source(sweep)))
+                     f"{trend}mean rank points [95% CI] by RT, flag = the model against "
+                     f"parity 1.5, Holm over the sweep — {values}", _source(sweep)))
     if "token_recalls" in stats:
         recalls = stats["token_recalls"]
         for (model, rt), part in recalls.groupby(["model", "rt"]):

@@ -345,10 +345,12 @@ def rt_sweep(games: pd.DataFrame, thresholds: Mapping[str, float] | None = None
     """Mean rank points of the higher-order model against the lower, per retrieval threshold.
 
     Figure 14: one row per (higher, lower, rt) with n, mean, its 95% t-interval, the lower
-    order's mean and the Welch test higher-vs-lower over rows (the thesis's reading).
-    The whole sweep is one family of tests: ``p_holm`` is Holm-adjusted over every row,
-    and ``flag`` says ``higher``/``lower`` (the higher order's rank points against the
-    lower's, Holm p < 0.05) or ``n.s.``.
+    order's mean, the Welch test lower-vs-higher over rows (``t``, ``df``, ``p``: the
+    thesis's reading, which over-rejects, see :mod:`.placebo`) and the valid test, the
+    higher order's rank points against parity (``parity_t``, ``parity_p``; one value per
+    game, thesis sign). Flags come from the parity test: the whole sweep is one family,
+    ``p_holm`` is Holm-adjusted over every row, and ``flag`` says ``higher``/``lower``
+    (the higher order's rank points against parity, Holm p < 0.05) or ``n.s.``.
     Games must be focal designs between two different orders at one threshold per game;
     ``thresholds`` is passed to :func:`retrieval_thresholds`.
     """
@@ -375,15 +377,43 @@ def rt_sweep(games: pd.DataFrame, thresholds: Mapping[str, float] | None = None
         _need_variation(low, what)
         ci_low, ci_high = mean_interval(high)
         welch = stats.ttest_ind(low, high, equal_var=False)
+        players = len(group) / group["_game"].nunique()
+        parity = stats.ttest_1samp(high, (players - 1) / 2)
         rows.append({"higher": f"ToM{higher}", "lower": f"ToM{lower}", "rt": float(rt),
                      "games": int(group["_game"].nunique()), "n": len(high),
                      "mean": float(high.mean()), "ci_low": ci_low, "ci_high": ci_high,
                      "lower_mean": float(low.mean()), "t": float(welch.statistic),
-                     "df": float(welch.df), "p": float(welch.pvalue)})
+                     "df": float(welch.df), "p": float(welch.pvalue),
+                     "parity": (players - 1) / 2, "parity_t": -float(parity.statistic),
+                     "parity_p": float(parity.pvalue)})
     table = pd.DataFrame(rows)
-    table["p_holm"], table["flag"] = direction_flags(table["p"],
-                                                     table["mean"] > table["lower_mean"])
+    table["p_holm"], table["flag"] = direction_flags(table["parity_p"],
+                                                     table["mean"] > table["parity"])
     return table
+
+
+def rt_trend(sweep_games: pd.DataFrame, thresholds: Mapping[str, float] | None = None
+             ) -> pd.DataFrame:
+    """Figure 14's trends: per (higher, lower), the least-squares slope of the higher
+    order's rank points (one value per game) on the retrieval threshold, with its 95%
+    t-interval (n - 2 df; games are independent), in rank points per unit of RT."""
+    frame = sweep_games.copy()
+    frame["rt"] = retrieval_thresholds(frame, thresholds)
+    frame["order"] = frame["tom_order"].astype(int)
+    frame["_game"] = game_index(frame)
+    per_game = frame.groupby("_game", sort=False)["order"]
+    frame["higher"], frame["lower"] = per_game.transform("max"), per_game.transform("min")
+    frame = frame[(frame["higher"] != frame["lower"]) & (frame["order"] == frame["higher"])]
+    rows = []
+    for (higher, lower), group in frame.groupby(["higher", "lower"], sort=True):
+        fit = stats.linregress(group["rt"].to_numpy(float),
+                               group["rank_points"].to_numpy(float))
+        half = stats.t.ppf(0.975, len(group) - 2) * fit.stderr
+        rows.append({"higher": f"ToM{higher}", "lower": f"ToM{lower}", "games": len(group),
+                     "rt_low": float(group["rt"].min()), "rt_high": float(group["rt"].max()),
+                     "slope": float(fit.slope), "ci_low": float(fit.slope - half),
+                     "ci_high": float(fit.slope + half), "p": float(fit.pvalue)})
+    return pd.DataFrame(rows)
 
 
 # --- predictions (Figure 10) -----------------------------------------------------------

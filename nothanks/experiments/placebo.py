@@ -20,6 +20,8 @@ rerun resumes at the first missing chunk::
         --out data/cache/placebo/tom0-seed2026 --seed 2026
     python -m nothanks.experiments.placebo --spec tom0 --games 100000 --replay \\
         --out data/cache/placebo/tom0-seed2026-replay --seed 2026
+    python -m nothanks.experiments.placebo --summarize data/cache/placebo/tom0-seed2026 \\
+        --replay-pool data/cache/placebo/tom0-seed2026-replay --name tom0 --out data/placebo
 
 One process, by design (the shared machine's other work keeps the second core).
 """
@@ -117,16 +119,51 @@ def load_pool(directory: Path) -> dict[str, np.ndarray]:
             "deal": np.concatenate([p["deal"] for p in parts])}
 
 
+def summarize(pool: Path, out: Path, name: str, replay: Path | None = None,
+              set_games: int = 500, note: str = "") -> Path:
+    """Every test on every set of a pool (:func:`nothanks.analysis.placebo.placebo_table`),
+    written to ``out/<name>.csv`` with what was played in ``out/<name>.json``: the files
+    ``make figures`` reads for results.md's placebo table."""
+    import json
+
+    from ..analysis.placebo import placebo_table
+
+    games = load_pool(pool)
+    again = load_pool(replay) if replay is not None else None
+    table = placebo_table(games, set_games, again)
+    settings = dict(line.split("=", 1) for line in (pool / "pool.txt").read_text().split())
+    out.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out / f"{name}.csv", index=False, float_format="%.6g")
+    meta = {"spec": settings["spec"], "seed": int(settings["seed"]), "set_games": set_games,
+            "sets": len(table), "games": int(len(table) * set_games),
+            "replay_sets": int(table["p_paired_deals"].notna().sum())
+            if "p_paired_deals" in table else 0, "note": note}
+    (out / f"{name}.json").write_text(json.dumps(meta, indent=1) + "\n")
+    return out / f"{name}.csv"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--spec", default="tom0", help="the agent in every seat (tom0)")
-    parser.add_argument("--games", type=int, required=True, help="games in the pool")
-    parser.add_argument("--out", type=Path, required=True, help="pool folder")
+    parser.add_argument("--games", type=int, help="games in the pool")
+    parser.add_argument("--out", type=Path, required=True,
+                        help="pool folder (with --summarize: the folder of the tables)")
     parser.add_argument("--seed", type=int, default=2026, help="root seed (2026)")
     parser.add_argument("--replay", action="store_true",
                         help="the same deals and seating with other agent seeds")
+    parser.add_argument("--summarize", type=Path, metavar="POOL",
+                        help="run every test on the sets of POOL instead of playing")
+    parser.add_argument("--replay-pool", type=Path, help="with --summarize: its replay")
+    parser.add_argument("--name", help="with --summarize: the tables' file name")
+    parser.add_argument("--note", default="", help="with --summarize: how it was made")
     args = parser.parse_args(argv)
+    if args.summarize:
+        print(summarize(args.summarize, args.out, args.name or args.summarize.name,
+                        args.replay_pool, note=args.note))
+        return
+    if args.games is None:
+        parser.error("--games is required to play a pool")
     play_pool(args.spec, args.games, args.out, args.seed, args.replay)
 
 
