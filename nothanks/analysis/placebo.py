@@ -197,11 +197,18 @@ def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     return float(interval.low), float(interval.high)
 
 
+#: Sets a pool needs before its rates judge whether a test may flag (issue 26: 1,000).
+JUDGING_SETS = 1000
+
+
 def placebo_rates(table: pd.DataFrame, alpha: float = ALPHA,
-                  band: tuple[float, float] = VALID_BAND) -> pd.DataFrame:
+                  band: tuple[float, float] = VALID_BAND,
+                  judging_sets: int = JUDGING_SETS) -> pd.DataFrame:
     """Per test: sets, rejections at ``alpha``, the false-positive rate with its exact
     95% interval, the SD of t over the sets (1 for a valid t-test; sqrt(4/3) = 1.155 for
-    the thesis's) and whether the rate lies in ``band`` (fit to flag)."""
+    the thesis's), whether the rate lies in ``band`` (``fit_to_flag``; None when fewer
+    than ``judging_sets`` sets ran: too few to judge) and whether the interval holds
+    ``alpha`` (``holds_alpha``)."""
     rows = []
     for key, (name, used) in TESTS.items():
         column = f"p_{key}"
@@ -218,7 +225,9 @@ def placebo_rates(table: pd.DataFrame, alpha: float = ALPHA,
                      "rejections": rejected, "rate": rate, "ci_low": low, "ci_high": high,
                      "t_sd": float(t.std(ddof=1)) if len(t) > 1 and key != "first_ties_first"
                      else np.nan,
-                     "fit_to_flag": bool(band[0] <= rate <= band[1])})
+                     "fit_to_flag": bool(band[0] <= rate <= band[1])
+                     if len(p) >= judging_sets else None,
+                     "holds_alpha": bool(low <= alpha <= high)})
     return pd.DataFrame(rows)
 
 
@@ -229,9 +238,14 @@ def placebo_markdown(rates: pd.DataFrame, describe: str) -> str:
              "| fit to flag (rate in [4%, 6%]) |", "| --- | --- | ---: | ---: | --- | ---: | --- |"]
     for r in rates.itertuples():
         sd = "—" if pd.isna(r.t_sd) else f"{r.t_sd:.3f}"
+        if r.fit_to_flag is None or pd.isna(r.fit_to_flag):
+            fit = (f"not judged ({r.sets} sets < {JUDGING_SETS}); CI "
+                   f"{'holds' if r.holds_alpha else 'excludes'} 5%")
+        else:
+            fit = "yes" if r.fit_to_flag else "no"
         lines.append(f"| {r.name} | {r.used} | {r.sets} | {r.rejections} | "
                      f"{100 * r.rate:.1f}% [{100 * r.ci_low:.1f}%, {100 * r.ci_high:.1f}%] | "
-                     f"{sd} | {'yes' if r.fit_to_flag else 'no'} |")
+                     f"{sd} | {fit} |")
     return "\n".join(lines)
 
 
