@@ -162,7 +162,7 @@ def rt_sweep_by_set(log, default=None) -> pd.DataFrame:
     games = with_rt(log).merge(sweep[key + ["instances"]], on=key, how="left")
     for name in dict.fromkeys(sweep["instances"]):
         parts.append(rt_sweep(games[games["instances"] == name]).assign(instances=name))
-    return pd.concat(parts, ignore_index=True)
+    return pd.concat(parts, ignore_index=True).assign(source=data_source(log.games))
 
 
 def flip_rate(instances: str) -> float:
@@ -207,3 +207,89 @@ def instance_sets_rows(table: pd.DataFrame) -> pd.DataFrame:
         "verdict": table["verdict"],
         "deals": table["deals"],
     })
+
+
+def _listed(names) -> str:
+    names = [f"`{n}`" for n in names]
+    return ", ".join(names) if names else "none"
+
+
+def instance_sets_markdown(table: pd.DataFrame | None, sweep: pd.DataFrame | None = None
+                           ) -> str:
+    """results.md's "Instance sets" section (empty without the study's table)."""
+    if table is None or table.empty:
+        return ""
+    margin = float(table["margin"].iloc[0])
+    text = ["", "## Instance sets", "",
+            "ToM0's instance set is the thesis's unpublished free choice (§3.2), so the "
+            "ToM2 question is asked once per set (design `instance-sets`; docs/models.md, "
+            "\"Instance sets\"): the default `monotone` set, the reconstructions "
+            "`thesis-linear` and `thesis-bands`, the monotone set with a share of its "
+            "no-sequence actions flipped (two seeds per rate) and a jittered monotone set; "
+            "every model at the table uses the set. Each comparison is the higher order's "
+            "focal rank points minus the lower order's against the same three opponents "
+            "on the same deals (paired t 95% CI; the paired-deals test's false-positive "
+            "rate on identical players is in \"Valid tests\"). \"Deals where moves "
+            "differ\": the higher order made a move the lower did not (95% Wilson CI "
+            "over deals). TOST: two one-sided paired t-tests against a margin of "
+            f"±{margin:g} rank points, fixed before the study ran (half the thesis's "
+            "ToM2 edge of about 0.1). Verdicts: `identical play` (no deal differs: no "
+            "test), `higher`/`lower` (paired test, Holm over every set and comparison), "
+            "`equivalent (TOST)`, or `n.s.`. Source: "
+            f"{table['source'].iloc[0]}.", "",
+            _markdown(instance_sets_rows(table)), ""]
+    same = table[table["verdict"] == "identical play"]
+    tom2 = table[table["comparison"] == "ToM2 - ToM1"]
+    identical_sets = [n for n, part in tom2.groupby("instances", sort=False)
+                      if (part["verdict"] == "identical play").all()]
+    differing = tom2[tom2["deals_differ"] > 0]
+    text += [f"**What the set decides.** ToM2 made ToM1's moves on every shared deal, "
+             f"against three ToM0 and three ToM1, under: {_listed(identical_sets)}. "
+             f"{len(same)} of {len(table)} comparisons are identical play."]
+    if not differing.empty:
+        best = differing.loc[differing["difference"].idxmax()]
+        text[-1] += (f" Where ToM2's moves differ, its edge over ToM1 ranges from "
+                     f"{differing['difference'].min():+.3f} to {best['difference']:+.3f} "
+                     f"rank points per deal (largest: `{best['instances']}` "
+                     f"{best['comparison']} vs {best['opponents']}, 95% CI "
+                     f"[{best['ci_low']:+.3f}, {best['ci_high']:+.3f}]); the thesis's "
+                     "edge is about +0.1. A result about ToM2 therefore says which set it "
+                     "was measured with.")
+    flips = tom2[tom2["instances"].str.contains(r"\+flip=")]
+    if not flips.empty:
+        dose = flips.assign(rate=flips["instances"].map(flip_rate)).groupby(
+            ["opponents", "rate"])[["deals_differ", "difference"]].mean()
+        text += ["", "Dose-response (monotone set, mean over its seeded sets; each set's "
+                 "interval is in the table):", "",
+                 _markdown(pd.DataFrame({
+                     "ToM2 - ToM1 vs": [o for o, _ in dose.index],
+                     "flipped share": [f"{r:g}" for _, r in dose.index],
+                     "deals where moves differ": [f"{100 * v:.1f}%"
+                                                  for v in dose["deals_differ"]],
+                     "mean difference (rank points)": [f"{v:+.3f}"
+                                                       for v in dose["difference"]]}))]
+    if sweep is not None and not sweep.empty:
+        tom2_sweep = sweep[sweep["higher"] == "ToM2"]
+        cells = tom2_sweep.assign(
+            cell=[f"{m:.2f} [{lo:.2f}, {hi:.2f}]" for m, lo, hi in
+                  zip(tom2_sweep["mean"], tom2_sweep["ci_low"], tom2_sweep["ci_high"],
+                      strict=True)],
+            row=tom2_sweep["instances"] + ": ToM2 vs " + tom2_sweep["lower"])
+        pivot = cells.pivot(index="row", columns="rt", values="cell")
+        pivot.columns = [f"rt {c:g}" for c in pivot.columns]
+        text += ["", "**Figure 14's ToM2 curves by set** (ToM2's mean rank points, 95% t "
+                 "CI, per retrieval threshold; every set on the same deals as design "
+                 "`figure14`; figure `extra_fig14_instance_sets`):", "",
+                 _markdown(pivot.reset_index().rename(columns={"row": "set: pairing"}))]
+    return "\n".join(text) + "\n"
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    """A DataFrame as a GitHub Markdown table."""
+    def cell(value: object) -> str:
+        return str(value).replace("|", "\\|").replace("\n", " ")
+    lines = ["| " + " | ".join(map(cell, frame.columns)) + " |",
+             "| " + " | ".join("---" for _ in frame.columns) + " |"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)

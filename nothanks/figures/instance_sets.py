@@ -59,9 +59,13 @@ def instance_set_dose_response(table: pd.DataFrame) -> Figure:
         _parity_line(ax, 0.0, "no gain")
         for y in (-EQUIVALENCE_MARGIN, EQUIVALENCE_MARGIN):
             ax.axhline(y, color="grey", linestyle=":", linewidth=1)
-        ax.set_xlabel("share of no-sequence actions flipped")
+        others = [left * (i + 1) / len(OTHERS) for i in range(len(OTHERS))]
+        ax.axvline(left / (2 * len(OTHERS)), color="grey", linewidth=0.8)
+        ax.set_xticks(others + rates, [p.replace("monotone+", "") for p, _ in OTHERS]
+                      + [f"{r:.0%}" for r in rates], rotation=45, ha="right")
+        ax.set_xlabel("other sets | no-sequence actions flipped")
         ax.set_title(panel)
-    axes[0].set_ylabel("rank points per deal: higher − lower order")
+    axes[0].set_ylabel("higher − lower order\n(rank points per deal)")
     deals = int(table["deals"].min()) if "deals" in table.columns else 0
     fig.suptitle(f"One more order of theory of mind, by ToM0 instance set ({deals} paired "
                  "deals per point; dotted: equivalence margin)")
