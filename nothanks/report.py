@@ -76,7 +76,7 @@ FIGURES = (
     FigureSpec("extra_higher_orders", "(new; thesis §6.1-6.2)",
                "Rank-point advantage of one ToM-k (k = 1-5) over three ToM-(k-1) and over "
                "three ToM0 on shared deals (95% paired t CIs), and how often ToM-k's move "
-               "differs from ToM-(k-1)'s (95% Wilson CIs).", "higher-orders"),
+               "differs from ToM-(k-1)'s (95% CIs clustered by deal).", "higher-orders"),
     FigureSpec("extra_instance_sets", "(new; thesis §3.2, §5.2)",
                "What one more order gains, by ToM0 instance set: ToM2 - ToM1 against three "
                "ToM0 and three ToM1, ToM3 - ToM2 against three ToM2, rank points per "
@@ -251,15 +251,15 @@ NOTES = """\
   often ToM2's move differs from ToM1's: the focal players of ToM2 vs 3 x ToM1 and of the
   control ToM1 vs 3 x ToM1 see the same states until their first differing decision, so
   the per-decision rate = diverging deals / decisions compared up to and including the
-  first divergence (Wilson CI). Recall accuracy: share of exact recalls, and share of leaf
-  recalls in which an older leaf beat the newest.
+  first divergence (95% CI clustered by deal). Recall accuracy: share of exact recalls,
+  and share of leaf recalls in which an older leaf beat the newest.
 - **Higher orders** (`tables/higher_orders.csv`, design `higher-orders`): per table,
   the focal ToM-k's share of first places (Wilson CI), its rank points minus its
   opponents' mean per deal (paired t CI), its gain over ToM-(k-1) against the same
   opponents on the same deals (paired t CI), and how often its move differs from
   ToM-(k-1)'s: k = 1 against the model's own ToM0 retrieval at every decision; k >= 2
   from ToM-k and ToM-(k-1) against three ToM0 on the same deals, up to the first
-  divergence (Wilson CI).
+  divergence (both with 95% CIs clustered by deal).
 - **Figure 14**: our retrieval thresholds (RT -2.5 ... 0.5) differ from the thesis's
   (about -15 ... -11): our token chunks' activations (base-level learning with decay
   d = 0.5 on a simulated clock of 2 s per turn, noise s = 0.1) lie around -1 to -2, so

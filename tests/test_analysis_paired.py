@@ -188,7 +188,12 @@ def test_tom2_rows_say_whether_they_duplicate_tom1(cache, tmp_path):
     tests = an.simulation_tests(log.games)
     paired = tests[tests["test"] == an.SHARED_DEALS_TEST]
     assert len(paired) == 1 and paired["deals"].iloc[0] == 4
-    assert set(tests["flag"]) <= {"higher", "lower", "n.s."}
+    flagged = tests["test"].isin(an.tables.FLAGGED_TESTS)
+    assert set(tests.loc[~flagged, "flag"]) == {an.tables.THESIS_TEST_FLAG}
+    assert set(tests.loc[flagged, "flag"]) <= {"higher", "lower", "n.s.",
+                                               an.tables.IDENTICAL_PLAY}
+    assert (paired["flag"] == an.tables.IDENTICAL_PLAY).iloc[0] == (
+        row["identical_deals"] == 4)
 
 
 def test_cluster_share_is_wider_than_wilson_when_clusters_differ():

@@ -15,6 +15,7 @@ import pandas as pd
 
 from .frames import AnalysisInputError, focal_rows, require_columns, require_rows
 from .paired import (
+    cluster_share,
     data_source,
     focal_by_deal,
     focal_divergence,
@@ -60,16 +61,22 @@ def _lookup(index: pd.DataFrame, focal: int, opponent: int) -> int | None:
 
 def _overrides_tom0(decisions: pd.DataFrame, condition: int) -> dict:
     """Focal decisions in which the move differs from the model's own ToM0 retrieval
-    (forced takes, where ToM0 is not consulted, left out)."""
+    (forced takes, where ToM0 is not consulted, left out), with a cluster-bootstrap
+    interval over deals (a game's decisions are not independent trials)."""
     part = decisions[(decisions["condition"] == condition)
                      & decisions["focal"].astype(bool)]
     tom0 = part["own_tom0_action"].astype("string")
     asked = part[tom0.isin(["take", "pass"]).fillna(False).to_numpy()]
     n = len(asked)
-    differs = int((asked["action"].astype(str)
-                   != asked["own_tom0_action"].astype(str)).sum())
-    low, high = wilson_interval(differs, n) if n else (np.nan, np.nan)
-    return {"overrides_tom0": differs / n if n else np.nan, "overrides_tom0_ci_low": low,
+    differs = (asked["action"].astype(str) != asked["own_tom0_action"].astype(str))
+    if not n:
+        low = high = np.nan
+    else:
+        per_deal = differs.groupby(asked["deal"].to_numpy()).agg(["sum", "size"])
+        _, low, high = cluster_share(per_deal["sum"].to_numpy(float),
+                                     per_deal["size"].to_numpy(float))
+    count = int(differs.sum())
+    return {"overrides_tom0": count / n if n else np.nan, "overrides_tom0_ci_low": low,
             "overrides_tom0_ci_high": high, "overrides_tom0_decisions": n}
 
 
@@ -89,14 +96,16 @@ def orders_table(games: pd.DataFrame, decisions: pd.DataFrame | None = None
       opponents on the same deals (paired t CI), when the log has both tables (in the
       design: against three ToM0, k >= 2). The marginal value of one more order.
     * ``overrides_tom0``: focal decisions in which the move differs from the model's
-      own ToM0 retrieval (Wilson CI): how often theory of mind changes the move at all.
+      own ToM0 retrieval (cluster-bootstrap CI over deals): how often theory of mind
+      changes the move at all.
     * ``differs_from_lower``: how often ToM-k's move differs from ToM-(k-1)'s, with
       ``differs_basis`` saying how it was measured. k = 1: ToM-(k-1) is ToM0, so it is
       ``overrides_tom0`` (the same state, the same memory). k >= 2: ToM-k and ToM-(k-1)
       against the same opponents on the same deals (in the design: three ToM0; the
       focal seat's model gets the same seed), the per-decision rate of
       :func:`~.paired.focal_divergence` (diverging deals / decisions compared up to and
-      including the first divergence; Wilson CI). Tables without a ToM-(k-1) twin
+      including the first divergence; cluster-bootstrap CI over deals). Tables without
+      a ToM-(k-1) twin
       against the same opponents leave it empty. Needs ``decisions``.
     """
     require_columns(games, ["condition", "deal", "tom_order"], "games")
@@ -142,8 +151,8 @@ def orders_table(games: pd.DataFrame, decisions: pd.DataFrame | None = None
             elif twin is not None:
                 split = focal_divergence(decisions, cond.condition, twin)
                 row.update({"differs_from_lower": split["difference_rate"],
-                            "differs_ci_low": split["difference_ci_low"],
-                            "differs_ci_high": split["difference_ci_high"],
+                            "differs_ci_low": split["difference_cluster_ci_low"],
+                            "differs_ci_high": split["difference_cluster_ci_high"],
                             "differs_decisions": split["decisions_compared"],
                             "differs_basis": DIFFERS_SHARED_DEALS})
             else:

@@ -255,33 +255,47 @@ def focal_sequences(decisions: pd.DataFrame, condition: int) -> pd.Series:
     return ordered.groupby("deal")["action"].agg(lambda s: tuple(s.astype(str)))
 
 
-def focal_divergence(decisions: pd.DataFrame, a: int, b: int) -> dict:
-    """How often the focal players of conditions ``a`` and ``b`` moved differently.
+def divergence_by_deal(decisions: pd.DataFrame, a: int, b: int) -> pd.DataFrame:
+    """Per shared deal of conditions ``a`` and ``b``: the focal decisions compared (up to
+    and including the first difference) and whether the focal players' moves diverged.
 
     On a shared deal both focal players see the same states until their first differing
     decision (the other seats play the same agents on the same seeds), so every decision
     up to and including the first difference is a fair comparison and none after it is.
-    Per-decision rate of difference = deals whose sequences diverge / decisions compared
-    up to and including the first divergence (all of a deal's decisions when none
-    differs), with a Wilson interval over the decisions compared.
     """
     left, right = focal_sequences(decisions, a), focal_sequences(decisions, b)
     common = left.index.intersection(right.index)
     if len(common) == 0:
         raise AnalysisInputError(f"conditions {a} and {b} share no deal")
-    diverged = compared = 0
+    rows = []
     for deal in common:
         x, y = left[deal], right[deal]
         first = next((i for i, (u, v) in enumerate(zip(x, y, strict=False)) if u != v), None)
         if first is None and len(x) != len(y):  # one game ended early: states differed
             first = min(len(x), len(y)) - 1
-        if first is None:
-            compared += len(x)
-        else:
-            diverged += 1
-            compared += first + 1
+        rows.append((deal, len(x) if first is None else first + 1, first is not None))
+    return pd.DataFrame(rows, columns=["deal", "compared", "diverged"])
+
+
+def focal_divergence(decisions: pd.DataFrame, a: int, b: int) -> dict:
+    """How often the focal players of conditions ``a`` and ``b`` moved differently
+    (:func:`divergence_by_deal`).
+
+    Per-decision rate of difference = deals whose sequences diverge / decisions compared
+    up to and including the first divergence (all of a deal's decisions when none
+    differs), with a Wilson interval over the decisions compared, and
+    ``difference_cluster_ci_*``: the cluster-bootstrap interval over deals
+    (:func:`cluster_share`; a deal's decisions are not independent trials).
+    """
+    by_deal = divergence_by_deal(decisions, a, b)
+    diverged = int(by_deal["diverged"].sum())
+    compared = int(by_deal["compared"].sum())
     low, high = wilson_interval(diverged, compared) if compared else (np.nan, np.nan)
-    return {"deals": len(common), "identical_deals": len(common) - diverged,
+    _, c_low, c_high = (cluster_share(by_deal["diverged"].to_numpy(float),
+                                      by_deal["compared"].to_numpy(float))
+                        if compared else (np.nan, np.nan, np.nan))
+    return {"deals": len(by_deal), "identical_deals": len(by_deal) - diverged,
             "diverged_deals": diverged, "decisions_compared": compared,
             "difference_rate": diverged / compared if compared else np.nan,
-            "difference_ci_low": low, "difference_ci_high": high}
+            "difference_ci_low": low, "difference_ci_high": high,
+            "difference_cluster_ci_low": c_low, "difference_cluster_ci_high": c_high}

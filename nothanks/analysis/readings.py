@@ -130,7 +130,7 @@ def readings_table(log: ReadingsLog) -> pd.DataFrame:
     * ``tom2_differs``: the per-decision rate at which ToM2's move differs from ToM1's,
       from ToM2 vs 3 x ToM1 against the control ToM1 vs 3 x ToM1 on the same deals
       (:func:`~.paired.focal_divergence`: diverging deals / decisions compared up to and
-      including the first divergence; Wilson CI).
+      including the first divergence; cluster-bootstrap CI over deals).
     * ``exact_share``: recalls (leaf, root or nothing) that gave exactly the true count;
       ``older_leaf_rate``: leaf recalls in which an older leaf beat the newest. Both over
       every model's recalls in the reading's three tables, with Wilson CIs.
@@ -153,8 +153,8 @@ def readings_table(log: ReadingsLog) -> pd.DataFrame:
         divergence = focal_divergence(log.decisions, _condition(index, reading, "tom2"),
                                       _condition(index, reading, "control"))
         row.update({"tom2_differs": divergence["difference_rate"],
-                    "tom2_differs_ci_low": divergence["difference_ci_low"],
-                    "tom2_differs_ci_high": divergence["difference_ci_high"],
+                    "tom2_differs_ci_low": divergence["difference_cluster_ci_low"],
+                    "tom2_differs_ci_high": divergence["difference_cluster_ci_high"],
                     "tom2_diverged_deals": divergence["diverged_deals"],
                     "tom2_decisions_compared": divergence["decisions_compared"]})
         mine = index.loc[index["reading"] == reading, "condition"]
