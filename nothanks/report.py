@@ -32,6 +32,7 @@ from . import analysis as an  # noqa: E402
 from . import experiments as ex  # noqa: E402
 from .analysis import instance_sets, placebo  # noqa: E402
 from .analysis import readings as readings_columns  # noqa: E402
+from .analysis.frames import markdown_table  # noqa: E402
 from .calibrate import report_markdown  # noqa: E402
 from .experiments.schema import read_table, to_pandas  # noqa: E402
 from .figures import gallery  # noqa: E402
@@ -294,17 +295,6 @@ def load_logs(cache: Path, *, participants: Path | None = None, games: int | Non
                       ex.load_cached(people) if people else None,
                       load_readings(readings), sources, load_orders(higher),
                       load_instance_sets(sets), ex.load_cached(sets14))
-
-
-def markdown_table(frame: pd.DataFrame) -> str:
-    """A DataFrame as a GitHub Markdown table (no tabulate dependency)."""
-    def cell(value: object) -> str:
-        return str(value).replace("|", "\\|").replace("\n", " ")
-    lines = ["| " + " | ".join(map(cell, frame.columns)) + " |",
-             "| " + " | ".join("---" for _ in frame.columns) + " |"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
-              for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------- write

@@ -170,3 +170,14 @@ def condition_variants(conditions: pd.DataFrame | None) -> dict[tuple, Variant]:
     return {(h, int(c)): Variant.from_options(json.loads(v))
             for h, c, v in zip(hashes, conditions["condition"], conditions["variant"],
                                strict=True)}
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    """A DataFrame as a GitHub Markdown table (no tabulate dependency)."""
+    def cell(value: object) -> str:
+        return str(value).replace("|", "\\|").replace("\n", " ")
+    lines = ["| " + " | ".join(map(cell, frame.columns)) + " |",
+             "| " + " | ".join("---" for _ in frame.columns) + " |"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in frame.itertuples(index=False)]
+    return "\n".join(lines)

@@ -27,7 +27,13 @@ import json
 import numpy as np
 import pandas as pd
 
-from .frames import AnalysisInputError, focal_rows, require_columns, require_rows
+from .frames import (
+    AnalysisInputError,
+    focal_rows,
+    markdown_table,
+    require_columns,
+    require_rows,
+)
 from .paired import (
     ALPHA,
     data_source,
@@ -243,7 +249,7 @@ def instance_sets_markdown(table: pd.DataFrame | None, sweep: pd.DataFrame | Non
             "test), `higher`/`lower` (paired test, Holm over every set and comparison), "
             "`equivalent (TOST)`, or `n.s.`. Source: "
             f"{table['source'].iloc[0]}.", "",
-            _markdown(instance_sets_rows(table)), ""]
+            markdown_table(instance_sets_rows(table)), ""]
     same = table[table["verdict"] == "identical play"]
     tom2 = table[table["comparison"] == "ToM2 - ToM1"]
     identical_sets = [n for n, part in tom2.groupby("instances", sort=False)
@@ -267,7 +273,7 @@ def instance_sets_markdown(table: pd.DataFrame | None, sweep: pd.DataFrame | Non
             ["opponents", "rate"])[["deals_differ", "difference"]].mean()
         text += ["", "Dose-response (monotone set, mean over its seeded sets; each set's "
                  "interval is in the table):", "",
-                 _markdown(pd.DataFrame({
+                 markdown_table(pd.DataFrame({
                      "ToM2 - ToM1 vs": [o for o, _ in dose.index],
                      "flipped share": [f"{r:g}" for _, r in dose.index],
                      "deals where moves differ": [f"{100 * v:.1f}%"
@@ -286,16 +292,5 @@ def instance_sets_markdown(table: pd.DataFrame | None, sweep: pd.DataFrame | Non
         text += ["", "**Figure 14's ToM2 curves by set** (ToM2's mean rank points, 95% t "
                  "CI, per retrieval threshold; every set on the same deals as design "
                  "`figure14`; figure `extra_fig14_instance_sets`):", "",
-                 _markdown(pivot.reset_index().rename(columns={"row": "set: pairing"}))]
+                 markdown_table(pivot.reset_index().rename(columns={"row": "set: pairing"}))]
     return "\n".join(text) + "\n"
-
-
-def _markdown(frame: pd.DataFrame) -> str:
-    """A DataFrame as a GitHub Markdown table."""
-    def cell(value: object) -> str:
-        return str(value).replace("|", "\\|").replace("\n", " ")
-    lines = ["| " + " | ".join(map(cell, frame.columns)) + " |",
-             "| " + " | ".join("---" for _ in frame.columns) + " |"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
-              for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
