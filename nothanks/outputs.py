@@ -111,8 +111,6 @@ def check_output(folder: Path, command: str, replaces: str, *, force: bool = Fal
     write to.
     """
     shipped = check_shipped(folder, command, update_shipped=update_shipped, option=option)
-    if folder.exists() and not folder.is_dir():
-        raise OutputError(f"{option} {folder} is a file; give a new or empty directory")
     if entries(folder) and not (force or shipped):
         raise OutputError(f"{option} {folder} is not empty; give a new or empty directory, "
                           f"or --force to replace {replaces} in it")
