@@ -297,10 +297,12 @@ def edge_over_control(log: ex.Log, label: str) -> Measure:
     3 x ToM1) on the same deals: what the second order adds against the same opponents
     (paired t 95% interval)."""
     control = label.replace("ToM2 vs", "ToM1 vs", 1)
-    games = pd.concat([_condition_games(log, label), _condition_games(log, control)])
-    ids = {lab: int(log.conditions.loc[log.conditions["label"] == lab, "condition"].iloc[0])
-           for lab in (label, control)}
-    row = an.paired_conditions(games, ids[label], ids[control], resamples=1000)
+    # a trial's stages are experiments of their own, each numbering its deals from 0:
+    # a deal is (experiment, deal), and each side one condition across the stages
+    games = pd.concat([_condition_games(log, lab).assign(condition=side)
+                       for side, lab in enumerate((label, control))], ignore_index=True)
+    games["deal"] = pd.factorize(pd.MultiIndex.from_frame(games[["experiment", "deal"]]))[0]
+    row = an.paired_conditions(games, 0, 1, resamples=1000)
     return Measure(row["difference"], row["ci_low"], row["ci_high"], n=int(row["deals"]),
                    note=f"paired t = {row['t']:.2f}, p = {row['p']:.3g}"
                    if math.isfinite(row["t"]) else "identical play on every deal")

@@ -231,7 +231,7 @@ def test_profile_targets_are_measured_and_the_family_enters_the_trial(tmp_path):
     from nothanks.agents.cognitive.instance_sets import perturb
     result = c.calibrate(tmp_path / "study", params=("flip", "jitter"),
                          targets=c.PROFILE_TARGETS, heldout=(), trials=1, games=4,
-                         stages=(1.0,), progress=False, study_name="profile-test",
+                         stages=(0.5, 1.0), progress=False, study_name="profile-test",
                          start={"flip": 0.1, "jitter": 1})
     metrics = result.study.best_trial.user_attrs["metrics"]
     assert set(c.PROFILE_TARGETS) <= set(metrics)
