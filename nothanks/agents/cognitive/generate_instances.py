@@ -21,9 +21,9 @@ thesis's own description (:data:`RECONSTRUCTIONS`, :func:`reconstruct`): every c
 text makes is cited, and every choice it leaves open is a parameter (docs/models.md,
 "Instance sets").
 
-Run ``python -m nothanks.agents.cognitive.generate_instances --set NAME`` to rewrite a
-shipped file, or ``--out PATH`` (with other parameters) to make a variant for
-``tom1:instances=PATH``.
+Run ``python -m nothanks.agents.cognitive.generate_instances --set NAME --update-shipped``
+to rewrite a shipped file, or ``--out PATH`` (with other parameters) to make a variant
+for ``tom1:instances=PATH``.
 """
 from __future__ import annotations
 
@@ -185,7 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--set", default=DEFAULT_SET, choices=(DEFAULT_SET, *RECONSTRUCTIONS),
                         help=f"which set (default {DEFAULT_SET})")
     parser.add_argument("--out", type=Path, default=None,
-                        help="output CSV (default: the shipped data/SET.csv)")
+                        help="output CSV (a new file, or one to replace)")
+    parser.add_argument("--update-shipped", action="store_true",
+                        help="rewrite the shipped data/SET.csv instead of --out")
     parser.add_argument("--fraction", type=float, default=FRACTION,
                         help=f"monotone: tokens needed per card point, no sequence "
                              f"(default {FRACTION})")
@@ -193,13 +195,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="monotone: below this own supply, fewer tokens are needed "
                              f"(default {LOW_TOKENS})")
     args = parser.parse_args(argv)
+    if (args.out is None) == (not args.update_shipped):
+        parser.error("give --out PATH for a new file, or --update-shipped to rewrite the "
+                     f"shipped {SHIPPED_DIR / (args.set + '.csv')} (not both)")
     out = args.out or SHIPPED_DIR / f"{args.set}.csv"
+    target = "--update-shipped" if args.update_shipped else f"--out {out.name}"
     if args.set == DEFAULT_SET:
         instances = generate(fraction=args.fraction, low_tokens=args.low_tokens)
         header = (
             f"ToM0 instances for No Thanks! (thesis §3.2), set version {SET_VERSION}, "
             "written by\npython -m nothanks.agents.cognitive.generate_instances "
-            f"--fraction {args.fraction} --low-tokens {args.low_tokens}\n"
+            f"--fraction {args.fraction} --low-tokens {args.low_tokens} {target}\n"
             "Rule: extension and completion -> take. No sequence -> take iff tokens_on_card >=\n"
             f"round({args.fraction} * card), scaled by (own + 1) / ({args.low_tokens} + 1) when "
             f"own < {args.low_tokens}.\n"
@@ -210,7 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         header = (
             f"ToM0 instances for No Thanks!: {args.set}, a reconstruction of thesis §3.2, "
             f"set version {SET_VERSION}, written by\n"
-            f"python -m nothanks.agents.cognitive.generate_instances --set {args.set}\n"
+            f"python -m nothanks.agents.cognitive.generate_instances --set {args.set} "
+            f"{target}\n"
             "Cited: extension and completion -> take; no sequence -> take once enough tokens\n"
             "lie on the card, more for higher cards, fewer when the supply is low (§3.2).\n"
             "Silent in the thesis, chosen here: "
