@@ -276,3 +276,16 @@ def test_figure14_by_set_has_one_curve_per_set(tmp_path):
     assert len(tom2) == 3 * 2 * 2  # sets x opponents x thresholds
     fig = rt_sweep_by_set_lines(table)
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) >= 3
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    ((True, "n.s.", float("nan")), "identical play"),
+    ((False, "n.s.", 0.01), "equivalent (TOST)"),
+    ((False, "n.s.", 0.3), "n.s."),
+    ((False, "higher", 0.01), "higher, within ±0.05 (TOST)"),
+    ((False, "higher", 0.9), "higher"),
+    ((False, "lower", float("nan")), "lower"),
+])
+def test_verdicts(args, expected):
+    from nothanks.analysis.instance_sets import verdict
+    assert verdict(*args) == expected

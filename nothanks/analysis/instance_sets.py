@@ -18,7 +18,9 @@ same deals. :func:`instance_sets_table` gives one row per (set, comparison):
   :data:`EQUIVALENCE_MARGIN`, fixed before the study was run;
 * ``verdict``: ``identical play`` when no deal differs (no test, no flag), else the
   Holm-adjusted direction flag of the paired test over the family of every set and
-  comparison, and ``equivalent`` when TOST rejects at 5% and the flag is n.s.
+  comparison; ``equivalent (TOST)`` when the flag is n.s. and TOST rejects at 5%, and
+  ``higher, within ±margin (TOST)`` when the difference is significant but smaller than
+  the margin.
 """
 from __future__ import annotations
 
@@ -141,15 +143,8 @@ def instance_sets_table(games: pd.DataFrame, decisions: pd.DataFrame,
     identical = table["deals_differ"] == 0
     p = table["p"].where(~identical)
     table["p_holm"], flags = direction_flags(p.to_numpy(), [True] * len(table))
-    verdict = []
-    for same, flag, tost in zip(identical, flags, table["tost_p"], strict=True):
-        if same:
-            verdict.append("identical play")
-        elif flag == "n.s." and tost < ALPHA:
-            verdict.append("equivalent (TOST)")
-        else:
-            verdict.append(flag)
-    table["verdict"] = verdict
+    table["verdict"] = [verdict(same, flag, tost, margin) for same, flag, tost in
+                        zip(identical, flags, table["tost_p"], strict=True)]
     return table.assign(source=data_source(games))
 
 
@@ -170,6 +165,18 @@ def rt_sweep_by_set(log, default=None) -> pd.DataFrame:
     for name in dict.fromkeys(sweep["instances"]):
         parts.append(rt_sweep(games[games["instances"] == name]).assign(instances=name))
     return pd.concat(parts, ignore_index=True).assign(source=data_source(log.games))
+
+
+def verdict(identical: bool, flag: str, tost_p: float,
+            margin: float = EQUIVALENCE_MARGIN) -> str:
+    """One comparison's verdict (module doc): identical play, the paired test's flag, and
+    what the equivalence test adds."""
+    if identical:
+        return "identical play"
+    equivalent = bool(tost_p < ALPHA)  # NaN (no variation) is not equivalence
+    if flag == "n.s.":
+        return "equivalent (TOST)" if equivalent else "n.s."
+    return f"{flag}, within ±{margin:g} (TOST)" if equivalent else flag
 
 
 def flip_rate(instances: str) -> float:
@@ -246,8 +253,9 @@ def instance_sets_markdown(table: pd.DataFrame | None, sweep: pd.DataFrame | Non
             "one-sided paired t-tests against a margin of "
             f"±{margin:g} rank points, fixed before the study ran (half the thesis's "
             "ToM2 edge of about 0.1). Verdicts: `identical play` (no deal differs: no "
-            "test), `higher`/`lower` (paired test, Holm over every set and comparison), "
-            "`equivalent (TOST)`, or `n.s.`. Source: "
+            "test), `higher`/`lower` (paired test, Holm over every set and comparison; "
+            "\"within\" the margin when TOST also rejects), `equivalent (TOST)`, or "
+            "`n.s.`. Source: "
             f"{table['source'].iloc[0]}.", "",
             markdown_table(instance_sets_rows(table)), ""]
     same = table[table["verdict"] == "identical play"]
