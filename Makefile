@@ -3,11 +3,14 @@
 #   make test  - install with dev extras, lint with ruff and run the whole test suite
 #   make docs  - build the guide and the API reference into docs/_build/html
 #   make session - serve the participant experiment (notebook 08) on localhost
+#                  (make session PORT=8870: another port; default 8866)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 JOBS   ?=
+# make test spreads the test files over this many processes (pytest-xdist)
+TEST_PROCESSES ?= 2
 
 .PHONY: setup lab test bench figures play session docs clean
 
@@ -39,7 +42,7 @@ lab: $(VENV)/.installed-notebooks
 # Lint first (rules in pyproject.toml): a finding fails the target before the tests run.
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check nothanks tests benchmarks docs/conf.py
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py
@@ -47,14 +50,17 @@ bench: $(VENV)/.installed-dev
 figures: $(VENV)/.installed-dev
 	$(VENV)/bin/nothanks figures --out figures --cache data/cache --update-shipped
 
+# Pages are served by Voila through nothanks.serve, which holds the server options (localhost
+# only, no code shown, kernels shut down with their tab and idle ones culled).
+PORT   ?= 8866
+
 play: $(VENV)/.installed-notebooks
-	$(VENV)/bin/voila notebooks/01_play.ipynb --no-browser --strip_sources=True
+	$(PY) -m nothanks.serve notebooks/01_play.ipynb --port=$(PORT)
 
 # The experiment for the lab: an experimenter start screen, then one participant's games.
 # Sessions go to NOTHANKS_SESSIONS (default data/participants); localhost only.
 session: $(VENV)/.installed-notebooks
-	$(VENV)/bin/voila notebooks/08_lab_session.ipynb --no-browser --strip_sources=True \
-		--Voila.ip=127.0.0.1
+	$(PY) -m nothanks.serve notebooks/08_lab_session.ipynb --port=$(PORT)
 
 # Warnings are errors, as in the test suite: a broken reference fails the build.
 docs: $(VENV)/.installed-docs

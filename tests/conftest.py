@@ -1,7 +1,10 @@
 """Shared test settings and fixtures."""
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 from hypothesis import settings
 
 from nothanks.experiments import run_design
@@ -12,23 +15,47 @@ settings.register_profile("ci", max_examples=60, deadline=None)
 settings.load_profile("ci")
 
 
-@pytest.fixture(scope="session")
-def quick_figures(tmp_path_factory) -> Path:
-    """One ``nothanks figures --quick`` build (``out/``, ``cache/``) shared by the tests
-    that read it (never modify it; build again into another folder instead)."""
-    from nothanks.cli import main
-    root = tmp_path_factory.mktemp("quick-figures")
-    assert main(["figures", "--quick", "--out", str(root / "out"), "--cache",
-                 str(root / "cache"), "--jobs", "1", "--no-progress"]) == 0
+def built_once(tmp_path_factory, worker_id: str, name: str,
+               build: Callable[[Path], None]) -> Path:
+    """A folder ``build(folder)`` fills once per test session, also when pytest-xdist
+    spreads the session over processes (``make test``): the first worker to ask builds it
+    under a file lock in the session's shared temporary folder, the others wait and
+    reuse it. A build that failed leaves no completion mark, so the next asker retries."""
+    if worker_id == "master":  # one process: a plain session fixture
+        root = tmp_path_factory.mktemp(name)
+        build(root)
+        return root
+    root = tmp_path_factory.getbasetemp().parent / name
+    with FileLock(f"{root}.lock"):
+        if not (root / ".built").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir()
+            build(root)
+            (root / ".built").touch()
     return root
 
 
 @pytest.fixture(scope="session")
-def tom2_log(tmp_path_factory) -> Path:
+def quick_figures(tmp_path_factory, worker_id) -> Path:
+    """One ``nothanks figures --quick`` build (``out/``, ``cache/``) shared by the tests
+    that read it (never modify it; build again into another folder instead)."""
+    from nothanks.cli import main
+
+    def build(root: Path) -> None:
+        assert main(["figures", "--quick", "--out", str(root / "out"), "--cache",
+                     str(root / "cache"), "--jobs", "1", "--no-progress"]) == 0
+
+    return built_once(tmp_path_factory, worker_id, "quick-figures", build)
+
+
+@pytest.fixture(scope="session")
+def tom2_log(tmp_path_factory, worker_id) -> Path:
     """The log of :data:`helpers.TOM2_MINI` (never modify it: copy it with ``copy_log``)."""
-    out = tmp_path_factory.mktemp("tom2") / "mini"
-    run_design(TOM2_MINI, out, jobs=1, progress=False)
-    return out
+
+    def build(root: Path) -> None:
+        run_design(TOM2_MINI, root / "mini", jobs=1, progress=False)
+
+    return built_once(tmp_path_factory, worker_id, "tom2", build) / "mini"
 
 
 @pytest.fixture
