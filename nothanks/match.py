@@ -77,8 +77,8 @@ def derive_seeds(entropies: Sequence[Sequence[int]]) -> list[int]:
     ``[root, index]`` and ``[seed, 1 + seat]``): NumPy's SeedSequence hashing, replayed
     on ``uint32`` arrays (whose arithmetic wraps like its C code), one array operation per
     step for a whole batch. A run of many short games spends less on its seeds this way
-    (under 1 µs per seed instead of 13; tests/test_speed_seeds.py and
-    tests/test_engine_speed.py check every value).
+    (under 1 µs per seed instead of 13; tests/agreement/test_engine.py
+    checks every value).
     """
     seeds = [0] * len(entropies)
     for positions, entropy in _word_rows(entropies):

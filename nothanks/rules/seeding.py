@@ -16,7 +16,7 @@ _seed_state = random.Random.__mro__[1].seed
 
 def reseed(rng: random.Random, seed: int | None) -> None:
     """Put ``rng`` in exactly the state of ``random.Random(seed)`` (``getstate()`` equal;
-    tests/test_engine_speed.py checks it)."""
+    tests/agreement/test_engine.py checks it)."""
     if type(seed) is int:
         _seed_state(rng, seed)
         rng.gauss_next = None
