@@ -5,8 +5,11 @@ Build with ``make docs`` or ``python -m sphinx -W --keep-going -b html docs docs
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import inspect
+import io
+import os
 import pkgutil
 import sys
 from pathlib import Path
@@ -107,5 +110,72 @@ def _document_public_data(app, what, name, obj, options, lines) -> None:
         lines += [""] + [f"   {line}" for line in _attribute_docs(obj, member, value)]
 
 
+# -- Generated reference sections -----------------------------------------------------
+# A reference page holds a marker line ``<!-- generated: NAME -->``; the build replaces
+# it with text made from the code, so the CLI, the log schema and the agent specs can
+# never drift from what the package does.
+
+
+def _help_text(args: list[str]) -> str:
+    """What ``nothanks ARGS --help`` prints, at a fixed width of 88 columns."""
+    from nothanks.cli import build_parser
+
+    parser = build_parser()[0]
+    out = io.StringIO()
+    width = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "88"
+    try:
+        with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):
+            parser.parse_args([*args, "--help"])
+    finally:
+        if width is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = width
+    return out.getvalue().rstrip()
+
+
+def _cli_markdown() -> str:
+    """``nothanks --help`` and every subcommand's ``--help``, one section each."""
+    from nothanks.cli import commands
+
+    lines = ["```text", _help_text([]), "```", ""]
+    for name, (help_line, _) in commands().items():
+        lines += [f"## `nothanks {name}`", "", help_line[0].upper() + help_line[1:] + ".", "",
+                  "```text", _help_text([name]), "```", ""]
+    return "\n".join(lines)
+
+
+def _agents_markdown() -> str:
+    """Every registered agent spec with each key's default, as ``nothanks agents`` lists."""
+    from nothanks.agents import agent_parameters, registered
+
+    lines = ["| spec | keys and their defaults |", "| --- | --- |"]
+    for name in registered():
+        params = agent_parameters(name)
+        shown = ", ".join(f"`{key}={value!r}`" for key, value in params.items())
+        lines.append(f"| `{name}` | {shown or '(no keys)'} |")
+    return "\n".join(lines)
+
+
+def _schema_markdown() -> str:
+    """The column reference of every log table (``nothanks.experiments.schema_markdown``)."""
+    from nothanks.experiments import schema_markdown
+
+    return schema_markdown().replace("### `", "## `")
+
+
+GENERATED = {"cli": _cli_markdown, "agents": _agents_markdown, "schema": _schema_markdown}
+
+
+def _fill_generated(app, docname: str, source: list[str]) -> None:
+    """Replace each ``<!-- generated: NAME -->`` marker with the text :data:`GENERATED` makes."""
+    for name, make in GENERATED.items():
+        marker = f"<!-- generated: {name} -->"
+        if marker in source[0]:
+            source[0] = source[0].replace(marker, make())
+
+
 def setup(app) -> None:
     app.connect("autodoc-process-docstring", _document_public_data)
+    app.connect("source-read", _fill_generated)

@@ -43,12 +43,60 @@ def html(tmp_path_factory) -> Path:
     return out / "html"
 
 
+#: The user guide's pages by part, as docs/index.md's toctrees list them.
+GUIDE = {
+    "Tutorials": ["tour", "notebooks"],
+    "How-to guides": ["run-experiments", "dask", "calibrate", "lab-session",
+                      "participant-logs"],
+    "Reference": ["cli", "log-schema", "agent-specs", "rules", "benchmarks"],
+    "Explanation": ["architecture", "actr", "models", "readings", "thesis-results",
+                    "which-order", "higher-orders", "ismcts", "tournament", "calibration"],
+}
+
+
 def test_guide_and_api_pages_are_built(html):
-    for page in ("index", "architecture", "actr", "models", "api/index", "api/figures",
+    guide = [page for pages in GUIDE.values() for page in pages]
+    for page in ("index", *guide, "api/index", "api/figures",
                  *(f"api/{name}" for name in API_PAGES)):
         assert (html / f"{page}.html").is_file(), page
     index = (html / "index.html").read_text()
-    assert 'href="actr.html"' in index and 'href="api/index.html"' in index
+    for caption in (*GUIDE, "API reference"):
+        assert caption in index, caption
+    for page in (*guide, "api/index"):
+        assert f'href="{page}.html"' in index, f"index.html does not link {page}.html"
+
+
+def test_reference_pages_are_generated_from_the_code(html):
+    """The CLI, log-schema and agent-spec pages hold what the code says, not a copy."""
+    from nothanks.agents import agent_parameters, registered
+    from nothanks.cli import commands
+    from nothanks.experiments.schema import TABLES
+
+    cli = (html / "cli.html").read_text()
+    for name in commands():
+        assert f"usage: nothanks {name}" in cli, f"cli.html lacks nothanks {name} --help"
+    schema = (html / "log-schema.html").read_text()
+    for table, columns in TABLES.items():
+        assert f'id="{table}"' in schema, table
+        for column in columns:
+            assert f'<span class="pre">{column.name}</span>' in schema, (table, column.name)
+    specs = (html / "agent-specs.html").read_text()
+    for name in registered():
+        assert f'<span class="pre">{name}</span>' in specs, name
+        for key in agent_parameters(name):
+            assert f'<span class="pre">{key}=' in specs, (name, key)
+
+
+def test_readme_is_a_front_door():
+    """At most 250 lines, the two commands, and every relative link points at a file."""
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 250
+    assert "make lab" in readme and "make test" in readme
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", readme)
+    local = [link for link in links if "://" not in link]
+    assert any(link.startswith("docs/") for link in local)
+    missing = [link for link in local if not (ROOT / link).exists()]
+    assert not missing, f"README links to missing files: {missing}"
 
 
 def test_api_pages_document_docstrings(html):
