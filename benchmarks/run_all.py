@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-#: Quick benchmarks first; the long calibration run is separate (see README).
+#: Quick benchmarks first; the long calibration run is separate (see docs/benchmarks.md).
 ORDER = ["bench_engine", "bench_actr", "bench_models", "bench_experiments", "bench_figures"]
 
 

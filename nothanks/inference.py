@@ -3,7 +3,7 @@
 For every decision a player made, each candidate model — ToM0, ToM1, ToM2 and the
 baselines ``random`` and ``heuristic`` — is put in that player's place and asked how
 likely it was to make the logged move; a posterior over the candidates is updated
-decision by decision (README, "Which order of theory of mind?").
+decision by decision (docs/which-order.md).
 
 **Reconstructing the state.** A logged game is replayed through the one game driver
 (:class:`nothanks.match.Match`) from its seed, every seat playing its logged moves. At

@@ -120,7 +120,7 @@ def test_ruff_selects_the_agreed_rule_sets():
 
 def test_the_command_line_parser_loads_no_heavy_library():
     """`nothanks --help` must answer at once: building the parser imports neither
-    pandas nor numpy nor the models (what it does import is timed in the README)."""
+    pandas nor numpy nor the models (what it does import is timed in docs/benchmarks.md)."""
     code = ("import sys; from nothanks.cli import build_parser; build_parser(); "
             "print(sorted(m for m in ('pandas', 'numpy', 'numba', 'optuna', 'nothanks.agents')"
             " if m in sys.modules))")

@@ -14,7 +14,7 @@ from ..rules import Action, Event, Variant, View
 from .base import Agent
 
 #: Default prior probability that an opponent is the ToM model (``adapt``): chosen on
-#: 200-game probes against 3 x tom2 and 3 x heuristic (docs/ismcts.md, README).
+#: 200-game probes against 3 x tom2 and 3 x heuristic (docs/ismcts.md, "Choosing the default").
 PRIOR = 0.8
 
 
@@ -35,7 +35,7 @@ class ISMCTSAgent(Agent):
             where the thesis's models take a card that fits nothing (half the time at
             0.35-0.45 times its value in tokens), so play-outs resemble their play; with
             1, everyone in a play-out hoards tokens until forced, which misjudges
-            opponents who take earlier (benchmark numbers in the README).
+            opponents who take earlier (numbers in docs/ismcts.md).
         spread: for ``rollout=heuristic``, each play-out decision draws its ratio uniformly from
             ``ratio`` ± ``spread`` (0: always ``ratio``).
         order: with ``rollout=model``, every play-out player acts as a ToM-``order``

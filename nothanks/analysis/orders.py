@@ -164,7 +164,7 @@ def orders_table(games: pd.DataFrame, decisions: pd.DataFrame | None = None
 
 
 def orders_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`orders_table` as printed in ``results.md`` and the README: one line per
+    """:func:`orders_table` as printed in ``results.md`` and docs/higher-orders.md: one line per
     table with its numbers and CIs rounded."""
     require_columns(table, ["focal_label", "opponent_label", "games", "first_share",
                             "advantage", "gain"], "orders table")
