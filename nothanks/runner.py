@@ -12,8 +12,9 @@ from collections.abc import Iterator, Sequence
 import pandas as pd
 
 from .agents import Agent, make_agent
-from .match import GameRecord, Match, agent_seed, derive_seeds, game_seed
+from .match import GameRecord, Match
 from .rules import Action, Variant
+from .rules.seeding import agent_seed, derive_seeds, game_seed
 
 __all__ = ["agent_seed", "game_seed", "play_game", "play_games", "seating", "summarize"]
 

@@ -8,9 +8,8 @@ removed cards afresh in every iteration (see :mod:`nothanks.search`).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..rules import Action, Event, Variant, View
+from ..rules.seeding import state_words
 from .base import Agent
 
 #: Default prior probability that an opponent is the ToM model (``adapt``): chosen on
@@ -108,7 +107,7 @@ class ISMCTSAgent(Agent):
                           "pass_visits": 0, "iterations": 0}
             return Action.TAKE
         turn = len(view.history)
-        seed = int(np.random.SeedSequence([self._seed, turn]).generate_state(1)[0])
+        seed = int(state_words(self._seed, turn)[0])
         kinds = self._kinds.search_arguments() if self._kinds is not None else {}
         result = search(root_state(view, self._tally.counts), iterations=self.iterations,
                         c=self.c, rollout=self.rollout, seed=seed, seconds=self.seconds,

@@ -51,8 +51,9 @@ def play_chunk(spec: str, start: int, games: int, seed: int, replay: bool = Fals
     """Games ``start .. start+games-1``: rank points x 2 and places per seat (int8),
     the focal seat, and the deal seed of each game."""
     from ..agents import make_agent
-    from ..match import Match, derive_seeds
+    from ..match import Match
     from ..rules import Variant
+    from ..rules.seeding import derive_seeds
     from ..runner import play_games
 
     points = np.empty((games, 4), np.int8)

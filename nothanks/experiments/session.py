@@ -11,7 +11,6 @@ Only the experimenter-chosen id is stored; never a name or other personal data.
 """
 from __future__ import annotations
 
-import hashlib
 import operator
 import re
 import time
@@ -20,8 +19,9 @@ from pathlib import Path
 
 from ..agents import Agent, make_agent
 from ..io import claim_lock, release_lock
-from ..match import DecisionRecord, GameRecord, HumanSeat, Match, game_seed
+from ..match import DecisionRecord, GameRecord, HumanSeat, Match
 from ..rules import Action, Event, Game, IllegalActionError, View
+from ..rules.seeding import game_seed, text_seed
 from .design import HUMAN, Design, DesignError, load_design
 from .rows import LogContext, LogRows
 from .store import ExperimentDir
@@ -71,8 +71,7 @@ def _seat_number(mark: object) -> int:
 
 def participant_seed(root_seed: int, participant_id: str) -> int:
     """Root seed of one participant's games: differs between participants, stable per id."""
-    digest = int(hashlib.sha256(participant_id.encode()).hexdigest()[:15], 16)
-    return game_seed(root_seed, digest)
+    return game_seed(root_seed, text_seed(participant_id))
 
 
 class ParticipantSession:

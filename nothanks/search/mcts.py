@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..rules import Action
+from ..rules.seeding import state_words
 
 ROLLOUTS = ("heuristic", "random", "model")
 ROOT_MODES = ("uct", "even")
@@ -158,7 +159,7 @@ def _kind_weights(kinds: np.ndarray | None, thresholds: np.ndarray | None,
 
 def rng_state(seed: int) -> np.ndarray:
     """The generator state for ``seed`` (any integer; never the all-zero state)."""
-    value = np.random.SeedSequence(abs(int(seed))).generate_state(1, np.uint64)
+    value = state_words(abs(int(seed)), dtype=np.uint64)
     return value if value[0] else np.array([0x9E3779B97F4A7C15], dtype=np.uint64)
 
 

@@ -39,8 +39,9 @@ import pandas as pd
 from ..agents import Agent
 from ..agents.baselines import ScriptedAgent
 from ..experiments.log import Log, load
-from ..match import DecisionRecord, Match, agent_seed, build_agents
+from ..match import DecisionRecord, Match, build_agents
 from ..rules import Action, IllegalActionError, Variant, View
+from ..rules.seeding import agent_seed
 from .explorer import _frame_html, runners_up
 from .pacing import load_cognitive_models
 from .render import TableState, moves_since, table_html

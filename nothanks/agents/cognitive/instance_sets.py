@@ -17,7 +17,6 @@ writes any set as a file that records the name it was made from.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ...rules import Action
+from ...rules.seeding import name_word, stream
 from .instances import (
     DEFAULT_SET,
     SHIPPED_DIR,
@@ -194,8 +194,7 @@ def parse_set_name(text: str) -> tuple[str, dict[str, float], int] | None:
 
 def _stream(seed: int, operation: str) -> np.random.Generator:
     """The random stream of one operation: independent of the others and of their order."""
-    word = int.from_bytes(hashlib.blake2b(operation.encode(), digest_size=4).digest(), "big")
-    return np.random.default_rng(np.random.SeedSequence([seed, word]))
+    return stream(seed, name_word(operation))
 
 
 def perturb(instances: Iterable[Instance], ops: dict[str, float],
