@@ -7,12 +7,12 @@ import pytest
 from nothanks.agents import AgentSpecError, make_agent
 from nothanks.agents.cognitive.state import state_chunk
 from nothanks.agents.cognitive.tom import ToMAgent
+from nothanks.agents.population import CATEGORIES, PlayerKinds, tom0_take_table
 from nothanks.match import Match
 from nothanks.rules import Game, Variant
 from nothanks.runner import play_game
 from nothanks.search import kernel as k
 from nothanks.search import root_state, search
-from nothanks.search.population import CATEGORIES, PlayerKinds, tom0_take_table
 
 SMALL = Variant(players=3, low_card=3, high_card=14, removed=3)
 

@@ -39,7 +39,7 @@ class ISMCTSAgent(Agent):
             ``ratio`` ± ``spread`` (0: always ``ratio``).
         order: with ``rollout=model``, every play-out player acts as a ToM-``order``
             model of the suite (its ToM0 from the shipped instance set, exact token
-            counts; :mod:`nothanks.search.population`). This is an assumption about
+            counts; :mod:`nothanks.agents.population`). This is an assumption about
             what kind of players sit at the table, not hidden information.
         opponents: with ``rollout=model``: ``model`` (the other seats act as their kind
             of player in the tree too; only the searcher's own nodes use UCT) or
@@ -48,7 +48,7 @@ class ISMCTSAgent(Agent):
         adapt: with ``rollout=model``, infer each opponent's kind of player (the ToM-k
             model or the ``heuristic`` agent at T = -3, 0, 3) from its public moves so far
             and draw it from that posterior in every iteration
-            (:class:`nothanks.search.population.PlayerKinds`), instead of assuming the
+            (:class:`nothanks.agents.population.PlayerKinds`), instead of assuming the
             model for everyone.
         prior: with ``adapt``, the prior probability that an opponent is the model (the
             rest is split evenly over the heuristic thresholds).
@@ -66,7 +66,7 @@ class ISMCTSAgent(Agent):
         _check(iterations, c, rollout, seconds, "uct")
         _check_policy(ratio, spread)
         _check_model_settings("model", order, opponents)
-        from ..search.population import check_prior
+        from .population import check_prior
 
         check_prior(prior)
         self.iterations, self.c, self.rollout, self.seconds = iterations, c, rollout, seconds
@@ -85,11 +85,11 @@ class ISMCTSAgent(Agent):
         self._seed = seed
         self._tally = TokenTally(variant)
         if self.rollout == "model":
-            from ..search.population import tom0_take_table
+            from .population import tom0_take_table
 
             self._table = tom0_take_table(variant)
             if self.adapt:
-                from ..search.population import PlayerKinds
+                from .population import PlayerKinds
 
                 self._kinds = PlayerKinds(variant, seat, self._table, self.order, self.prior)
         self._info = {}

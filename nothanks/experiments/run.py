@@ -127,9 +127,10 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
                 "every finished game is saved: re-run the same command to play the rest") from None
         except KeyboardInterrupt:
             bar.close()
-            print(f"\ninterrupted after {played} new games; re-run the same command to play the "
-                  f"{design.total_games - skipped - played} missing games", file=sys.stderr)
-            raise
+            raise KeyboardInterrupt(  # the command line prints it as its one line
+                f"interrupted after {played} new games; every finished game is saved: re-run "
+                f"the same command to play the {design.total_games - skipped - played} "
+                "missing games") from None
         finally:
             bar.close()
         directory.finish()

@@ -4,7 +4,7 @@
 :func:`search` runs the tree search from it. This package imports only
 :mod:`nothanks.rules`; the compiled rules copy in :mod:`nothanks.search.kernel` (numba)
 is loaded with the first search, so importing the package stays cheap.
-:mod:`nothanks.search.population` (the play-outs' stand-in for the ToM models and the
+:mod:`nothanks.agents.population` (the play-outs' stand-in for the ToM models and the
 inference of each opponent's kind, for ``rollout="model"``) imports the cognitive
 agents and is imported only by who asks for it.
 """

@@ -209,7 +209,7 @@ def rollout(s, policy, threshold, ratio, rng, out, spread=0.0):
 @jit
 def tom0_take(s, table, seat, on_card, tokens):
     """P(ToM0 takes the face-up card) for ``seat`` holding ``tokens`` with ``on_card``
-    tokens on it, from ``table`` (:func:`nothanks.search.population.tom0_take_table`)."""
+    tokens on it, from ``table`` (:func:`nothanks.agents.population.tom0_take_table`)."""
     card = s[CARD]
     base = HEADER + s[PLAYERS] + seat * s[WIDTH]
     last = table.shape[2] - 1

@@ -134,7 +134,7 @@ def _check_model(rollout: str, table: np.ndarray | None, order: int, opponents: 
     width = int(state[k.WIDTH])
     if table is None or table.ndim != 4 or table.shape[:2] != (3, width):
         raise ValueError("rollout='model' needs the ToM0 table of this game's variant "
-                         "(nothanks.search.population.tom0_take_table(variant))")
+                         "(nothanks.agents.population.tom0_take_table(variant))")
     return True
 
 
@@ -186,7 +186,7 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
             :func:`nothanks.search.kernel.rollout`); ``spread`` 0 uses no random numbers.
         table, order: for ``rollout="model"``: every seat in the play-outs acts as a
             ToM-``order`` model whose ToM0 takes with the probabilities of ``table``
-            (:func:`nothanks.search.population.tom0_take_table`).
+            (:func:`nothanks.agents.population.tom0_take_table`).
         opponents: ``search`` (the other seats choose by UCT at tree nodes) or ``model``
             (they act as the play-outs' model there too; ``rollout="model"`` only).
         kinds, thresholds, weights: with ``rollout="model"``, the kinds of player the

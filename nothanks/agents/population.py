@@ -18,7 +18,8 @@ are the models' own defaults (read from :class:`~nothanks.agents.cognitive.tom.T
 This is prior knowledge of *what kind of players* sit at the table — the population
 the suite studies — not hidden information: it uses no card, token or seed of the game
 that the searcher's view does not show. Importing this module imports the cognitive
-agents, so the search imports it only when ``rollout=model`` is asked for.
+agents, so the search agent imports it only when ``rollout=model`` is asked for; the
+search itself (:mod:`nothanks.search`) imports no agent.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ CATEGORIES = (Category.NO_SEQUENCE, Category.EXTENSION, Category.COMPLETION)
 
 def _model_defaults() -> dict[str, float]:
     """The ToM models' default noise, mismatch penalty and instance threshold."""
-    from ..agents.cognitive.tom import ToMAgent
+    from .cognitive.tom import ToMAgent
 
     parameters = inspect.signature(ToMAgent).parameters
     return {name: float(parameters[name].default) for name in ("s", "mp", "instance_rt")}
@@ -53,8 +54,8 @@ def tom0_take_table(variant: Variant, instances: str = "") -> np.ndarray:
     either can ever be. ``instances`` is an instance file ("" = the shipped set).
     Cached per variant and file; the returned array must not be written to.
     """
-    from ..agents.cognitive.instance_sets import load_instances
-    from ..agents.cognitive.tom import CATEGORY_WEIGHT
+    from .cognitive.instance_sets import load_instances
+    from .cognitive.tom import CATEGORY_WEIGHT
 
     params = _model_defaults()
     temperature = math.sqrt(2.0) * params["s"]
@@ -118,7 +119,7 @@ class PlayerKinds:
 
     def __init__(self, variant: Variant, seat: int, table: np.ndarray, order: int,
                  prior: float = 0.5) -> None:
-        from . import kernel as k
+        from ..search import kernel as k
 
         check_prior(prior)
         rest = (1 - prior) / (len(KINDS) - 1)
