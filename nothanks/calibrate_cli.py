@@ -6,14 +6,24 @@ Kept apart from the study code so that building the parser imports nothing heavy
 from __future__ import annotations
 
 import argparse
+import logging
+import math
 import shlex
 import sys
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from . import cli_checks as checks
 from .outputs import UPDATE_SHIPPED, check_shipped, fresh_folder, replacing
 
+if TYPE_CHECKING:
+    from .calibrate import Parameter
+
 Runner = Callable[[argparse.Namespace], int]
+#: Most trials one study may be asked for (the shipped studies have 16 to 40).
+MAX_TRIALS = 10_000
 
 
 def _names(text: str) -> list[str]:
@@ -21,7 +31,7 @@ def _names(text: str) -> list[str]:
 
 
 def configure(parser: argparse.ArgumentParser) -> Runner:
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=checks.folder_to_write, default=None,
                         help="study folder: study.db, trials/, summary.md, plots, the preset "
                              "(created, or resumed and extended; default: a new "
                              "runs/calibrate-<timestamp>; a shipped study in data/calibration "
@@ -39,18 +49,19 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--heldout", default=None,
                         help="targets only reported, comma-separated (default: ToM2 rows, "
                              "Welch t's, Figure 14 slope)")
-    parser.add_argument("--trials", type=int, default=20,
+    parser.add_argument("--trials", type=checks.count(MAX_TRIALS), default=20,
                         help="finished trials the study should have (resumes and extends)")
-    parser.add_argument("--games", type=int, default=2000,
+    parser.add_argument("--games", type=checks.games, default=2000,
                         help="games per condition per trial (default 2000)")
-    parser.add_argument("--seed", type=int, default=2018, help="root seed of the fit")
+    parser.add_argument("--seed", type=checks.seed, default=2018,
+                        help="root seed of the fit (stage i plays the deals of seed + i)")
     parser.add_argument("--stages", default="0.25,1",
                         help="fractions of the games after which a trial may be pruned")
-    parser.add_argument("--storage", default=None,
+    parser.add_argument("--storage", type=_storage, default=None,
                         help="Optuna storage URL (default sqlite:///OUT/study.db)")
     parser.add_argument("--study-name", default="thesis-fit",
                         help="study (and preset) name (default thesis-fit)")
-    parser.add_argument("--model-preset", default=None,
+    parser.add_argument("--model-preset", type=_model_preset, default=None,
                         help="preset of the ToM seats (e.g. thesis-fit when fitting stand-ins)")
     parser.add_argument("--start", default=None,
                         help="NAME=VALUE,... of free parameters a new study tries first; "
@@ -61,13 +72,13 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--weights", default=None,
                         help="NAME=WEIGHT,... of fitted targets whose loss term counts more "
                              "(or less) than 1, e.g. human_vs_tom0=2")
-    parser.add_argument("--check-seed", type=int, default=None,
+    parser.add_argument("--check-seed", type=checks.seed, default=None,
                         help="after the study, evaluate defaults and the best trial on this "
                              "unseen seed (writes heldout.md)")
-    parser.add_argument("--check-games", type=int, default=None,
+    parser.add_argument("--check-games", type=checks.games, default=None,
                         help="games per condition of the check (default --games)")
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="worker processes per trial (default 1)")
+    parser.add_argument("--jobs", type=checks.jobs, default=1,
+                        help="worker processes per trial, 1 to 4 x the cores (default 1)")
     parser.add_argument("--scheduler", default=None,
                         help="Dask scheduler address to play the trials' games on")
     parser.add_argument("--list", action="store_true",
@@ -91,8 +102,12 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
         try:
             stages = [float(x) for x in _names(args.stages)]
         except ValueError:
+            stages = []
+        if not stages or not all(0 < f <= 1 for f in stages):
             raise CalibrationError(
-                f"--stages {args.stages!r}: give fractions like 0.25,1") from None
+                f"--stages {args.stages!r}: give fractions in (0, 1] like 0.25,1")
+        _preflight(args, params, targets, heldout, stages)
+        _quiet_failed_trials()
         command = "nothanks calibrate " + shlex.join(sys.argv[2:] if argv_is_cli() else [])
         out = args.out or fresh_folder("calibrate")
         if args.out is None:  # the preset's provenance names the folder it was fitted in
@@ -136,6 +151,127 @@ def _study(args: argparse.Namespace, out: Path, params: list[str], targets: list
             client=args.scheduler, model_preset=args.model_preset,
             label=args.study_name, progress=not args.no_progress)
         print(path.read_text())
+
+
+def _storage(text: str) -> str:
+    """``--storage``: a database URL Optuna can open (SQLAlchemy's form), checked before
+    a study is made."""
+    try:
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import SQLAlchemyError
+    except ModuleNotFoundError:  # no Optuna either: calibrate() says how to install it
+        return text
+    try:
+        make_url(text).get_dialect()
+    except (SQLAlchemyError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a database URL Optuna can open ({exc}); valid: e.g. "
+            "sqlite:///path/study.db or postgresql://user@host/db") from None
+    return text
+
+
+def _model_preset(text: str) -> str:
+    """``--model-preset``: a shipped preset for the ToM models."""
+    from .agents import AgentSpecError, load_preset, presets
+    try:
+        preset = load_preset(text)
+    except AgentSpecError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if preset.agents and not any(a.startswith("tom") for a in preset.agents):
+        usable = [n for n in presets() if any(a.startswith("tom")
+                                              for a in load_preset(n).agents or ("tom",))]
+        raise argparse.ArgumentTypeError(
+            f"preset {text!r} is for {', '.join(preset.agents)}, not the ToM seats; valid: "
+            f"{', '.join(usable) or 'none'}")
+    return text
+
+
+def _preflight(args: argparse.Namespace, params: Sequence[str], targets: Sequence[str],
+               heldout: Sequence[str], stages: Sequence[float]) -> None:
+    """Check every study option before anything is written: the names, the ``--fixed``
+    and ``--start`` values (numbers finite, start points inside the search ranges, and
+    every agent a trial would build from them valid), the model preset, and that the
+    held-out check's seed is not one of the fit's."""
+    from . import calibrate as cal
+    from .calibrate import CalibrationError
+    from .experiments import DesignError
+    for option, names, table in (("--params", params, cal.PARAMETERS),
+                                 ("--targets", targets, cal.TARGETS),
+                                 ("--heldout", heldout, cal.TARGETS)):
+        if unknown := [n for n in names if n not in table]:
+            raise CalibrationError(f"{option}: unknown {', '.join(map(repr, unknown))}; "
+                                   f"valid: {', '.join(table)}")
+    fixed, points = _fixed(args.fixed), _start(args.start)
+    for name, value in fixed.items():
+        if name not in cal.PARAMETERS:
+            raise CalibrationError(f"--fixed {name}={value}: unknown parameter {name!r}; "
+                                   f"valid: {', '.join(cal.PARAMETERS)}")
+        if name in params:
+            raise CalibrationError(f"--fixed {name}={value}: {name} is also free (--params);"
+                                   " give each once")
+        _finite(f"--fixed {name}={value}", value)
+    for point in points:
+        for name, value in point.items():
+            where = f"--start {name}={value}"
+            if name not in params:
+                raise CalibrationError(f"{where}: {name!r} is not a free parameter; valid: "
+                                       f"{', '.join(params)}")
+            _finite(where, value)
+            _in_range(where, cal.PARAMETERS[name], value)
+    if args.check_seed is not None and args.seed <= args.check_seed < args.seed + len(stages):
+        raise CalibrationError(
+            f"--check-seed {args.check_seed} is a seed of the fit (--seed {args.seed}, "
+            f"{len(stages)} stages: seeds {args.seed} to {args.seed + len(stages) - 1}); "
+            "give another")
+    defaults = {n: cal.PARAMETERS[n].default for n in params}
+    cases = [("--model-preset " + str(args.model_preset), {})] if args.model_preset else []
+    cases += [(f"--fixed {args.fixed}", fixed)] if fixed else []
+    cases += [(f"--start {args.start}", fixed | point) for point in points]
+    with tempfile.TemporaryDirectory(prefix="nothanks-calibrate-check-") as scratch:
+        for option, values in cases:  # build every agent a trial would, as the run does
+            try:
+                design = cal.trial_design(defaults | values, targets, Path(scratch), 1,
+                                          args.seed, args.study_name, args.model_preset)
+                design.validate_agents()
+            except (DesignError, ValueError, TypeError) as exc:
+                raise CalibrationError(f"{option}: {exc}") from None
+
+
+def _finite(where: str, value: object) -> None:
+    from .calibrate import CalibrationError
+    if isinstance(value, float) and not math.isfinite(value):
+        raise CalibrationError(f"{where}: give a finite number")
+
+
+def _in_range(where: str, parameter: Parameter, value: object) -> None:
+    """A start point lies in the parameter's search space (its choices or range)."""
+    from .calibrate import CalibrationError
+    if parameter.choices:
+        if value not in parameter.choices:
+            raise CalibrationError(f"{where}: valid: {', '.join(parameter.choices)}")
+        return
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if (not number or not parameter.low <= value <= parameter.high
+            or (parameter.integer and not float(value).is_integer())):
+        kind = "a whole number" if parameter.integer else "a number"
+        raise CalibrationError(f"{where}: valid: {kind} from {parameter.low:g} to "
+                               f"{parameter.high:g} (the search range; --fixed takes "
+                               "values outside it)")
+
+
+class _FailedTrials(logging.Filter):
+    """Drops Optuna's report of a failed trial: the command stops on it and prints the
+    error itself, in one line (a Ctrl-C, too)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not (message.startswith("Trial ") and " failed " in message)
+
+
+def _quiet_failed_trials() -> None:
+    logger = logging.getLogger("optuna.study._optimize")
+    if not any(isinstance(f, _FailedTrials) for f in logger.filters):
+        logger.addFilter(_FailedTrials())
 
 
 def _start(text: str | None) -> list[dict[str, object]]:

@@ -7,11 +7,13 @@ Modules are imported only when the parser is built, so ``nothanks --help`` stays
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from . import cli_checks as checks
 from .outputs import (
     UPDATE_SHIPPED,
     OutputError,
@@ -48,9 +50,11 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
                         help="agent specs, one per seat: 'heuristic,random:p=0.3,tom1,tom1', "
                              "or with several parameters 'tom2:rt=-1.5,s=0.2;tom0;tom0;tom0' "
                              "(';' between players); may be repeated, one player each")
-    parser.add_argument("--games", type=int, default=100, help="number of games (default 100)")
-    parser.add_argument("--seed", type=int, default=0, help="root seed, >= 0 (default 0)")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--games", type=checks.games, default=100,
+                        help=f"number of games, 1 to {checks.MAX_GAMES:,} (default 100)")
+    parser.add_argument("--seed", type=checks.seed, default=0,
+                        help=f"root seed, 0 to {checks.MAX_SEED} (default 0)")
+    parser.add_argument("--out", type=checks.folder_to_write, default=None,
                         help="new or empty directory for games.parquet and decisions.parquet "
                              "(default: write nothing, print the summary)")
     parser.add_argument("--force", action="store_true",
@@ -60,20 +64,18 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
     _variant_arguments(parser)
 
     def run(args: argparse.Namespace) -> int:
-        from .agents import make_agent, split_specs
+        from .agents import AgentSpecError, make_agent, split_specs
         from .experiments.rows import compact_frames
         from .io import write_frame
         from .runner import play_games, summarize
         specs = [spec for text in args.players for spec in split_specs(text)]
-        if args.games < 1:
-            return _fail("simulate", f"--games must be at least 1 (got {args.games})")
-        if args.seed < 0:
-            return _fail("simulate", f"--seed must be a non-negative integer (got {args.seed})")
         variant = _variant_from(args, len(specs))
         for seat, spec in enumerate(specs):  # every spec fails now, before a game is played
             try:
                 make_agent(spec).start(seat, variant, 0)
-            except ValueError as exc:
+            except AgentSpecError:
+                raise  # names the spec itself
+            except ValueError as exc:  # e.g. an instance file that does not fit the deck
                 return _fail("simulate", f"agent spec {spec!r}: {exc}")
         if args.out is not None:
             check_output(args.out, "simulate", "games.parquet and decisions.parquet",
@@ -84,6 +86,9 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
         if args.out is not None:
             write_frame(games, args.out / "games.parquet")
             write_frame(decisions, args.out / "decisions.parquet")
+            from .experiments.store import write_receipt  # last: marks the output complete
+            write_receipt(args.out, ["games.parquet", "decisions.parquet"],
+                          _simulate_command(args, specs))
         summary = summarize(games, decisions)
         if args.json:
             print(json.dumps(summary.reset_index().to_dict(orient="records"), indent=2))
@@ -91,6 +96,19 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
             print(summary.to_string(float_format=lambda x: f"{x:.3f}"))
         return 0
     return run
+
+
+def _simulate_command(args: argparse.Namespace, specs: list[str]) -> str:
+    """The ``nothanks simulate`` command line that writes the same tables (for the
+    receipt that ``nothanks verify`` reads)."""
+    import shlex
+    words = ["nothanks", "simulate", "--players", ";".join(specs), "--games", str(args.games),
+             "--seed", str(args.seed), "--low-card", str(args.low_card), "--high-card",
+             str(args.high_card), "--removed", str(args.removed)]
+    if args.starting_tokens is not None:
+        words += ["--starting-tokens", str(args.starting_tokens)]
+    words += ["--open-tokens"] * args.open_tokens + ["--no-rotate"] * args.no_rotate
+    return shlex.join([*words, "--out", str(args.out)])
 
 
 def _fail(command: str, message: str) -> int:
@@ -105,6 +123,14 @@ def _agents(parser: argparse.ArgumentParser) -> Runner:
             params = agent_parameters(name)
             shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "(no parameters)"
             print(f"{name:12s} {shown}")
+        from .agents.spec import PRESET_KEY, load_preset, presets
+        print(f"\npresets (every agent spec also takes {PRESET_KEY}=NAME; the spec's own "
+              "parameters override the preset's):")
+        for name in presets():
+            preset = load_preset(name)
+            shown = ", ".join(f"{k}={v}" for k, v in preset.params.items()
+                              if len(v) < 40) or "(no parameters)"
+            print(f"{name:14s} for {', '.join(preset.agents) or 'every agent'}: {shown}")
         from .agents.cognitive.instance_sets import PERTURBATIONS, describe_sets
         print("\ninstance sets of the ToM models (instances=NAME, NAME+op=value+...+seed=N, "
               "or a path):")
@@ -121,34 +147,32 @@ FIGURE_SET = ("*.png", "*.pdf", "tables", "results.md", "README.md")
 
 
 def _figures(parser: argparse.ArgumentParser) -> Runner:
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=checks.folder_to_write, default=None,
                         help="folder for figures, tables/, results.md, README.md (default: "
                              "a new runs/figures-<timestamp>; the shipped figures/ needs "
                              f"{UPDATE_SHIPPED})")
     parser.add_argument(UPDATE_SHIPPED, action="store_true",
                         help="--out holds the committed figures (e.g. figures): replace "
                              "that whole set (make figures does)")
-    parser.add_argument("--cache", type=Path, default=Path("data/cache"),
+    parser.add_argument("--cache", type=checks.folder_to_write, default=Path("data/cache"),
                         help="folder of cached simulation logs (default data/cache)")
-    parser.add_argument("--participants", type=Path, default=None,
-                        help="folder of participant sessions (default data/synthetic, or a "
-                             "synthetic set generated into the cache)")
-    parser.add_argument("--games", type=int, default=None,
+    parser.add_argument("--participants", type=checks.folder_to_read, default=None,
+                        metavar="DIR",
+                        help="existing folder of participant sessions (default data/synthetic,"
+                             " or a synthetic set generated into the cache)")
+    parser.add_argument("--games", type=checks.games, default=None,
                         help="games per condition of table7 and figure14 (default: the "
                              "designs' 500)")
     parser.add_argument("--quick", action="store_true",
                         help="a few games per condition and 3 synthetic participants "
                              "(for tests and a quick look; not for conclusions)")
-    parser.add_argument("--jobs", type=int, default=None,
-                        help="worker processes for simulations (default: all cores)")
+    parser.add_argument("--jobs", type=checks.jobs, default=None,
+                        help="worker processes for simulations, 1 to 4 x the cores "
+                             "(default: all cores)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
     def run(args: argparse.Namespace) -> int:
         from .report import make_figures
-        if args.games is not None and args.games < 1:
-            return _fail("figures", f"--games must be at least 1 (got {args.games})")
-        if args.jobs is not None and args.jobs < 1:
-            return _fail("figures", f"--jobs must be at least 1 (got {args.jobs})")
         out = args.out or fresh_folder("figures")
         check_output(out, "figures", "the figures", force=True,
                      update_shipped=args.update_shipped)
@@ -199,7 +223,7 @@ def commands() -> dict[str, tuple[str, Configure]]:
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
-    parser = argparse.ArgumentParser(
+    parser = checks.Parser(
         prog="nothanks",
         description="ACT-R theory-of-mind models playing No Thanks!: simulate, run, analyse.",
     )
@@ -210,8 +234,21 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
     return parser, runners
 
 
+#: Commands that keep what they finished when stopped, and go on from there when re-run.
+RESUMABLE = frozenset({"run", "tournament", "calibrate"})
+
+
+def _stopped_hint(command: str) -> str:
+    """What a stopped command kept, and how to go on."""
+    if command in RESUMABLE:
+        return "finished games are saved; re-run the same command to go on from there"
+    return "re-run the same command to start again"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; every expected failure is one line on stderr, exit code 2."""
+    """Run the command line; every expected failure is one line on stderr, exit code 2
+    (argparse's usage errors, checked before any command code runs, exit with 2 too);
+    Ctrl-C is one line and exit code 130."""
     parser, runners = build_parser()
     args = parser.parse_args(argv)
     from .agents import AgentSpecError
@@ -227,6 +264,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args.command, str(exc))
     except OSError as exc:  # e.g. a read-only or full disk while writing results
         where = f" ({exc.filename})" if exc.filename else ""
-        return _fail(args.command, f"{exc.strerror or exc}{where}")
-    except KeyboardInterrupt:
-        return 130
+        hint = (f"; free some space: {_stopped_hint(args.command)}"
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT) else "")
+        return _fail(args.command, f"{exc.strerror or exc}{where}{hint}")
+    except KeyboardInterrupt as exc:
+        return _interrupted(args.command, str(exc))
+    except SystemError as exc:  # Ctrl-C inside compiled (numba) code surfaces as this
+        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
+            return _interrupted(args.command)
+        raise
+
+
+def _interrupted(command: str, what: str = "") -> int:
+    """One line for a Ctrl-C: what the work said it kept (``what``), or what it keeps."""
+    print(f"nothanks {command}: {what or 'interrupted (Ctrl-C); ' + _stopped_hint(command)}",
+          file=sys.stderr)
+    return 130

@@ -6,11 +6,15 @@ import json
 import sys
 from pathlib import Path
 
-from .outputs import UPDATE_SHIPPED, check_output, check_shipped, replacing
+from . import cli_checks as checks
+from .outputs import UPDATE_SHIPPED, check_output, check_shipped, removed_if_new, replacing
 
 #: What ``nothanks infer`` writes into --out (replaced as one set).
 RESULT_FILES = ("decisions.parquet", "map.csv", "blocks.csv", "group.csv", "settings.json",
                 "confusion.csv", "confusion.md", "confusion.png", "trajectories.png")
+#: Most fresh-noise samples per decision, and simulated players per type, one call may ask.
+MAX_SAMPLES = 10_000
+MAX_PER_TYPE = 999
 #: Defaults shown in --help (the engine, which imports the models, loads only to run).
 _MODELS = "ToM0,ToM1,ToM2,random,heuristic"
 
@@ -33,21 +37,25 @@ def configure(parser: argparse.ArgumentParser):
     parser.add_argument("--participant", action="append", default=None,
                         help="participant id (repeatable; default: all)")
     parser.add_argument("--models", default=_MODELS, help=f"candidate models (default {_MODELS})")
-    parser.add_argument("--samples", type=int, default=30,
-                        help="fresh-noise re-decisions per ToM model and decision (default 30)")
-    parser.add_argument("--lapse", type=float, default=0.05, help="lapse rate (default 0.05)")
+    parser.add_argument("--samples", type=checks.count(MAX_SAMPLES), default=30,
+                        help="fresh-noise re-decisions per ToM model and decision, 1 to "
+                             f"{MAX_SAMPLES} (default 30)")
+    parser.add_argument("--lapse", type=checks.probability, default=0.05,
+                        help="lapse rate, 0 to 1 (default 0.05)")
     parser.add_argument("--tokens", default="memory",
                         help="what the player knows of others' tokens: memory (the model's "
                              "token memory on the public moves; default) or exact")
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                         help="spec parameter for every ToM model, e.g. project_self=false")
-    parser.add_argument("--seed", type=int, default=0, help="inference seed (default 0)")
+    parser.add_argument("--seed", type=checks.seed, default=0,
+                        help=f"inference seed, 0 to {checks.MAX_SEED} (default 0)")
     parser.add_argument("--practice", action="store_true",
                         help="include the practice block (always on with --validate)")
-    parser.add_argument("--processes", type=int, default=2, help="processes (default 2)")
-    parser.add_argument("--cache", type=Path, default=None,
+    parser.add_argument("--processes", type=checks.jobs, default=2,
+                        help="worker processes, 1 to 4 x the cores (default 2)")
+    parser.add_argument("--cache", type=checks.folder_to_write, default=None,
                         help="folder for per-participant likelihood tables (Parquet)")
-    parser.add_argument("--out", type=Path, required=True,
+    parser.add_argument("--out", type=checks.folder_to_write, required=True,
                         help="folder for the results (its earlier results are replaced as "
                              "one set)")
     parser.add_argument(UPDATE_SHIPPED, action="store_true",
@@ -56,12 +64,14 @@ def configure(parser: argparse.ArgumentParser):
     parser.add_argument("--validate", action="store_true",
                         help="simulate players of known type (Table 6 schedule, 24 games "
                              "each) in PATH and report how well their type is recovered")
-    parser.add_argument("--per-type", type=int, default=10,
-                        help="--validate: simulated players per type (default 10)")
+    parser.add_argument("--per-type", type=checks.count(MAX_PER_TYPE), default=10,
+                        help=f"--validate: simulated players per type, 1 to {MAX_PER_TYPE} "
+                             "(default 10)")
     parser.add_argument("--types", default="ToM0,ToM1,ToM2,random,heuristic",
                         help="--validate: the simulated player types (default all five)")
-    parser.add_argument("--player-lapse", type=float, default=0.05,
-                        help="--validate: the simulated players' lapse rate (default 0.05)")
+    parser.add_argument("--player-lapse", type=checks.probability, default=0.05,
+                        help="--validate: the simulated players' lapse rate, 0 to 1 "
+                             "(default 0.05)")
     return run
 
 
@@ -72,21 +82,58 @@ def run(args: argparse.Namespace) -> int:
                              "for the simulated players)")
     params = _pairs(args.param)
     models = tuple(m.strip() for m in args.models.split(",") if m.strip())
+    log = _preflight(args, params, models)
     if args.validate:  # the simulated players are written into PATH
         check_shipped(args.path, "infer", option="PATH",
                       role=" (--validate writes the simulated players there)")
     if args.cache is not None:
         check_shipped(args.cache, "infer", option="--cache")
-    check_output(args.out, "infer", "the results", force=True,
-                 update_shipped=args.update_shipped)
-    with replacing(args.out, RESULT_FILES) as out:  # the whole set, never part of it
-        _infer(args, params, models, out)
+    with removed_if_new(args.out):  # a failed call leaves no empty --out behind
+        check_output(args.out, "infer", "the results", force=True,
+                     update_shipped=args.update_shipped)
+        with replacing(args.out, RESULT_FILES) as out:  # the whole set, never part of it
+            _infer(args, params, models, out, log)
     print(f"wrote {args.out}")
     return 0
 
 
+def _preflight(args: argparse.Namespace, params: dict[str, str], models: tuple[str, ...]):
+    """Check every setting before anything is written: the inference settings and the
+    candidates they build, the player types (--validate) or the participant folder and
+    ids (returns that log, loaded once; None with --validate)."""
+    from .agents import make_agent
+    from .inference import PLAYER_TYPES, InferenceError, InferenceSettings
+    settings = InferenceSettings(models, args.samples, args.lapse, args.tokens,
+                                 tuple(sorted(params.items())), args.seed)
+    for model in settings.models:  # a bad --param fails now, naming the model
+        try:
+            make_agent(settings.spec(model))
+        except ValueError as exc:
+            raise InferenceError(f"--param with candidate {model}: {exc}") from None
+    if args.validate:
+        types = [t.strip() for t in args.types.split(",") if t.strip()]
+        if not types or any(t not in PLAYER_TYPES for t in types):
+            raise InferenceError(f"--types {args.types!r}: valid: names from "
+                                 f"{', '.join(PLAYER_TYPES)}")
+        if args.path.exists() and not args.path.is_dir():
+            raise InferenceError(f"PATH {args.path} is a file; give a folder for the "
+                                 "simulated players")
+        return None
+    if not args.path.is_dir():
+        raise InferenceError(f"PATH {args.path} is not a folder of participant sessions")
+    from .experiments.log import load
+    log = load(args.path)
+    known = sorted(log.decisions["participant"].dropna().unique())
+    if not known:
+        raise InferenceError(f"PATH {args.path} holds no participant sessions")
+    if missing := [p for p in args.participant or () if p not in known]:
+        raise InferenceError(f"--participant {', '.join(missing)}: not in {args.path}; "
+                             f"valid: {', '.join(known[:10])}{' ...' if len(known) > 10 else ''}")
+    return log
+
+
 def _infer(args: argparse.Namespace, params: dict[str, str], models: tuple[str, ...],
-           out: Path) -> None:
+           out: Path, log=None) -> None:
     """Simulate the players (--validate), infer their orders and write the results."""
     from .figures.inference import confusion_heatmap, posterior_trajectories
     from .inference import (
@@ -103,7 +150,8 @@ def _infer(args: argparse.Namespace, params: dict[str, str], models: tuple[str, 
         chosen = simulate_players(args.path, types=types, per_type=args.per_type,
                                   lapse=args.player_lapse, params=params,
                                   processes=args.processes)
-    result = infer_order(args.path, chosen, models=models, samples=args.samples,
+    result = infer_order(args.path if log is None else log, chosen, models=models,
+                         samples=args.samples,
                          lapse=args.lapse, tokens=args.tokens, params=params, seed=args.seed,
                          practice=args.practice or args.validate, processes=args.processes,
                          cache=args.cache)

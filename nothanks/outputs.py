@@ -130,6 +130,20 @@ def check_writable(folder: Path, option: str = "--out") -> None:
                           ) from None
 
 
+@contextmanager
+def removed_if_new(folder: Path) -> Iterator[None]:
+    """Run a block that may create ``folder`` (e.g. :func:`check_output`): when the
+    block fails, ``folder`` is removed again if it did not exist before and is still
+    empty, so a refused or failed command leaves no empty output folder behind."""
+    existed = folder.exists()
+    try:
+        yield
+    except BaseException:
+        if not existed and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+        raise
+
+
 def entries(folder: Path) -> list[Path]:
     """What ``folder`` holds (none if it does not exist), the staging folder aside."""
     if not folder.is_dir():
@@ -177,4 +191,5 @@ def _remove(path: Path) -> None:
 
 
 __all__ = ["RUNS", "STAGING", "UPDATE_SHIPPED", "OutputError", "check_output", "check_shipped",
-           "check_writable", "committed_files", "entries", "fresh_folder", "replacing"]
+           "check_writable", "committed_files", "entries", "fresh_folder", "removed_if_new",
+           "replacing"]

@@ -9,12 +9,14 @@ the parser imports nothing heavy.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import cli_checks as checks
 from .outputs import UPDATE_SHIPPED, check_shipped, fresh_folder
 
 Runner = Callable[[argparse.Namespace], int]
@@ -26,20 +28,28 @@ def _tables(text: str) -> int | str:
     if text == "all":
         return text
     try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--tables must be a whole number or 'all', got "
-                                         f"{text!r}") from None
+        return checks.count(checks.MAX_GAMES)(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}, or 'all'") from None
+
+
+def _rating_model(text: str) -> str:
+    """``--model``: an openskill model the ratings know."""
+    from .analysis.ratings import MODELS
+    if text not in MODELS:
+        raise argparse.ArgumentTypeError(f"rating model {text!r} is unknown; valid: "
+                                         f"{', '.join(MODELS)}")
+    return text
 
 
 def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("tournament", nargs="?", default="default",
                         help="shipped tournament name (see --list) or a .toml file "
                              "(default: default)")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=checks.folder_to_write, default=None,
                         help="experiment directory of the games (created or resumed; "
                              "default: a new runs/tournament-<timestamp>)")
-    parser.add_argument("--leaderboard", type=Path, default=None,
+    parser.add_argument("--leaderboard", type=checks.folder_to_write, default=None,
                         help="folder for leaderboard.csv, leaderboard.md and tournament.png "
                              "(default: --out; the shipped figures/tournament needs "
                              f"{UPDATE_SHIPPED})")
@@ -50,18 +60,20 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
                         help="agent specs instead of the tournament's pool, ';' between "
                              "agents: 'random;heuristic:T=-3;tom1;tom2' (plays all its "
                              "tables unless --tables is given)")
-    parser.add_argument("--deals", type=int, default=None,
+    parser.add_argument("--deals", type=checks.games, default=None,
                         help="deals per table, each played in every seat rotation")
     parser.add_argument("--tables", type=_tables, default=None, metavar="N|all",
                         help="a balanced sample of N tables, or 'all' subsets of the pool")
-    parser.add_argument("--seed", type=int, default=None, help="root seed of the deals")
-    parser.add_argument("--model", default=None,
+    parser.add_argument("--seed", type=checks.seed, default=None,
+                        help=f"root seed of the deals, 0 to {checks.MAX_SEED}")
+    parser.add_argument("--model", type=_rating_model, default=None,
                         help="openskill model (default bradley-terry-full; also plackett-"
                              "luce, thurstone-mosteller-full, ...-part)")
-    parser.add_argument("--tau", type=float, default=0.0,
-                        help="openskill per-game skill drift (default 0: agents do not learn)")
-    parser.add_argument("--jobs", type=int, default=None,
-                        help="local worker processes (default: all cores)")
+    parser.add_argument("--tau", type=checks.non_negative_float, default=0.0,
+                        help="openskill per-game skill drift, a finite number >= 0 (default 0: "
+                             "agents do not learn)")
+    parser.add_argument("--jobs", type=checks.jobs, default=None,
+                        help="local worker processes, 1 to 4 x the cores (default: all cores)")
     parser.add_argument("--dask", "--scheduler", dest="dask", metavar="ADDRESS", default=None,
                         help="run on a Dask cluster, e.g. tcp://scheduler:8786")
     parser.add_argument("--plan", action="store_true",
@@ -70,6 +82,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     def run(args: argparse.Namespace) -> int:
+        from .analysis import AnalysisInputError
         from .experiments.tournament import load_tournament, pool_from_text, shipped_tournaments
         if args.list:
             for name, path in shipped_tournaments().items():
@@ -97,6 +110,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
         if args.leaderboard is not None:
             check_shipped(board, "tournament", update_shipped=args.update_shipped,
                           option="--leaderboard")
+        if importlib.util.find_spec("openskill") is None:  # rated after every game is played
+            raise AnalysisInputError("the ratings need the openskill package: pip install "
+                                     "'nothanks[tournament]' (or pip install openskill)")
         args.out = out  # the provenance line names the folders used
         made = play_and_rate(tournament, out, board, model=args.model,
                              tau=args.tau, jobs=args.jobs, client=args.dask,
@@ -149,7 +165,8 @@ def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
     tournament = load_tournament(tournament)
     model = model or DEFAULT_MODEL
     begun = time.perf_counter()
-    summary = run_tournament(tournament, out, jobs=jobs, client=client, progress=progress)
+    summary = run_tournament(tournament, out, jobs=jobs, client=client, progress=progress,
+                             command=command)
     log = load(summary.directory)
     board = leaderboard(log.games, log.conditions, model=model, tau=tau)
     table = leaderboard_markdown(board)

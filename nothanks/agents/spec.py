@@ -195,7 +195,8 @@ def make_agent(spec: str | AgentSpec) -> Agent:
     try:
         agent = factory(**kwargs)
     except (ValueError, TypeError) as exc:
-        raise AgentSpecError(f"agent spec {str(parsed)!r}: {exc}") from exc
+        prefix = f"agent spec {str(parsed)!r}: "
+        raise AgentSpecError(prefix + str(exc).removeprefix(prefix)) from exc
     agent.spec = str(parsed)
     return agent
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -74,17 +75,22 @@ def _need_variation(values: np.ndarray, what: str) -> None:
 
 
 def cohens_d(a: np.ndarray, b: np.ndarray) -> float:
-    """Cohen's d of two independent samples, with the pooled standard deviation."""
+    """Cohen's d of two independent samples, with the pooled standard deviation (NaN
+    when both samples are constant and equal, ±inf when constant and different)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     pooled = np.sqrt(((len(a) - 1) * a.var(ddof=1) + (len(b) - 1) * b.var(ddof=1))
                      / (len(a) + len(b) - 2))
-    return float((a.mean() - b.mean()) / pooled)
+    with np.errstate(divide="ignore", invalid="ignore"):  # the zero-spread cases above
+        return float(np.float64(a.mean() - b.mean()) / pooled)
 
 
 def cohens_dz(a: np.ndarray, b: np.ndarray) -> float:
-    """Cohen's d_z of paired samples: mean difference over the SD of the differences."""
+    """Cohen's d_z of paired samples: mean difference over the SD of the differences
+    (NaN when every difference is zero, ±inf when they are all equal and not zero, as in
+    a quick run's few participants)."""
     diff = np.asarray(a, float) - np.asarray(b, float)
-    return float(diff.mean() / diff.std(ddof=1))
+    with np.errstate(divide="ignore", invalid="ignore"):  # the zero-spread cases above
+        return float(np.float64(diff.mean()) / diff.std(ddof=1))
 
 
 def mean_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
@@ -197,9 +203,12 @@ def participant_mixed_model(focal: pd.DataFrame, reference: str = "ToM0",
     ``rank_points ~ opponent order`` (treatment coding against ``reference``) with a random
     intercept per participant: unlike the paired t-tests it uses every game, not the
     per-participant means. Returns the fixed effects and, as the last row, the
-    participant variance (``term = "participant variance"``).
+    participant variance (``term = "participant variance"``); statsmodels' convergence
+    warnings (e.g. a variance estimate of 0, on the boundary, with few participants) are
+    kept in ``attrs["fit_warnings"]`` beside ``attrs["converged"]`` instead of printed.
     """
     import statsmodels.formula.api as smf
+    from statsmodels.tools.sm_exceptions import ConvergenceWarning
     rows = participant_games(focal, practice_blocks)
     if reference not in set(rows["opponent_label"]):
         raise AnalysisInputError(
@@ -212,7 +221,13 @@ def participant_mixed_model(focal: pd.DataFrame, reference: str = "ToM0",
         {"participant": str, "rank_points": float})
     model = smf.mixedlm(f"rank_points ~ C(opponent_label, Treatment('{reference}'))", data,
                         groups=data["participant"])
-    fit = model.fit(reml=True)
+    with warnings.catch_warnings(record=True) as caught:  # kept in the table, not printed
+        warnings.simplefilter("always", ConvergenceWarning)
+        fit = model.fit(reml=True)
+    notes = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    for w in caught:  # any other warning is shown as usual
+        if not issubclass(w.category, ConvergenceWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     interval = fit.conf_int()
     fixed = [name for name in fit.fe_params.index]
     table = pd.DataFrame({
@@ -229,7 +244,8 @@ def participant_mixed_model(focal: pd.DataFrame, reference: str = "ToM0",
                               "ci_high": np.nan}])
     table = pd.concat([table, variance], ignore_index=True)
     table.attrs.update(participants=int(data["participant"].nunique()), games=len(data),
-                       converged=bool(fit.converged))
+                       converged=bool(fit.converged),
+                       fit_warnings=notes)
     return table
 
 

@@ -4,10 +4,12 @@ function adds its options to a parser and returns the function that runs the com
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import cli_checks as checks
 from ..outputs import (
     UPDATE_SHIPPED,
     OutputError,
@@ -18,14 +20,18 @@ from ..outputs import (
 )
 
 Runner = Callable[[argparse.Namespace], int]
+#: Most synthetic participants one ``nothanks synthetic`` makes (ids are numbered
+#: ``synthetic-NN``; the thesis had 30).
+MAX_PARTICIPANTS = 999
 
 def configure_run(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("design", nargs="?",
                         help="shipped design name (see --list) or path to a .toml design")
-    parser.add_argument("--out", type=Path, help="experiment directory (created or resumed)")
+    parser.add_argument("--out", type=checks.folder_to_write,
+                        help="experiment directory (created or resumed)")
     parser.add_argument("--list", action="store_true", help="list the shipped designs")
-    parser.add_argument("--jobs", type=int, default=None,
-                        help="local worker processes (default: all cores)")
+    parser.add_argument("--jobs", type=checks.jobs, default=None,
+                        help="local worker processes, 1 to 4 x the cores (default: all cores)")
     parser.add_argument("--dask", metavar="ADDRESS", default=None,
                         help="run on a Dask cluster, e.g. tcp://scheduler:8786")
     parser.add_argument("--traces", action="store_true",
@@ -33,11 +39,12 @@ def configure_run(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--human", metavar="SPEC", default=None,
                         help="agent spec that plays a design's human seat (e.g. human-standin)"
                              "; the rows are marked synthetic")
-    parser.add_argument("--games", type=int, default=None,
+    parser.add_argument("--games", type=checks.games, default=None,
                         help="override games per condition (changes the design hash)")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="override the root seed (changes the design hash)")
-    parser.add_argument("--chunk-size", type=int, default=None,
+    parser.add_argument("--seed", type=checks.seed, default=None,
+                        help=f"override the root seed, 0 to {checks.MAX_SEED} (changes the "
+                             "design hash)")
+    parser.add_argument("--chunk-size", type=checks.games, default=None,
                         help="games per part file (default about 50; fixed by the first run)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
@@ -61,18 +68,37 @@ def configure_run(parser: argparse.ArgumentParser) -> Runner:
             design = design.with_options(**changes)
         summary = run_design(design, args.out, jobs=args.jobs, client=args.dask,
                              chunk_size=args.chunk_size, traces=args.traces,
-                             progress=not args.no_progress)
+                             progress=not args.no_progress, command=run_command(args))
         print(f"{summary.directory}: {summary.games} games ({summary.played} played now, "
               f"{summary.skipped} already done) in {summary.seconds:.1f} s")
         return 0
     return run
 
 
+#: A sentence's end: a full stop before a space and a capital, not part of an ellipsis
+#: or of an abbreviation (e.g., i.e., vs.).
+_SENTENCE_END = re.compile(r"(?<!\.)(?<!e\.g)(?<!i\.e)(?<!\bvs)\.(?=\s+[A-Z])")
+
+
+def run_command(args: argparse.Namespace) -> str:
+    """The ``nothanks run`` command line that resumes ``args.out`` (the options that fix
+    the design, and --traces), for ``nothanks verify`` to name."""
+    import shlex
+    words = ["nothanks", "run", str(args.design)]
+    for option in ("games", "seed", "human"):
+        if getattr(args, option) is not None:
+            words += [f"--{option}", str(getattr(args, option))]
+    if args.traces:
+        words.append("--traces")
+    return shlex.join([*words, "--out", str(args.out)])
+
+
 def first_sentence(text: str) -> str:
-    """The first sentence of a description, on one line (for listings)."""
+    """The first sentence of a description, on one line (for listings): it ends at a
+    full stop followed by a capital, so "k = 1 ... 5" and "e.g. ToM0" do not end it."""
     flat = " ".join(text.split())
-    end = flat.find(". ")
-    return flat if end < 0 else flat[:end + 1]
+    end = _SENTENCE_END.search(flat)
+    return flat if end is None else flat[:end.end()]
 
 
 def configure_export(parser: argparse.ArgumentParser) -> Runner:
@@ -103,11 +129,16 @@ def configure_export(parser: argparse.ArgumentParser) -> Runner:
 
 def configure_verify(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("directory", type=Path,
-                        help="experiment or participant directory (or a folder of them)")
+                        help="any folder nothanks writes (run, tournament, participant "
+                             "session, calibration study, simulate output) or a folder of them")
+    parser.add_argument("--repair", action="store_true",
+                        help="do what a re-run would: write conditions/experiments again, "
+                             "record missing checksums, replay damaged or missing games from "
+                             "the design in each manifest; then verify again")
 
     def run(args: argparse.Namespace) -> int:
-        from .verify import verify
-        reports = verify(args.directory)
+        from .verify import repair, verify
+        reports = repair(args.directory) if args.repair else verify(args.directory)
         for report in reports:
             print(report.render())
         return 0 if all(r.ok for r in reports) else 1
@@ -115,14 +146,16 @@ def configure_verify(parser: argparse.ArgumentParser) -> Runner:
 
 
 def configure_synthetic(parser: argparse.ArgumentParser) -> Runner:
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=checks.folder_to_write, default=None,
                         help="new or empty folder for one session directory per participant "
                              "(default: a new runs/synthetic-<timestamp>; the shipped "
                              f"data/synthetic needs {UPDATE_SHIPPED})")
-    parser.add_argument("--participants", type=int, default=30,
-                        help="number of participants (default 30)")
-    parser.add_argument("--seed", type=int, default=2018,
-                        help="seed of the stand-ins' personal parameters")
+    parser.add_argument("--participants", type=checks.count(MAX_PARTICIPANTS), default=30,
+                        metavar="N", help="number of synthetic participants (stand-ins, 24 "
+                        f"games each) to generate, 1 to {MAX_PARTICIPANTS} (default 30)")
+    parser.add_argument("--seed", type=checks.seed, default=2018,
+                        help="seed of the stand-ins' personal parameters, 0 to "
+                             f"{checks.MAX_SEED} (default 2018)")
     parser.add_argument("--force", action="store_true",
                         help="replace the synthetic set (every synthetic-NN session) in a "
                              "non-empty --out")
@@ -132,10 +165,6 @@ def configure_synthetic(parser: argparse.ArgumentParser) -> Runner:
 
     def run(args: argparse.Namespace) -> int:
         from .synthetic import ID_PREFIX, generate
-        if args.participants < 1:
-            print(f"nothanks synthetic: error: --participants must be at least 1 (got "
-                  f"{args.participants})", file=sys.stderr)
-            return 2
         out = args.out or fresh_folder("synthetic")
         check_output(out, "synthetic", f"the synthetic set (every {ID_PREFIX}NN session)",
                      force=args.force, update_shipped=args.update_shipped)

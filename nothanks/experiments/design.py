@@ -49,6 +49,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..agents import AgentSpec, AgentSpecError, agent_parameters, make_agent, parse_spec
+from ..cli_checks import MAX_SEED
 from ..rules import Variant, VariantError
 from ..runner import game_seed, seating
 
@@ -377,8 +378,9 @@ def _check_design(d: Design) -> None:
         raise DesignError(f"design name {d.name!r} must be non-empty without spaces")
     if d.games < 1:
         raise DesignError(f"'games' must be at least 1 (got {d.games})")
-    if d.seed < 0:
-        raise DesignError(f"'seed' must be a non-negative integer (got {d.seed})")
+    if not 0 <= d.seed <= MAX_SEED:
+        raise DesignError(f"'seed' must be a non-negative integer (got {d.seed}); valid: "
+                          f"0 to {MAX_SEED} (2**63 - 1)")
     labels = [t.label for t in d.tables]
     if len(set(labels)) != len(labels):
         raise DesignError(f"table labels must be unique; got {labels}")
