@@ -2,9 +2,12 @@
 writer locks, so two processes never write the same folder (no game logged twice)."""
 from __future__ import annotations
 
+import fcntl
 import os
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -42,48 +45,79 @@ def umask() -> int:
 
 
 def _process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs: exists and is not a zombie (a process that has
+    ended but whose parent has not yet collected it, e.g. a kernel just shut down)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # exists, owned by someone else
+        pass
+    try:  # Linux: the state letter follows the parenthesised command name
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # no /proc (or it vanished meanwhile): trust kill()
         return True
-    return True
+    return stat[stat.rindex(")") + 2:][:1] != "Z"
 
 
-def claim_lock(lock: Path, refuse: Callable[[str], Exception]) -> Path:
+@contextmanager
+def _folder_mutex(folder: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``folder`` (a few microseconds at a time): every
+    reading and writing of the locks in a folder happens under it, so a lock's check
+    and its claim are one step for every other process."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the flock
+
+
+def _lock_holder(lock: Path) -> str | None:
+    try:
+        return lock.read_text().strip()
+    except FileNotFoundError:
+        return None
+
+
+def _write_holder(lock: Path, pid: str) -> None:
+    """Write ``pid`` into ``lock`` (under the folder's mutex, so no one reads it half
+    written; a process dying mid-write leaves a lock with no valid id: a stale one)."""
+    fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)  # less the umask
+    with os.fdopen(fd, "w") as out:
+        out.write(pid)
+
+
+def claim_lock(lock: Path, refuse: Callable[[str], Exception], *, wait: float = 0.0) -> Path:
     """Create ``lock`` holding this process's id, or raise ``refuse(holder_pid)``.
 
     Refused while another live process holds it; a lock left by a dead process (a crash)
-    is taken over, and the same process may claim its own lock again (resume).
+    is taken over, and the same process may claim its own lock again (resume). Checking
+    and claiming happen under an exclusive lock on the folder, so of several processes
+    starting together (on a free or a stale lock) exactly one wins. ``wait``: seconds to
+    keep trying while another live process holds the lock (one that is shutting down
+    lets go), before refusing. As any file the suite writes, the lock is not executable.
     """
     lock.parent.mkdir(parents=True, exist_ok=True)
     mine = str(os.getpid())
+    deadline = time.monotonic() + wait
     while True:
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            try:
-                holder = lock.read_text().strip()
-            except FileNotFoundError:  # released meanwhile: try again
-                continue
-            if holder == mine:
+        with _folder_mutex(lock.parent):
+            holder = _lock_holder(lock)
+            if holder in (None, mine) or not (holder.isdigit()
+                                              and _process_alive(int(holder))):
+                if holder != mine:  # free, or stale: its process is gone; claim it anew
+                    _write_holder(lock, mine)
                 return lock
-            if holder.isdigit() and _process_alive(int(holder)):
-                raise refuse(holder) from None
-            lock.unlink(missing_ok=True)  # stale: its process is gone; claim it anew
-            continue
-        with os.fdopen(fd, "w") as out:
-            out.write(mine)
-        return lock
+        if time.monotonic() >= deadline:
+            raise refuse(holder)
+        time.sleep(0.1)
 
 
 def release_lock(lock: Path | None) -> None:
     """Remove ``lock`` if this process holds it (never another process's lock)."""
-    if lock is None:
+    if lock is None or not lock.parent.is_dir():
         return
-    try:
-        if lock.read_text().strip() == str(os.getpid()):
+    with _folder_mutex(lock.parent):
+        if _lock_holder(lock) == str(os.getpid()):
             lock.unlink(missing_ok=True)
-    except FileNotFoundError:
-        pass

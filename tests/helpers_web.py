@@ -78,12 +78,13 @@ class VoilaServer:
 
 
 def start_voila(notebook: str, env: dict[str, str], log_path: Path) -> VoilaServer:
-    """Start Voilà on ``notebooks/<notebook>`` and wait until it answers."""
+    """Start Voilà on ``notebooks/<notebook>`` as ``make session`` does (through
+    :mod:`nothanks.serve`) and wait until it answers."""
     port = free_port()
     with open(log_path, "a") as log:
-        process = subprocess.Popen(
-            [str(VOILA), str(ROOT / "notebooks" / notebook), "--no-browser",
-             f"--port={port}", "--Voila.ip=127.0.0.1", "--strip_sources=True"],
+        process = subprocess.Popen(  # with make session's server options
+            [sys.executable, "-m", "nothanks.serve", str(ROOT / "notebooks" / notebook),
+             f"--port={port}"],
             cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True)
     server = VoilaServer(process, f"http://127.0.0.1:{port}/")

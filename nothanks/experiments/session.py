@@ -22,7 +22,7 @@ from ..io import claim_lock, release_lock
 from ..match import DecisionRecord, GameRecord, HumanSeat, Match
 from ..rules import Action, Event, Game, IllegalActionError, View
 from ..rules.seeding import game_seed, text_seed
-from .design import HUMAN, Design, DesignError, load_design
+from .design import HUMAN, Design, DesignError, PlannedGame, load_design
 from .rows import LogContext, LogRows
 from .store import ExperimentDir
 
@@ -36,21 +36,60 @@ class SessionError(RuntimeError):
 
 class SessionInUse(SessionError, ValueError):
     """The participant's session is open in another live process (e.g. a second browser
-    tab): two writers would play and log the same games twice."""
+    tab): two writers would play and log the same games twice.
+
+    ``participant_id`` and ``holder`` (the other process's id) let a page word the
+    refusal without the lock file's path."""
+
+    def __init__(self, message: str, participant_id: str, holder: str) -> None:
+        super().__init__(message)
+        self.participant_id = participant_id
+        self.holder = holder
 
 
-def claim_participant(out_dir: Path, participant_id: str) -> Path:
+class ParticipantIdClash(ValueError):
+    """The id differs from an existing participant's only in letter case (``p01`` after
+    ``P01``): a typo, and one folder on a case-insensitive file system."""
+
+
+def _participant_ids(out_dir: Path) -> set[str]:
+    """Ids with a session folder or a lock in ``out_dir``."""
+    ids = set()
+    for entry in out_dir.iterdir():
+        name = entry.name
+        if name.startswith(".") and name.endswith(".lock"):
+            ids.add(name[1:-len(".lock")])
+        elif entry.is_dir():
+            ids.add(name)
+    return ids
+
+
+def claim_participant(out_dir: Path, participant_id: str, *, wait: float = 0.0) -> Path:
     """Mark ``participant_id``'s session as run by this process; the lock file's path.
 
     The lock (``.<id>.lock`` beside the session folder, holding the process id) is
-    refused while another live process holds it; a lock left by a dead process (a crash)
-    is taken over, and the same process may reopen its own session (resume).
+    refused while another live process holds it (:class:`SessionInUse`, after ``wait``
+    seconds of trying: a session whose page was just closed lets go within seconds); a
+    lock left by a dead process (a crash) is taken over, and the same process may reopen
+    its own session (resume). An id that matches another participant's but for letter
+    case is refused (:class:`ParticipantIdClash`), even when both start at once.
     """
     lock = out_dir / f".{participant_id}.lock"
-    return claim_lock(lock, lambda holder: SessionInUse(
+    lock = claim_lock(lock, lambda holder: SessionInUse(
         f"participant {participant_id!r} is already being run by process "
         f"{holder} (lock {lock}); finish or close that session (e.g. the other "
-        "browser tab) first, or delete the lock file if no session is running"))
+        "browser tab) first, or delete the lock file if no session is running",
+        participant_id, holder), wait=wait)
+    twins = sorted(other for other in _participant_ids(out_dir)
+                   if other != participant_id and other.casefold() == participant_id.casefold())
+    if twins:
+        release_lock(lock)
+        raise ParticipantIdClash(
+            f"participant id {participant_id!r} differs from the existing participant "
+            f"{twins[0]!r} only in letter case: use {twins[0]!r} to resume that participant, "
+            "or a different code for a new one (ids that differ only in case would share "
+            "one folder on a case-insensitive file system)")
+    return lock
 
 
 def check_participant_id(participant_id: str) -> str:
@@ -84,11 +123,13 @@ class ParticipantSession:
         human: the agent spec logged for the human seat: ``"human"`` for a person, the
             stand-in's spec for synthetic data (which also sets ``synthetic``).
         clock: seconds, for decision times (a simulated clock for synthetic data).
+        wait: seconds to keep trying while another live process holds the participant
+            (a page closed a moment ago is still letting go) before refusing.
     """
 
     def __init__(self, participant_id: str, out_dir: str | Path,
                  design: str | Path | Design = "human-schedule", *, human: str = HUMAN,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, wait: float = 0.0) -> None:
         self.participant_id = check_participant_id(participant_id)
         base = load_design(design)
         if not all(HUMAN in t.players for t in base.tables):
@@ -103,7 +144,8 @@ class ParticipantSession:
         self.directory = Path(out_dir) / participant_id
         #: held while this process runs the session; released by :meth:`close` or when
         #: the last game is saved
-        self.lock: Path | None = claim_participant(Path(out_dir), participant_id)
+        self.lock: Path | None = claim_participant(Path(out_dir), participant_id,
+                                                   wait=wait)
         try:
             self._store = ExperimentDir.open(self.directory, self.design, 1,
                                              participant=participant_id, synthetic=self.synthetic)
@@ -122,6 +164,8 @@ class ParticipantSession:
         self._listeners: list[Callable[[Event], None]] = []
         self.match: Match | None = None
         self.last_result: GameRecord | None = None
+        #: a finished game whose write failed (e.g. a full disk): written by next_game()
+        self._unsaved: tuple[PlannedGame, GameRecord] | None = None
         self._pools: dict[int, list[Agent]] = {}
         self.next_game()
 
@@ -240,9 +284,17 @@ class ParticipantSession:
         return self._after(match.human_acts(action, decision_time=elapsed, marks=marks))
 
     def next_game(self) -> bool:
-        """Begin the next unplayed game; False once every game is done."""
+        """Begin the next unplayed game; False once every game is done.
+
+        A finished game whose write failed (an ``OSError`` such as a full disk, raised by
+        the move that ended it) is written first; while that still fails, the error is
+        raised again and the session stays at the finished game, so no game is lost or
+        played twice.
+        """
         if self.match is not None and not self.match.over:
             raise SessionError(f"game {self.game_number} is still being played")
+        if self._unsaved is not None:
+            self._write_unsaved()
         missing = self._store.missing_chunks()
         if not missing:
             if not self._store.manifest["compacted"]:  # the machine died while merging
@@ -286,12 +338,18 @@ class ParticipantSession:
         return decision
 
     def _save(self) -> None:
-        """Write the finished game durably (the session resumes after it)."""
-        record = self._require_match().record()
+        """Write the finished game durably (the session resumes after it); if the write
+        fails, the game is kept until :meth:`next_game` writes it."""
+        self.last_result = self._require_match().record()
+        self._unsaved = (self.plan, self.last_result)
+        self._write_unsaved()
+
+    def _write_unsaved(self) -> None:
+        plan, record = self._unsaved
         rows = LogRows(self._context, self.design)
-        rows.add_game(self.plan, record)
-        self._store.write_chunk(self.plan.position, self.plan.position + 1, rows.to_parquet())
-        self.last_result = record
+        rows.add_game(plan, record)
+        self._store.write_chunk(plan.position, plan.position + 1, rows.to_parquet())
+        self._unsaved = None
         if not self._store.missing_chunks():  # the last game: merge the parts now
             self._store.finish()
             self.close()

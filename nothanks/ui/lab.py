@@ -33,6 +33,8 @@ from .session import ExperimentSessionApp
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SESSIONS = PROJECT_ROOT / "data" / "participants"
 DEFAULT_DESIGN = "human-schedule"
+#: Seconds Start waits for a just-closed or reloaded tab of the same participant to let go.
+HANDOVER_SECONDS = 8.0
 
 
 def sessions_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -56,6 +58,9 @@ class LabSessionApp:
             page opens, before a participant sits down.
         thinking: pause before each model move (``ThinkingTime.off()`` for tests).
         min_click_interval: seconds during which a second click on take/pass is ignored.
+        handover: seconds Start waits for the participant's just-closed or reloaded tab
+            to let go of the session before refusing (its kernel shuts down within
+            seconds).
     """
 
     def __init__(
@@ -65,8 +70,10 @@ class LabSessionApp:
         design: object = DEFAULT_DESIGN,
         thinking: ThinkingTime | None = None,
         min_click_interval: float = 0.3,
+        handover: float = HANDOVER_SECONDS,
     ) -> None:
         from ..experiments import load_design
+        self.handover = handover
         self.sessions = Path(sessions) if sessions is not None else sessions_dir()
         self.design = load_design(design)
         self.thinking = thinking if thinking is not None else ThinkingTime()
@@ -118,9 +125,11 @@ class LabSessionApp:
         except ValueError as exc:
             self.message.value = _error(str(exc))
             return False
+        self.message.value = "Opening the session…"
         app = ExperimentSessionApp(
             self.sessions, design=self.design, thinking=self.thinking,
-            min_click_interval=self.min_click_interval, show_log_folder=False)
+            min_click_interval=self.min_click_interval, show_log_folder=False,
+            handover=self.handover)
         if not app.start(participant_id):
             self.message.value = app.message.value
             return False

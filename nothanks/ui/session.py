@@ -42,7 +42,11 @@ class ExperimentSessionApp:
         thinking: pause before each model move (``ThinkingTime.off()`` for tests).
         show_models: show the opponents' ToM order (off: participants are blind to it).
         min_click_interval: seconds during which a second click is ignored.
-        show_log_folder: name the log folder on screen (off where participants watch).
+        show_log_folder: name the log folder on screen (off where participants watch:
+            then no message shows a file path).
+        handover: seconds to wait, on start, for another process holding the participant
+            to let go (a tab just closed or reloaded shuts its kernel down within
+            seconds) before refusing.
     """
 
     def __init__(
@@ -55,8 +59,10 @@ class ExperimentSessionApp:
         show_models: bool = False,
         min_click_interval: float = 0.3,
         show_log_folder: bool = True,
+        handover: float = 0.0,
     ) -> None:
         self.out_dir = Path(out_dir)
+        self.handover = handover
         self.design = design
         self.thinking = thinking if thinking is not None else ThinkingTime()
         self.show_models = show_models
@@ -115,11 +121,19 @@ class ExperimentSessionApp:
     def start(self, participant_id: str) -> bool:
         """Open (or resume) the participant's session; False with a message if invalid."""
         from ..experiments import ParticipantSession
+        from ..experiments.session import SessionInUse
         self.pacer.cancel()
         try:
-            self.session = ParticipantSession(participant_id, self.out_dir, self.design)
+            self.session = ParticipantSession(participant_id, self.out_dir, self.design,
+                                              wait=self.handover)
+        except SessionInUse as exc:
+            self._error(
+                f"Participant {exc.participant_id} is already playing in another window or "
+                f"tab (process {exc.holder}). Close that one first; a closed tab lets go "
+                "within seconds. Then press Start again.")
+            return False
         except ValueError as exc:
-            self.message.value = f"<span style='color:#b00'>{html.escape(str(exc))}</span>"
+            self._error(str(exc))
             return False
         done = self.session.games_done
         self.message.value = (
@@ -177,6 +191,8 @@ class ExperimentSessionApp:
             self.session.human_acts(action, marks=sorted(self.marks))
         except (IllegalActionError, ValueError):
             return False
+        except OSError as exc:  # the move ended the game, which could not be saved
+            self._not_saved(exc)
         self._last_click = now
         self.marks = set()
         for button in self.mark_buttons.values():
@@ -189,9 +205,29 @@ class ExperimentSessionApp:
         s = self.session
         if s is None or s.finished or not s.game_over or self.pacer.busy:
             return False
-        s.next_game()
+        try:
+            s.next_game()  # writes a finished game that could not be saved before
+        except OSError as exc:
+            self._not_saved(exc)
+            return False
+        self.message.value = ""
         self._begin_game()
         return True
+
+    def _error(self, text: str) -> None:
+        """Show ``text`` as an error (without the sessions folder's path on a page)."""
+        if not self.show_log_folder:
+            for folder in {str(self.out_dir.resolve()), str(self.out_dir)}:
+                text = text.replace(folder, "the sessions folder")
+        self.message.value = f"<span style='color:#b00'>{html.escape(text)}</span>"
+
+    def _not_saved(self, exc: OSError) -> None:
+        """The finished game could not be written (e.g. a full disk): the session keeps
+        it and writes it when Next game is pressed."""
+        reason = exc.strerror or type(exc).__name__
+        self._error(f"This game could not be saved ({reason}). Nothing is lost: free disk "
+                    "space (or ask the experimenter), then press Next game to save it "
+                    "and go on.")
 
     def _advance(self) -> None:
         s = self.session
@@ -200,7 +236,11 @@ class ExperimentSessionApp:
             if s.game_over or s.human_to_move:
                 return None
             before = s.view()
-            decision = s.step()
+            try:
+                decision = s.step()
+            except OSError as exc:  # the move ended the game, which could not be saved
+                self._not_saved(exc)
+                return None
             return SessionMove(decision.seat, decision.action, before, decision.latency)
 
         def show(move: SessionMove | None) -> None:
