@@ -39,9 +39,11 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 lab: $(VENV)/.installed-notebooks
 	$(VENV)/bin/jupyter lab notebooks/ $(ROOT_FLAG)
 
-# Lint first (rules in pyproject.toml): a finding fails the target before the tests run.
+# Lint and the layer contracts first (both in pyproject.toml): a finding fails the target
+# before the tests run.
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check nothanks tests benchmarks docs/conf.py
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile
 
 bench: $(VENV)/.installed-dev

@@ -54,16 +54,18 @@ def test_console_command_points_at_the_cli_main():
 
 
 # ------------------------------------------------------------------ make test
-def fake_venv(work: Path, python_exit: int, ruff_exit: int = 0) -> Path:
-    """A copy of the Makefile next to a pyproject, with stand-in .venv/bin/python and
-    .venv/bin/ruff that exit with ``python_exit`` and ``ruff_exit``; the install stamps
-    are newer than pyproject.toml."""
+def fake_venv(work: Path, python_exit: int, ruff_exit: int = 0, contracts_exit: int = 0
+              ) -> Path:
+    """A copy of the Makefile next to a pyproject, with stand-in .venv/bin/python,
+    .venv/bin/ruff and .venv/bin/lint-imports that exit with ``python_exit``, ``ruff_exit``
+    and ``contracts_exit``; the install stamps are newer than pyproject.toml."""
     work.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "Makefile", work / "Makefile")
     (work / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     bin_dir = work / ".venv" / "bin"
     bin_dir.mkdir(parents=True)
-    for name, code in (("python", python_exit), ("ruff", ruff_exit)):
+    for name, code in (("python", python_exit), ("ruff", ruff_exit),
+                       ("lint-imports", contracts_exit)):
         (bin_dir / name).write_text(f"#!/bin/sh\nexit {code}\n")
         (bin_dir / name).chmod(0o755)
     old = (work / "pyproject.toml").stat().st_mtime - 100
@@ -111,6 +113,29 @@ def test_make_test_lints_with_ruff_first_and_stops_on_findings(tmp_path):
     findings = subprocess.run(["make", "test"], cwd=fake_venv(tmp_path / "findings", 0, 1),
                               capture_output=True, text=True)
     assert findings.returncode != 0
+
+
+@needs_make
+def test_make_test_checks_the_layer_contracts_before_the_tests(tmp_path):
+    dry = subprocess.run(["make", "-n", "test"], cwd=fake_venv(tmp_path / "dry", 0),
+                         capture_output=True, text=True)
+    lines = dry.stdout.splitlines()
+    contracts = next(i for i, line in enumerate(lines) if "lint-imports" in line)
+    assert contracts < next(i for i, line in enumerate(lines) if "-m pytest" in line)
+    broken = subprocess.run(["make", "test"], cwd=fake_venv(tmp_path / "broken", 0, 0, 1),
+                            capture_output=True, text=True)
+    assert broken.returncode != 0
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    assert config["root_package"] == "nothanks"
+    assert {c["type"] for c in config["contracts"]} >= {"layers", "forbidden"}
+
+
+def test_the_package_keeps_its_layer_contracts():
+    """The real check (as make test runs it): no module imports from a layer above it."""
+    lint = Path(sys.executable).parent / "lint-imports"
+    run = subprocess.run([str(lint)], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 broken" in run.stdout
 
 
 def test_ruff_selects_the_agreed_rule_sets():
