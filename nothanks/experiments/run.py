@@ -66,7 +66,7 @@ def claim_run(out: Path) -> Path:
 def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None = None,
                client=None, chunk_size: int | None = None, traces: bool = False,
                progress: bool = True, in_flight: int | None = None,
-               participant: str | None = None) -> RunSummary:
+               participant: str | None = None, command: str | None = None) -> RunSummary:
     """Run ``design`` into directory ``out``, resuming whatever is already there.
 
     Everything is checked before the directory is created: the design and its agents,
@@ -80,6 +80,8 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
         chunk_size: games per part file (fixed by the first run of the directory).
         traces: also log every model decision's full trace (large).
         in_flight: chunks submitted ahead (default: twice the workers); bounds memory.
+        command: the command line that writes ``out`` (kept in a new folder's manifest;
+            ``nothanks verify`` names it as the repair).
     """
     design = load_design(design)
     design.validate_agents()
@@ -97,7 +99,7 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
         with connect(client) as own:
             return run_design(design, out, jobs=jobs, client=own, chunk_size=chunk_size,
                               traces=traces, progress=progress, in_flight=in_flight,
-                              participant=participant)
+                              participant=participant, command=command)
     begun = time.perf_counter()
     lock = claim_run(Path(out))
     try:
@@ -105,10 +107,11 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
                              synthetic=design.has_human)
         directory = ExperimentDir.open(
             out, design, chunk_size or default_chunk_size(design.total_games), traces=traces,
-            participant=participant, synthetic=context.synthetic)
+            participant=participant, synthetic=context.synthetic, command=command)
         for damage in directory.repair():
-            print(f"{damage}: set aside in {directory.path / DAMAGED}; its games are played "
-                  "again", file=sys.stderr)
+            print(f"{damage}: set aside in {directory.path / DAMAGED}; "
+                  + ("written again from the design" if damage.derived else
+                     "its games are played again"), file=sys.stderr)
         pending = directory.missing_chunks()
         skipped = design.total_games - sum(b - a for a, b in pending)
         backend = "dask" if client is not None else "local"

@@ -12,7 +12,13 @@ Chunk ``[start, stop)`` is complete iff its receipt exists: a small JSON file wi
 row count and SHA-256 of each of the chunk's parts, written after them (each file
 atomically), so an interrupted chunk is simply played again. A resumed run checks every
 finished chunk against its receipt and replays damaged ones; once merged, the tables'
-checksums are kept in the manifest and checked the same way.
+checksums are kept in the manifest (``merged``) and checked the same way.
+
+``conditions`` and ``experiments`` (the :data:`DERIVED` tables) follow from the manifest
+alone: their checksums are in the manifest too (``derived``), and a damaged or missing
+one is set aside and written again, no game replayed. A folder written before these
+checksums were recorded has its two tables compared with what the manifest says instead;
+the next run (or ``nothanks verify --repair``) records them.
 """
 from __future__ import annotations
 
@@ -53,6 +59,13 @@ RECEIPTS = "_receipts"
 DAMAGED = "damaged"
 #: Rows per row group when merging parts (bounds the memory a merge needs).
 MERGE_ROWS = 250_000
+#: Tables written from the manifest (and the design it holds), never from played games.
+DERIVED = ("conditions", "experiments")
+#: Manifest keys of the derived tables' checksums and of the command that writes the run.
+DERIVED_KEY, COMMAND_KEY = "derived", "command"
+#: The receipt of a folder of finished tables that is not an experiment directory
+#: (``nothanks simulate`` output): the command that wrote it and each table's checksum.
+RECEIPT = "receipt.json"
 
 
 def code_version() -> str:
@@ -99,8 +112,14 @@ class ExperimentDir:
     # ------------------------------------------------------------ opening
     @classmethod
     def open(cls, out: str | Path, design, chunk_size: int, *, traces: bool = False,
-             participant: str | None = None, synthetic: bool = False) -> ExperimentDir:
-        """Create ``out`` for ``design``, or reopen it if it holds the same experiment."""
+             participant: str | None = None, synthetic: bool = False,
+             command: str | None = None) -> ExperimentDir:
+        """Create ``out`` for ``design``, or reopen it if it holds the same experiment.
+
+        ``command``: the command line that writes it (kept in the manifest so that
+        ``nothanks verify`` can name it); a reopened folder keeps the one it has.
+        A different design is refused with the fields (and options) that differ.
+        """
         path = Path(out)
         manifest_path = path / MANIFEST
         if manifest_path.exists():
@@ -112,16 +131,13 @@ class ExperimentDir:
                     f"{path} holds experiment {found[0]!r} (design hash {found[1]}"
                     f"{', participant ' + found[2] if found[2] else ''}), not {wanted[0]!r} "
                     f"(design hash {wanted[1]}{', participant ' + wanted[2] if wanted[2] else ''}"
-                    f"); write it to another directory, or delete {path} to start over")
+                    f"){design_differences(manifest['design'], design.to_dict())}; write it "
+                    f"to another directory, or delete {path} to start over")
             if manifest["traces"] != traces:
                 raise LogError(f"{path} was started {'with' if manifest['traces'] else 'without'}"
                                f" --traces; resume it the same way")
-            self = cls(path, manifest)
-            if not (path / "conditions.parquet").exists():
-                # a run killed between writing the manifest and the conditions table: the
-                # table follows from the design, so it is written now
-                self._write_conditions(design)
-            return self
+            # (a missing or damaged conditions table is written again by repair())
+            return cls(path, manifest)
         if path.exists() and not path.is_dir():
             raise LogError(f"{path} is a file, not a directory; choose a new or empty "
                            "directory for the experiment")
@@ -139,11 +155,13 @@ class ExperimentDir:
             "participant": participant, "synthetic": synthetic, "chunk_size": chunk_size,
             "games": design.total_games, "traces": traces, "compacted": False,
             "code_version": code_version(), "parameters": _parameters(design), "runs": [],
+            DERIVED_KEY: {}, COMMAND_KEY: command,
         }
         self = cls(path, manifest)
         try:
-            self._write_manifest()
+            self._write_manifest()  # first: it marks the folder as this experiment's
             self._write_conditions(design)
+            self._write_manifest()  # with the conditions table's checksum
         except OSError as exc:
             raise LogError(f"cannot write into {path}: {exc.strerror or exc} (is it "
                            "read-only?)") from None
@@ -154,6 +172,15 @@ class ExperimentDir:
         atomic_write_bytes(text.encode(), self.path / MANIFEST)
 
     def _write_conditions(self, design) -> None:
+        """Write the conditions table of ``design`` and record its checksum (the caller
+        writes the manifest)."""
+        self._write_derived("conditions", self._conditions_bytes(design))
+
+    def _write_derived(self, table: str, data: bytes) -> None:
+        atomic_write_bytes(data, self.path / f"{table}.parquet")
+        self.manifest.setdefault(DERIVED_KEY, {})[table] = _record(data)
+
+    def _conditions_bytes(self, design) -> bytes:
         conds = design.conditions
         columns = {
             "experiment": [design.name] * len(conds),
@@ -165,14 +192,21 @@ class ExperimentDir:
             "games": [c.games for c in conds],
             "variant": [json_text(self.manifest["design"]["variant"])] * len(conds),
         }
-        atomic_write_bytes(parquet_bytes(to_arrow("conditions", columns)),
-                           self.path / "conditions.parquet")
+        return parquet_bytes(to_arrow("conditions", columns))
 
-    def _write_experiment(self, status: str) -> None:
+    def _write_experiment(self) -> None:
+        """Write the one-row experiments table (status ``complete`` once merged) and
+        record its checksum (the caller writes the manifest)."""
+        self._write_derived("experiments", self._experiment_bytes())
+
+    def _experiment_bytes(self) -> bytes:
+        """The experiments table as the manifest says it: written only once a run has
+        begun (its start time is the first run's)."""
         m = self.manifest
         runs = m["runs"]
-        start = pd.Timestamp(runs[0]["started_at"]) if runs else pd.Timestamp.now(tz="UTC")
-        end = runs[-1].get("finished_at") if runs and status == "complete" else None
+        status = "complete" if m["compacted"] else "running"
+        start = pd.Timestamp(runs[0]["started_at"])
+        end = runs[-1].get("finished_at") if status == "complete" else None
         columns = {
             "experiment": [m["experiment"]], "design_hash": [m["design_hash"]],
             "participant": [m["participant"]], "synthetic": [m["synthetic"]],
@@ -183,8 +217,27 @@ class ExperimentDir:
             "finished_at": [None if end is None else pd.Timestamp(end).to_pydatetime()],
             "runs": [len(runs)],
         }
-        atomic_write_bytes(parquet_bytes(to_arrow("experiments", columns)),
-                           self.path / "experiments.parquet")
+        return parquet_bytes(to_arrow("experiments", columns))
+
+    def design(self):
+        """The design this folder runs, rebuilt from its manifest (hash checked)."""
+        from .design import Design, DesignError
+        try:
+            design = Design.from_dict(self.manifest["design"], f"{self.path / MANIFEST}")
+        except DesignError as exc:
+            raise LogError(f"{self.path / MANIFEST}: its design cannot be read: {exc}") \
+                from None
+        if design.hash != self.manifest["design_hash"]:
+            raise LogError(f"{self.path / MANIFEST}: its design has hash {design.hash}, but "
+                           f"the manifest says {self.manifest['design_hash']} (edited?)")
+        return design
+
+    def _derived_bytes(self, table: str) -> bytes | None:
+        """What ``table`` (one of :data:`DERIVED`) should hold; None for an experiments
+        table before any run began."""
+        if table == "conditions":
+            return self._conditions_bytes(self.design())
+        return self._experiment_bytes() if self.manifest["runs"] else None
 
     # ------------------------------------------------------------ chunks
     def chunks(self) -> list[tuple[int, int]]:
@@ -213,8 +266,8 @@ class ExperimentDir:
     def begin_run(self, **info: object) -> None:
         """Record an invocation (a resume adds one) and mark the experiment running."""
         self.manifest["runs"].append({"started_at": _now(), "finished_at": None, **info})
+        self._write_experiment()
         self._write_manifest()
-        self._write_experiment("complete" if self.manifest["compacted"] else "running")
 
     def write_chunk(self, start: int, stop: int, parts: Mapping[str, bytes]) -> None:
         """Write a chunk's parts atomically, then its receipt (row counts and checksums of
@@ -224,8 +277,7 @@ class ExperimentDir:
             folder = self.path / PARTS / table
             folder.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(parts[table], folder / _part_name(start, stop))
-            receipt[table] = {"sha256": _sha256(parts[table]),
-                              "rows": pq.read_metadata(io.BytesIO(parts[table])).num_rows}
+            receipt[table] = _record(parts[table])
         target = self._receipt((start, stop))
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(json.dumps(receipt, sort_keys=True).encode(), target)
@@ -235,9 +287,10 @@ class ExperimentDir:
         """Every file that does not match its recorded checksum (or is missing).
 
         Before the merge, each finished chunk's parts are checked against its receipt;
-        after it, the merged tables against the checksums in the manifest.
+        after it, the merged tables against the checksums in the manifest; always, the
+        :data:`DERIVED` tables (:meth:`derived_problems`).
         """
-        found: list[Damage] = []
+        found = self.derived_problems()
         if self.manifest["compacted"]:
             for table, expected in self.manifest.get("merged", {}).items():
                 path = self.path / f"{table}.parquet"
@@ -255,6 +308,57 @@ class ExperimentDir:
                 found += _check_file(path, receipt.get(table), chunk)
         return found
 
+    def unrecorded(self) -> list[str]:
+        """The :data:`DERIVED` tables whose checksum the manifest lacks (a folder written
+        by an older nothanks, or a run killed before recording it)."""
+        recorded = self.manifest.get(DERIVED_KEY) or {}
+        return [t for t in DERIVED if t not in recorded
+                and (t == "conditions" or self.manifest["runs"])]
+
+    def derived_problems(self) -> list[Damage]:
+        """The :data:`DERIVED` tables that are missing, differ from their checksum, or
+        (no checksum recorded) hold other rows than the manifest says."""
+        found: list[Damage] = []
+        recorded = self.manifest.get(DERIVED_KEY) or {}
+        for table in DERIVED:
+            path = self.path / f"{table}.parquet"
+            if table in recorded:
+                found += _check_file(path, recorded[table], None, derived=True)
+                continue
+            expected = self._derived_bytes(table)
+            if expected is None:
+                continue
+            if not path.exists():
+                found.append(Damage(path, "missing", None, derived=True))
+                continue
+            try:
+                same = read_table(path, table).equals(pq.read_table(io.BytesIO(expected)))
+            except LogError as exc:
+                found.append(Damage(path, f"unreadable ({exc})", None, derived=True))
+                continue
+            if not same:
+                found.append(Damage(path, "no checksum recorded, and its rows differ from "
+                                          "what the manifest says (changed?)", None,
+                                    derived=True))
+        return found
+
+    def repair_derived(self) -> list[Damage]:
+        """Set aside damaged :data:`DERIVED` tables and write them again from the
+        manifest; record the checksums the manifest lacks. Plays no game."""
+        damaged = self.derived_problems()
+        todo = sorted({d.path.stem for d in damaged} | set(self.unrecorded()))
+        if not todo:
+            return damaged
+        self._set_aside([d.path for d in damaged])
+        for table in todo:
+            path = self.path / f"{table}.parquet"
+            if path.exists():  # unrecorded, with the rows the manifest says: kept as is
+                self.manifest.setdefault(DERIVED_KEY, {})[table] = _record(path.read_bytes())
+            else:
+                self._write_derived(table, self._derived_bytes(table))
+        self._write_manifest()
+        return damaged
+
     def repair(self, *, replay_merged: bool = True) -> list[Damage]:
         """Set aside what :meth:`problems` finds so that the next run replays it.
 
@@ -263,21 +367,24 @@ class ExperimentDir:
         table sets aside every merged table, so every game is played again (results are
         the same: a game depends only on its deal) — unless ``replay_merged`` is false
         (participants cannot replay their session): then nothing is changed and a
-        :class:`LogError` says what is wrong.
+        :class:`LogError` says what is wrong. Damaged :data:`DERIVED` tables are written
+        again from the manifest, and checksums it lacks recorded (:meth:`repair_derived`).
         """
         damaged = self.problems()
-        if not damaged:
+        played = [d for d in damaged if not d.derived]
+        if self.manifest["compacted"] and played and not replay_merged:
+            listed = "; ".join(str(d) for d in played)
+            raise LogError(f"{listed}. Nothing was changed: restore the file from a "
+                           "backup (the games cannot be played again)")
+        self.repair_derived()
+        if not played:
             return damaged
         if self.manifest["compacted"]:
-            if not replay_merged:
-                listed = "; ".join(str(d) for d in damaged)
-                raise LogError(f"{listed}. Nothing was changed: restore the file from a "
-                               "backup (the games cannot be played again)")
             self._set_aside([self.path / f"{t}.parquet" for t in self._tables()])
             self.manifest["compacted"] = False
             self.manifest.pop("merged", None)
+            self._write_experiment()
             self._write_manifest()
-            self._write_experiment("running")
             return damaged
         for chunk in sorted({d.chunk for d in damaged if d.chunk is not None}):
             # the receipt first: once it is gone the chunk is not done any more
@@ -310,8 +417,7 @@ class ExperimentDir:
                 for table in self._tables():
                     temporary[table] = self._merge(table)
                 for table, tmp in temporary.items():
-                    merged[table] = {"sha256": _sha256_file(tmp),
-                                     "rows": pq.read_metadata(tmp).num_rows}
+                    merged[table] = file_record(tmp)
             except BaseException:
                 for tmp in temporary.values():
                     tmp.unlink(missing_ok=True)
@@ -320,10 +426,10 @@ class ExperimentDir:
                 os.replace(tmp, self.path / f"{table}.parquet")
             self.manifest["compacted"] = True
             self.manifest["merged"] = merged
+        self._write_experiment()  # before the manifest that records its checksum
         self._write_manifest()
         if complete:
             shutil.rmtree(self.path / PARTS, ignore_errors=True)
-        self._write_experiment("complete" if complete else "running")
         return complete
 
     def _merge(self, table: str) -> Path:
@@ -364,20 +470,41 @@ class Damage:
     path: Path
     problem: str
     chunk: tuple[int, int] | None  # None: a merged table
+    #: a :data:`DERIVED` table: written again from the manifest, no game replayed
+    derived: bool = False
 
     def __str__(self) -> str:
         games = "" if self.chunk is None else f" (games {self.chunk[0]}-{self.chunk[1] - 1})"
         return f"{self.path}: {self.problem}{games}"
 
 
-def _check_file(path: Path, expected: Mapping | None, chunk) -> list[Damage]:
+def _check_file(path: Path, expected: Mapping | None, chunk, *,
+                derived: bool = False) -> list[Damage]:
     if expected is None:
-        return [Damage(path, "no checksum recorded", chunk)]
+        return [Damage(path, "no checksum recorded", chunk, derived)]
     if not path.exists():
-        return [Damage(path, "missing", chunk)]
+        return [Damage(path, "missing", chunk, derived)]
     if _sha256_file(path) != expected["sha256"]:
-        return [Damage(path, "checksum differs (truncated or changed since written)", chunk)]
+        return [Damage(path, "checksum differs (truncated or changed since written)", chunk,
+                       derived)]
     return []
+
+
+def check_files(folder: Path, recorded: Mapping[str, Mapping]) -> list[Damage]:
+    """Each file ``folder/NAME`` of ``recorded`` (NAME -> :func:`file_record`) that is
+    missing or does not match its checksum."""
+    return [d for name, expected in sorted(recorded.items())
+            for d in _check_file(Path(folder) / name, expected, None)]
+
+
+def _record(data: bytes) -> dict:
+    """Checksum and row count of the Parquet file ``data``, as receipts keep them."""
+    return {"sha256": _sha256(data), "rows": pq.read_metadata(io.BytesIO(data)).num_rows}
+
+
+def file_record(path: Path) -> dict:
+    """:func:`_record` of the Parquet file at ``path``."""
+    return {"sha256": _sha256_file(path), "rows": pq.read_metadata(path).num_rows}
 
 
 def _sha256(data: bytes) -> str:
@@ -390,6 +517,36 @@ def _sha256_file(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+#: Design fields a command-line option sets (``nothanks run``; a tournament's deals are
+#: its design's games).
+DESIGN_OPTIONS = {"games": "--games", "seed": "--seed", "human": "--human"}
+
+
+def design_differences(found: Mapping, wanted: Mapping) -> str:
+    """Why two designs (as :meth:`Design.to_dict`) differ: each field with both values
+    and the option that sets it, and the options that resume the folder; '' if none."""
+    keys = sorted((set(found) | set(wanted)) - {"description", "name"},
+                  key=lambda k: (k not in DESIGN_OPTIONS, k))
+    differing = [k for k in keys if found.get(k) != wanted.get(k)]
+    if not differing:
+        return ""
+    shown = []
+    for key in differing:
+        option = f" ({DESIGN_OPTIONS[key]})" if key in DESIGN_OPTIONS else ""
+        shown.append(f"{key}{option}: {_short(found.get(key))} in the folder, "
+                     f"{_short(wanted.get(key))} now")
+    text = "; they differ in " + "; ".join(shown)
+    if all(k in DESIGN_OPTIONS and found.get(k) is not None for k in differing):
+        words = " ".join(f"{DESIGN_OPTIONS[k]} {found[k]}" for k in differing)
+        text += f". To resume it, give {words}"
+    return text
+
+
+def _short(value: object, limit: int = 80) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _parameters(design) -> dict[str, dict]:
@@ -412,6 +569,30 @@ def _parameters(design) -> dict[str, dict]:
         out[spec] = {k: (v if isinstance(v, (int, float, str, bool, type(None))) else str(v))
                      for k, v in defaults.items()} | given
     return out
+
+
+def write_receipt(folder: Path, names: list[str], command: str) -> Path:
+    """Record the checksum and rows of the Parquet files ``folder/NAME`` and the command
+    that wrote them in ``folder/receipt.json`` (written last, atomically)."""
+    receipt = {"command": command, "files": {n: file_record(folder / n) for n in names}}
+    target = Path(folder) / RECEIPT
+    atomic_write_bytes(json.dumps(receipt, indent=2, sort_keys=True).encode(), target)
+    return target
+
+
+def read_receipt(folder: Path) -> dict | None:
+    """``folder``'s :func:`write_receipt` record; None if it has none."""
+    file = Path(folder) / RECEIPT
+    try:
+        receipt = json.loads(file.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise LogError(f"{file}: unreadable ({exc}); its checksums cannot be checked") \
+            from None
+    if not isinstance(receipt, dict) or not isinstance(receipt.get("files"), dict):
+        raise LogError(f"{file}: not a receipt (expected keys command and files)")
+    return receipt
 
 
 def read_manifest(path: Path) -> dict:

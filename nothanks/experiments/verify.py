@@ -1,34 +1,75 @@
-"""``nothanks verify``: check an experiment or participant directory and say how to repair it.
+"""``nothanks verify``: check any folder the suite writes and say which command repairs it.
 
-Checks, without changing anything: the manifest, every finished chunk's parts (or the
-merged tables) against their recorded checksums, the schema and row counts of every
-table (as :func:`~nothanks.experiments.load` does), and completeness.
+It finds, at or below the path it is given:
+
+* experiment directories (``manifest.json``): ``nothanks run`` output, a tournament's
+  games, a calibration trial's stage or held-out check, a participant session (real or
+  synthetic);
+* calibration studies (``study.db``, an Optuna SQLite storage);
+* ``nothanks simulate`` output (``games.parquet``, ``decisions.parquet`` and the
+  ``receipt.json`` recording their checksums and the command).
+
+Checks, without changing anything: every table against its recorded checksum (parts,
+merged tables, ``conditions`` and ``experiments``), the schema and row counts of every
+table (as :func:`~nothanks.experiments.load` does), and completeness. Each report names
+the command, with the options the folder was written with, that repairs it;
+:func:`repair` (``nothanks verify --repair``) does what a re-run would: it writes the
+derived tables again and replays damaged or missing games from the manifest's design.
 """
 from __future__ import annotations
 
+import json
+import os
+import shlex
+import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .log import experiment_dirs, load
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..io import release_lock
+from ..outputs import UPDATE_SHIPPED, committed_files
+from .log import load
 from .schema import LogError
-from .store import DAMAGED, ExperimentDir, read_manifest
+from .store import (
+    COMMAND_KEY,
+    DAMAGED,
+    MANIFEST,
+    PARTS,
+    RECEIPT,
+    ExperimentDir,
+    check_files,
+    read_manifest,
+    read_receipt,
+)
+
+#: A calibration study's Optuna storage (SQLite), as ``nothanks calibrate`` writes it.
+STUDY_DB = "study.db"
+#: The two tables of ``nothanks simulate`` output.
+SIMULATE_TABLES = ("games.parquet", "decisions.parquet")
+#: Folders of an experiment directory that are not folders of their own.
+_INSIDE = {DAMAGED, PARTS}
 
 
 @dataclass
 class VerifyReport:
-    """What was found in one directory, and what to do about it."""
+    """What was found in one folder, and the command that repairs it."""
 
     path: Path
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     repair: str = ""
+    kind: str = "run"
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     def render(self) -> str:
-        head = f"{self.path}: {'OK' if self.ok else f'{len(self.problems)} problem(s)'}"
+        state = "OK" if self.ok else f"{len(self.problems)} problem(s)"
+        head = f"{self.path} ({self.kind}): {state}"
         lines = [head, *(f"  - {p}" for p in self.problems), *(f"  · {n}" for n in self.notes)]
         if self.repair and not self.ok:
             lines.append(f"  repair: {self.repair}")
@@ -36,15 +77,44 @@ class VerifyReport:
 
 
 def verify(path: str | Path) -> list[VerifyReport]:
-    """One report per experiment directory at or under ``path``."""
-    try:
-        directories = experiment_dirs(path)
-    except LogError as exc:
-        return [VerifyReport(Path(path), [str(exc)])]
-    return [verify_one(directory) for directory in directories]
+    """One report per folder the suite writes at or under ``path`` (see the module
+    docstring); one failing report if there is none."""
+    path = Path(path)
+    if not path.is_dir():
+        what = "a file" if path.exists() else "no such directory"
+        return [VerifyReport(path, [f"{path}: {what}; give a folder nothanks wrote"],
+                             kind="?")]
+    reports = [check(folder, kind) for folder, kind in folders(path)]
+    return reports or [VerifyReport(path, [
+        f"{path}: nothing nothanks writes is in it or below: no {MANIFEST} (a run, "
+        f"tournament or participant session), {STUDY_DB} (a calibration study) or "
+        f"{' and '.join(SIMULATE_TABLES)} (simulate output)"], kind="?")]
 
 
+def folders(path: Path) -> Iterator[tuple[Path, str]]:
+    """Every folder at or below ``path`` that the suite writes, with its kind (run,
+    session, study or simulate), in sorted order."""
+    for root, dirs, files in os.walk(path):
+        here = Path(root)
+        dirs[:] = sorted(d for d in dirs if d not in _INSIDE)
+        if MANIFEST in files:
+            dirs[:] = []  # an experiment directory holds no other folder of the suite
+            yield here, "run"
+        elif STUDY_DB in files:
+            yield here, "study"
+        elif all(name in files for name in SIMULATE_TABLES):
+            dirs[:] = []
+            yield here, "simulate"
+
+
+def check(path: Path, kind: str) -> VerifyReport:
+    """The report on one folder of ``kind`` (as :func:`folders` names it)."""
+    return {"run": verify_one, "study": verify_study, "simulate": verify_simulate}[kind](path)
+
+
+# ----------------------------------------------------------------- experiments
 def verify_one(path: Path) -> VerifyReport:
+    """Check one experiment directory (a run, tournament, calibration stage or session)."""
     report = VerifyReport(path)
     try:
         manifest = read_manifest(path)
@@ -53,8 +123,12 @@ def verify_one(path: Path) -> VerifyReport:
         report.repair = "the manifest is needed to resume; restore it or start the run over"
         return report
     store = ExperimentDir(path, manifest)
-    session = manifest["participant"] is not None
-    damaged = store.problems()
+    report.kind = _run_kind(path, manifest)
+    try:
+        damaged = store.problems()
+    except LogError as exc:  # e.g. a design that cannot be rebuilt to compare with
+        report.problems.append(str(exc))
+        return report
     report.problems += [str(d) for d in damaged]
     missing = store.missing_chunks()
     games = manifest["games"]
@@ -69,16 +143,275 @@ def verify_one(path: Path) -> VerifyReport:
     else:
         report.notes.append(f"all {games} games finished"
                             + ("" if manifest["compacted"] else "; parts not merged yet"))
+    if unrecorded := store.unrecorded():
+        report.notes.append(
+            f"no checksum recorded for {', '.join(unrecorded)} (written by an older "
+            f"nothanks); their rows match the manifest. `nothanks verify --repair {path}` "
+            "records them")
     if (path / DAMAGED).exists():
         report.notes.append(f"files set aside earlier by a repair are in {path / DAMAGED}")
-    if session:
-        report.repair = (
-            "restart the session with the same participant id: damaged games are set aside "
-            "and played again" if not manifest["compacted"] else
-            "restore the damaged merged table from a backup: a participant's games cannot "
-            "be played again")
-    else:
-        report.repair = (f"re-run the same command (nothanks run <its design> --out {path}): "
-                         "damaged chunks are set aside and their games played again, with "
-                         "the same results")
+    only_derived = bool(damaged) and all(d.derived for d in damaged)
+    report.repair = _run_repair(path, manifest, report.kind, only_derived)
     return report
+
+
+def _run_kind(path: Path, manifest: dict) -> str:
+    if manifest["participant"] is not None:
+        return "participant session"
+    if _study_of(path) is not None:
+        return "calibration trial"
+    command = manifest.get(COMMAND_KEY) or ""
+    return "tournament" if command.startswith("nothanks tournament") else "run"
+
+
+def _run_repair(path: Path, manifest: dict, kind: str, only_derived: bool) -> str:
+    """The command that repairs experiment directory ``path`` (see :func:`repair`)."""
+    verify_repair = f"nothanks verify --repair {shlex.quote(str(path))}"
+    if only_derived:
+        return (f"{verify_repair} (writes conditions/experiments again from the manifest; "
+                "no game is played)")
+    if kind == "participant session":
+        return _session_repair(path, manifest, verify_repair)
+    if kind == "calibration trial":
+        study = _study_of(path)
+        return (f"{verify_repair} (replays this trial's damaged or missing games from the "
+                f"design in its manifest; {study / STUDY_DB} keeps the trial's result); an "
+                f"unfinished trial is also finished by re-running its study: "
+                f"{_study_command(study)}")
+    command = manifest.get(COMMAND_KEY) or _shipped_command(manifest)
+    rerun = f"re-run `{_with_out(command, path)}`, or " if command else ""
+    return (f"{rerun}{verify_repair} (re-runs the design its manifest holds): damaged "
+            "files are set aside and their games played again, with the same results")
+
+
+def _session_repair(path: Path, manifest: dict, verify_repair: str) -> str:
+    participant, parent = manifest["participant"], path.parent
+    if (manifest["synthetic"] and participant.startswith("synthetic-")
+            and manifest["experiment"] == "human-schedule"):  # nothanks synthetic's set
+        count = len(list(parent.glob("synthetic-*/" + MANIFEST)))
+        seed = _synthetic_seed(parent, count)
+        shown = "SEED (the seed the set was made with)" if seed is None else str(seed)
+        replace = UPDATE_SHIPPED if committed_files(parent) else "--force"
+        return (f"nothanks synthetic --out {shlex.quote(str(parent))} --participants {count} "
+                f"--seed {shown} {replace} (makes the whole synthetic set again)")
+    if manifest["compacted"]:
+        return ("restore the damaged merged table from a backup: a participant's games "
+                "cannot be played again")
+    return (f"restart the session of {participant} in {parent} (make session, or "
+            f"ParticipantSession({participant!r}, {str(parent)!r})): damaged games are "
+            f"set aside and played again ({verify_repair} sets them aside now)")
+
+
+def _synthetic_seed(parent: Path, count: int, default: int = 2018) -> int | None:
+    """``default`` if the synthetic set in ``parent`` was made with it (its stand-ins'
+    specs are those the seed draws), else None."""
+    import random
+
+    from .synthetic import ID_PREFIX, PRESET, standin_spec
+    rng = random.Random(default)
+    for number in range(1, count + 1):
+        try:
+            design = read_manifest(parent / f"{ID_PREFIX}{number:02d}")["design"]
+        except LogError:
+            return None
+        if design.get("human") != standin_spec(rng, PRESET):
+            return None
+    return default
+
+
+def _shipped_command(manifest: dict) -> str:
+    """``nothanks run NAME --games G --seed S ...`` for a folder of a shipped design (the
+    hash checked), else ''."""
+    from .design import DesignError, load_design, shipped_designs
+    name, found = manifest["experiment"], manifest["design"]
+    if name not in shipped_designs():
+        return ""
+    try:
+        design = load_design(name)
+    except DesignError:
+        return ""
+    words = ["nothanks", "run", name]
+    changes = {}
+    for key in ("games", "seed", "human"):
+        if found.get(key) is not None and found.get(key) != design.to_dict().get(key):
+            changes[key] = found[key]
+            words += [f"--{key}", str(found[key])]
+    if design.with_options(**changes).hash != manifest["design_hash"]:
+        return ""  # made by other means (e.g. thinned sweeps of a quick figures build)
+    return shlex.join(words)
+
+
+def _with_out(command: str, path: Path) -> str:
+    """``command`` writing to ``path`` (its own --out replaced)."""
+    words, out = shlex.split(command), []
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "--out":
+            skip = True
+        elif not word.startswith("--out="):
+            out.append(word)
+    return shlex.join([*out, "--out", str(path)])
+
+
+# ----------------------------------------------------------------- calibration
+def _study_of(path: Path) -> Path | None:
+    """The calibration study folder ``path`` is inside (trials/<hash>/stageN or
+    heldout/<name>/run), else None."""
+    for parent in list(path.parents)[:3]:
+        if (parent / STUDY_DB).exists():
+            return parent
+    return None
+
+
+def _study_rows(folder: Path) -> list[dict]:
+    """Each study in ``folder``'s ``study.db``: name, settings and trial states."""
+    uri = f"file:{(folder / STUDY_DB).resolve()}?mode=ro"
+    with sqlite3.connect(uri, uri=True) as db:
+        check = db.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            raise sqlite3.DatabaseError(f"integrity check: {check}")
+        studies = []
+        for study_id, name in db.execute("SELECT study_id, study_name FROM studies"):
+            attrs = dict(db.execute("SELECT key, value_json FROM study_user_attributes "
+                                    "WHERE study_id = ?", (study_id,)).fetchall())
+            states = dict(db.execute("SELECT state, COUNT(*) FROM trials WHERE study_id = ? "
+                                     "GROUP BY state", (study_id,)).fetchall())
+            studies.append({"name": name, "states": states,
+                            "settings": json.loads(attrs.get("settings", "null"))})
+    return studies
+
+
+def _study_command(folder: Path) -> str:
+    """The ``nothanks calibrate`` command that resumes the study in ``folder``, from the
+    settings its storage keeps."""
+    try:
+        studies = _study_rows(folder)
+    except sqlite3.Error:
+        studies = []
+    if not studies or studies[0]["settings"] is None:
+        return f"the nothanks calibrate command that made it, with --out {folder}"
+    study = studies[0]
+    s = study["settings"]
+    words = ["nothanks", "calibrate", "--out", str(folder), "--study-name", study["name"],
+             "--params", ",".join(s["params"]), "--targets", ",".join(s["targets"]),
+             "--games", str(s["games"]), "--seed", str(s["seed"]),
+             "--stages", ",".join(f"{x:g}" for x in s["stages"])]
+    if s.get("model_preset"):
+        words += ["--model-preset", s["model_preset"]]
+    for option, key in (("--weights", "weights"), ("--fixed", "fixed")):
+        if s.get(key):
+            words += [option, ",".join(f"{k}={v}" for k, v in s[key].items())]
+    kept = sum(n for state, n in study["states"].items() if state != "FAIL")
+    words += ["--trials", str(max(kept, 1))]
+    if committed_files(folder):
+        words.append(UPDATE_SHIPPED)
+    return shlex.join(words)
+
+
+def verify_study(path: Path) -> VerifyReport:
+    """Check a calibration study's storage (its trial folders are reported on their own,
+    as experiment directories)."""
+    report = VerifyReport(path, kind="calibration study")
+    try:
+        studies = _study_rows(path)
+    except sqlite3.Error as exc:
+        report.problems.append(f"{path / STUDY_DB}: cannot be read as an Optuna study "
+                               f"storage ({exc})")
+        report.repair = (f"restore {path / STUDY_DB} from a backup, or start the study "
+                         "over in a new folder")
+        return report
+    if not studies:
+        report.problems.append(f"{path / STUDY_DB}: holds no study")
+    for study in studies:
+        states = ", ".join(f"{n} {state.lower()}" for state, n in sorted(study["states"].items()))
+        report.notes.append(f"study {study['name']!r}: {states or 'no trials'}")
+        if study["settings"] is None:
+            report.problems.append(f"{path / STUDY_DB}: study {study['name']!r} records no "
+                                   "settings (not written by nothanks calibrate?)")
+        if study["states"].get("RUNNING"):
+            report.problems.append(f"study {study['name']!r}: {study['states']['RUNNING']} "
+                                   "trial(s) were interrupted")
+    trials = path / "trials"
+    kept = len([p for p in trials.iterdir() if p.is_dir()]) if trials.is_dir() else 0
+    report.notes.append(f"{kept} trial folder(s) kept" + (
+        "" if kept else " (their games are not kept with the study)"))
+    report.repair = f"re-run the study: {_study_command(path)}"
+    return report
+
+
+# -------------------------------------------------------------------- simulate
+def verify_simulate(path: Path) -> VerifyReport:
+    """Check ``nothanks simulate`` output: its tables against its receipt, and that they
+    read and agree (every decision's game is in the games table)."""
+    report = VerifyReport(path, kind="simulate output")
+    try:
+        receipt = read_receipt(path)
+    except LogError as exc:
+        receipt = None
+        report.problems.append(str(exc))
+    if receipt is not None:
+        report.problems += [str(d) for d in check_files(path, receipt["files"])]
+    elif not report.problems:
+        report.notes.append(f"no {RECEIPT} (written by an older nothanks): checksums cannot "
+                            "be checked, only that the tables read")
+    tables: dict[str, pa.Table] = {}
+    for name in SIMULATE_TABLES:
+        try:
+            tables[name] = pq.read_table(path / name)
+        except (pa.ArrowInvalid, OSError) as exc:
+            report.problems.append(f"{path / name}: cannot be read as Parquet (truncated or "
+                                   f"corrupted?): {exc}")
+    if len(tables) == len(SIMULATE_TABLES):
+        games = set(tables["games.parquet"].column("game_id").to_pylist())
+        stray = set(tables["decisions.parquet"].column("game_id").to_pylist()) - games
+        if stray:
+            report.problems.append(f"{path / 'decisions.parquet'}: decisions of games "
+                                   f"{sorted(stray)[:5]} that are not in games.parquet")
+        report.notes.append(f"{len(games)} games")
+    command = receipt["command"] if receipt else ""
+    report.repair = (f"re-run `{_with_out(command, path)} --force`" if command else
+                     f"re-run the nothanks simulate command that wrote it, with --out {path} "
+                     "--force")
+    return report
+
+
+# ---------------------------------------------------------------------- repair
+def repair(path: str | Path, *, jobs: int | None = None, progress: bool = True
+           ) -> list[VerifyReport]:
+    """Repair every experiment directory at or under ``path`` as a re-run would, then
+    verify again (the reports returned).
+
+    Damaged ``conditions``/``experiments`` tables are written again from the manifest
+    and missing checksums recorded; a run's damaged or missing games are played from the
+    design its manifest holds (:func:`~nothanks.experiments.run_design`: same results);
+    a participant session's damaged games are set aside for the session to play again
+    (a damaged merged table of a session cannot be replayed: :class:`LogError`).
+    Simulate output and calibration studies are re-made by their commands (the reports
+    name them).
+    """
+    from .run import claim_run, run_design
+    for folder, kind in folders(Path(path)):
+        if kind != "run":
+            continue
+        manifest = read_manifest(folder)
+        store = ExperimentDir(folder, manifest)
+        participant = manifest["participant"]
+        if participant is not None:
+            from .session import claim_participant
+            lock = claim_participant(folder.parent, participant)
+            try:
+                store.repair(replay_merged=False)
+            finally:
+                release_lock(lock)
+        elif store.missing_chunks() or any(not d.derived for d in store.problems()):
+            run_design(store.design(), folder, jobs=jobs, traces=manifest["traces"],
+                       progress=progress)
+        else:
+            lock = claim_run(folder)
+            try:
+                store.repair_derived()
+            finally:
+                release_lock(lock)
+    return verify(path)
