@@ -154,6 +154,9 @@ def test_verify_knows_simulate_output_and_names_its_command(tmp_path, capsys):
     assert f"{out / 'games.parquet'}: checksum differs" in text
     assert ("re-run `nothanks simulate --players 'heuristic;random;random' --games 5 --seed 3 "
             f"--low-card 3 --high-card 35 --removed 8 --out {out} --force`") in text
+    (out / "decisions.parquet").unlink()  # still found by its receipt
+    [report] = verify(tmp_path)
+    assert report.kind == "simulate output" and "decisions.parquet: missing" in report.render()
 
 
 def test_verify_knows_a_tournament_and_names_its_command(tmp_path, capsys):

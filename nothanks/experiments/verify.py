@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..io import release_lock
-from ..outputs import UPDATE_SHIPPED, committed_files
+from ..outputs import STAGING, UPDATE_SHIPPED, committed_files
 from .log import load
 from .schema import LogError
 from .store import (
@@ -93,16 +93,18 @@ def verify(path: str | Path) -> list[VerifyReport]:
 
 def folders(path: Path) -> Iterator[tuple[Path, str]]:
     """Every folder at or below ``path`` that the suite writes, with its kind (run,
-    session, study or simulate), in sorted order."""
+    study or simulate), in sorted order (hidden folders skipped, but for a command's
+    ``.staging``)."""
     for root, dirs, files in os.walk(path):
         here = Path(root)
-        dirs[:] = sorted(d for d in dirs if d not in _INSIDE)
+        dirs[:] = sorted(d for d in dirs if d not in _INSIDE
+                         and (d == STAGING or not d.startswith(".")))  # .git, .venv, ...
         if MANIFEST in files:
             dirs[:] = []  # an experiment directory holds no other folder of the suite
             yield here, "run"
         elif STUDY_DB in files:
             yield here, "study"
-        elif all(name in files for name in SIMULATE_TABLES):
+        elif RECEIPT in files or all(name in files for name in SIMULATE_TABLES):
             dirs[:] = []
             yield here, "simulate"
 
