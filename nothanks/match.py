@@ -111,16 +111,14 @@ def build_agents(specs: Sequence[str | Agent], traces: bool = False) -> list[Age
     agents = [s if isinstance(s, Agent) else make_agent(s) for s in specs]
     if traces:
         for agent in agents:
-            if hasattr(agent, "traces"):
+            if agent.can_trace:
                 agent.traces = True
     return agents
 
 
 def _trace_of(agent: Agent) -> Any:
     """The reasoning trace of the agent's last decision, when it keeps one."""
-    if not getattr(agent, "traces", False):
-        return None
-    return getattr(agent, "last_trace", None)
+    return agent.last_trace if agent.traces else None
 
 
 class Match:
@@ -318,7 +316,7 @@ class Match:
         # gets the same empty dict without the call
         infos = [None if type(agent).decision_info is Agent.decision_info
                  else agent.decision_info for agent in agents]
-        traced = [getattr(agent, "traces", False) for agent in agents]
+        traced = [agent.traces for agent in agents]
         keep, make = self.decisions.append, self._record
         while not game.over:
             seat = game.seat

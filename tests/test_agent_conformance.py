@@ -179,3 +179,19 @@ def test_a_bad_parameter_gets_a_one_line_error(name):
             make_agent(f"{name}:{key}=abc")
         message = str(bad.value)
         assert "\n" not in message and key in message and "abc" in message
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_traces_are_declared_not_probed(spec):
+    """``can_trace`` says whether the agent records reasoning traces; with ``traces`` on
+    it leaves one per decision (and the same moves), otherwise none."""
+    variant = Variant(players=3)
+    plain = Match([spec, "random", "random"], variant, seed=9).run()
+    traced = Match([spec, "random", "random"], variant, seed=9, traces=True).run()
+    assert [d.action for d in traced.decisions] == [d.action for d in plain.decisions]
+    own = [d for d in traced.decisions if d.seat == 0]
+    if make_agent(spec).can_trace:
+        assert all(d.trace is not None for d in own)
+    else:
+        assert all(d.trace is None for d in traced.decisions)
+    assert all(d.trace is None for d in plain.decisions)

@@ -19,6 +19,12 @@ class Agent:
     kind: ClassVar[str] = "model"
     #: Theory-of-mind order of a cognitive model; ``None`` for every other agent.
     tom_order: int | None = None
+    #: Whether this kind of agent can record a reasoning trace of each decision.
+    can_trace: ClassVar[bool] = False
+    #: Whether it records one now (set it only on an agent that ``can_trace``).
+    traces: bool = False
+    #: The trace of the last decision while ``traces`` is on, else ``None``.
+    last_trace: object | None = None
 
     def __init__(self) -> None:
         self.seat = -1

@@ -78,7 +78,7 @@ def play_chunk(design: Design, start: int, stop: int, context: LogContext,
         pool = _agents_for(design, plan.condition)
         seated = [pool[r] for r in plan.roles]
         for agent in seated:  # switched per game: the cache is shared by traced runs
-            if hasattr(agent, "traces"):
+            if agent.can_trace:
                 agent.traces = traces
         rows.add_game(plan, Match(seated, design.variant, plan.seed,
                                   game_id=plan.position).run())

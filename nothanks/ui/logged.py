@@ -257,7 +257,7 @@ class LoggedGame:
         self._pool.update(zip(missing, build_agents(missing), strict=True))
         shadows = {spec: self._pool[spec] for spec in specs}
         for agent in shadows.values():
-            if hasattr(agent, "traces"):
+            if agent.can_trace:
                 agent.traces = False
             agent.start(seat, self.variant, agent_seed(self.seed, seat))
         return shadows
@@ -274,7 +274,7 @@ class LoggedGame:
             if decision.seat == seat:
                 if decision.index == trace_at:
                     for agent in shadows.values():
-                        if hasattr(agent, "traces"):
+                        if agent.can_trace:
                             agent.traces = True
                 view = match.game.view(seat)
                 answers = {spec: _ask(agent, spec, view) for spec, agent in shadows.items()}
@@ -368,9 +368,9 @@ def _ask(agent: Agent, spec: str, view: View) -> Counterfactual:
     """The model's move on ``view``, its reason and trace (the game is not changed)."""
     action = Action(agent.decide(view))
     info = agent.decision_info()
-    return Counterfactual(spec, getattr(agent, "label", spec), action,
+    return Counterfactual(spec, agent.label, action,
                           str(info.get("reason") or ""), info,
-                          getattr(agent, "last_trace", None))
+                          agent.last_trace)
 
 
 def posterior_rows(posterior: PosteriorSource | None, row: Mapping[str, Any]

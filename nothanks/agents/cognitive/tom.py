@@ -133,6 +133,7 @@ class ToMAgent(Agent):
     """
 
     name = "tom"
+    can_trace = True
 
     def __init__(
         self,
