@@ -20,6 +20,7 @@ from nothanks.analysis.move_quality import (
     skip_to_collect,
 )
 from nothanks.experiments import Design, load, run_design
+from nothanks.play import ReplayError
 
 BUDGET = 24
 
@@ -70,7 +71,7 @@ def test_rerun_reads_the_cache(two_games, tmp_path, monkeypatch):
 def test_a_broken_game_is_named(two_games):
     decisions = two_games.decisions
     broken = decisions.drop(decisions.index[5])
-    with pytest.raises(AnalysisInputError, match=r"turn 6: logged .* replaying"):
+    with pytest.raises(ReplayError, match=r"turn 6: turn: logged 6, replayed 5"):
         move_quality(two_games, decisions=broken, iterations=BUDGET)
 
 

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from nothanks.experiments import load
+from nothanks.play import ReplayError
 from nothanks.rules import Action
 from nothanks.ui import LoggedGame, LoggedGameExplorer, explore_logged
 from nothanks.ui.logged import LoggedGameError, posterior_rows
@@ -97,7 +98,7 @@ def test_marks_logged_predictions_and_bad_input(game):
     decisions = game.log.decisions.copy()
     row = decisions.index[(decisions["game_id"] == GAME) & (decisions["turn"] == 5)][0]
     decisions.loc[row, "tokens_on_card"] += 1
-    with pytest.raises(LoggedGameError, match=f"game {GAME} turn 5: the replay shows"):
+    with pytest.raises(ReplayError, match=f"game {GAME} turn 5: tokens on card: logged "):
         LoggedGame(dataclasses.replace(game.log, decisions=decisions), GAME,
                    participant=PARTICIPANT)
 

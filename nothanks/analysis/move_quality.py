@@ -75,31 +75,19 @@ def _seed(seed: int, key: str) -> int:
 
 
 def _game_states(rows: pd.DataFrame, variant, where: str):
-    """Replay one game's logged moves; yield (row, view) at each decision.
+    """Replay one game's logged moves from its seed (:func:`nothanks.play.replay`);
+    yield (row, view) at each decision. A log that does not replay raises
+    :class:`~nothanks.play.ReplayError` naming the game, turn and field."""
+    from ..play.replay import LoggedMove, replay
 
-    The card order is the order in which the logged decisions meet the cards (every
-    dealt card is decided on at least once, since it must be taken); the replay checks
-    each logged decision against the rebuilt table and raises on any difference.
-    """
-    from ..rules import Game
-
-    order = list(dict.fromkeys(int(c) for c in rows["card"]))
-    if len(order) != variant.cards_played:
-        raise AnalysisInputError(
-            f"{where}: the logged decisions meet {len(order)} cards but the variant plays "
-            f"{variant.cards_played}; the game is incomplete (load complete logs only)")
-    game = Game(variant, order=tuple(order))
-    for row in rows.itertuples(index=False):
-        seat, turn = int(row.seat), int(row.turn)
-        logged = (seat, int(row.card), int(row.tokens_on_card), int(row.tokens_before))
-        rebuilt = (game.seat, game.card, game.tokens_on_card, game.tokens(game.seat))
-        if game.over or logged != rebuilt:
-            raise AnalysisInputError(
-                f"{where}, turn {turn}: logged (seat, card, tokens on card, own tokens) = "
-                f"{logged} but replaying the logged moves gives {rebuilt}; the decisions "
-                "table is not one complete game in turn order")
-        yield row, game.view(seat)
-        game.apply(str(row.action))
+    records = rows.to_dict("records")
+    moves = [LoggedMove.from_row(row) for row in records]
+    seed = int(records[0]["seed"])
+    steps = replay(moves, variant, seed, where=where)
+    for row, step in zip(rows.itertuples(index=False), steps, strict=False):
+        yield row, step.view
+    for _ in steps:  # the rest of the game: checks that the log has every move
+        pass
 
 
 def move_quality(log: Any, *, iterations: int = DEFAULT_ITERATIONS, c: float = 0.7,

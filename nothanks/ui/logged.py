@@ -2,7 +2,7 @@
 a run, decision by decision.
 
 :class:`LoggedGame` replays the game from its logged seed and variant through the one
-driver (:class:`~nothanks.match.Match`), every seat playing its logged moves, and checks
+replay (:func:`nothanks.play.replay`), every seat playing its logged moves, which checks
 each replayed decision against the log (turn, seat, card, tokens on it, own tokens, own
 cards; and that the logged move is legal there). For each decision it gives:
 
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -37,10 +37,10 @@ import ipywidgets as w
 import pandas as pd
 
 from ..agents import Agent
-from ..agents.baselines import ScriptedAgent
 from ..experiments.log import Log, load
-from ..match import DecisionRecord, Match, build_agents
-from ..rules import Action, IllegalActionError, Variant, View
+from ..match import DecisionRecord, build_agents
+from ..play.replay import ReplayStep, logged_moves, replay
+from ..rules import Action, Variant, View
 from ..rules.seeding import agent_seed
 from .explorer import _frame_html, runners_up
 from .pacing import load_cognitive_models
@@ -181,6 +181,7 @@ class LoggedGame:
         if rows.empty:
             raise LoggedGameError(f"game {game_id}: the log has no decisions for it")
         self.rows = rows.reset_index(drop=True)
+        self.moves = logged_moves(self.rows.to_dict(orient="records"))
         self.decisions = self._replay()
         self._shadowed: set[int] = set()
         self._pool: dict[str, Agent] = {}  # reused: start() resets an agent
@@ -203,45 +204,16 @@ class LoggedGame:
         return decision
 
     # --- replay -------------------------------------------------------------------------
-    def _match(self, listeners: Sequence[Callable] = ()) -> Match:
-        """The game from its seed, every seat playing its logged moves in turn order."""
-        moves: dict[int, list[str]] = {s: [] for s in range(self.variant.players)}
-        for row in self.rows.itertuples():
-            moves[int(row.seat)].append(str(row.action))
-        seats = [ScriptedAgent(moves[s], spec=self.specs[s]) for s in range(len(moves))]
-        return Match(seats, self.variant, self.seed, game_id=self.game_id,
-                     listeners=listeners)
+    def _replay_steps(self, listeners: Sequence[Callable] = ()) -> Iterator[ReplayStep]:
+        """The game from its seed, every seat playing its logged moves in turn order
+        (:func:`nothanks.play.replay`: each decision checked against the log)."""
+        return replay(self.moves, self.variant, self.seed, where=f"game {self.game_id}",
+                      game_id=self.game_id, specs=self.specs, listeners=listeners)
 
     def _replay(self) -> list[LoggedDecision]:
-        match = self._match()
-        out = []
-        for index, row in enumerate(self.rows.to_dict(orient="records")):
-            where = f"game {self.game_id} turn {row['turn']}"
-            if match.over:
-                raise LoggedGameError(f"{where}: the replayed game is over but the log has "
-                                      "more decisions")
-            view = match.game.view(match.to_move)
-            record = match.propose()
-            seen = (record.turn, record.seat, record.card, record.tokens_on_card,
-                    record.tokens_before, list(record.cards_before))
-            logged = (int(row["turn"]), int(row["seat"]), int(row["card"]),
-                      int(row["tokens_on_card"]), int(row["tokens_before"]),
-                      [int(c) for c in row["cards_before"]])
-            if seen != logged:
-                raise LoggedGameError(
-                    f"{where}: the replay shows (turn, seat, card, tokens on card, own "
-                    f"tokens, own cards) = {seen}, the log {logged}; the log does not come "
-                    "from this seed and variant, or its moves are out of order")
-            try:
-                record = match.commit()
-            except IllegalActionError as exc:
-                raise LoggedGameError(f"{where}: the logged move {row['action']!r} is illegal "
-                                      f"there ({exc})") from None
-            out.append(LoggedDecision(index, row, view, record))
-        if not match.over:
-            raise LoggedGameError(f"game {self.game_id}: the logged moves end before the "
-                                  "game does")
-        return out
+        rows = self.rows.to_dict(orient="records")
+        return [LoggedDecision(step.index, rows[step.index], step.view, step.record)
+                for step in self._replay_steps()]
 
     def _own_spec(self, seat: int) -> str | None:
         return self.specs[seat] if self.kinds[seat] == "model" else None
@@ -269,22 +241,22 @@ class LoggedGame:
         with reasoning traces (traces never change a decision)."""
         shadows = self._shadows(seat)
         own = self._own_spec(seat)
-        match = self._match([a.observe for a in shadows.values() if a.observes()])
-        for decision in self.decisions:
+        steps = self._replay_steps([a.observe for a in shadows.values() if a.observes()])
+        for step in steps:
+            decision = self.decisions[step.index]
             if decision.seat == seat:
                 if decision.index == trace_at:
                     for agent in shadows.values():
                         if agent.can_trace:
                             agent.traces = True
-                view = match.game.view(seat)
-                answers = {spec: _ask(agent, spec, view) for spec, agent in shadows.items()}
+                answers = {spec: _ask(agent, spec, step.view)
+                           for spec, agent in shadows.items()}
                 if decision.index == trace_at:
                     return answers
                 if trace_at is None:
                     decision.counterfactuals = {s: answers[s]
                                                 for s in dict.fromkeys(self.models)}
                     decision.replayed = answers.get(own) if own is not None else None
-            match.step()
         self._shadowed.add(seat)
         return {}
 
