@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..rules.seeding import key_seed
 from .frames import (
     AnalysisInputError,
     condition_variants,
@@ -70,8 +71,7 @@ def _key(row: Any, turn: int) -> str:
 
 
 def _seed(seed: int, key: str) -> int:
-    digest = hashlib.blake2b(f"{seed}|{key}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "little") >> 1
+    return key_seed(f"{seed}|{key}")
 
 
 def _game_states(rows: pd.DataFrame, variant, where: str):

@@ -9,8 +9,8 @@ seed because each seed below is a pure function of its inputs:
 - :func:`derive_seed`: the same derivation for any other entropy (a study's trial, a
   search's turn);
 - :func:`seed_words`: seeds of any size as ``SeedSequence`` entropy words;
-- :func:`text_seed` and :func:`name_word`: seeds from names (a participant's id, a
-  perturbation's operation);
+- :func:`text_seed`, :func:`key_seed` and :func:`name_word`: seeds from names (a
+  participant's id, a logged decision graded by the search, a perturbation's operation);
 - :func:`stream`: a NumPy generator from entropy; :func:`state_words`: raw state words;
 - :func:`reseed` and :func:`seeded`: Mersenne Twister generators in the state
   ``random.Random(seed)`` would have, for less (seeding is most of what dealing a game and
@@ -95,6 +95,13 @@ def text_seed(text: str) -> int:
     """A 60-bit seed from a name (a participant's id): the first 15 hex digits of its
     SHA-256."""
     return int(hashlib.sha256(text.encode()).hexdigest()[:15], 16)
+
+
+def key_seed(text: str) -> int:
+    """A 63-bit seed from a key (a logged decision's identity): its 8-byte BLAKE2b digest,
+    read little-endian, shifted right by one."""
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(),
+                          "little") >> 1
 
 
 def name_word(text: str) -> int:
