@@ -42,7 +42,7 @@ lab: $(VENV)/.installed-notebooks
 # Lint and the layer contracts first (both in pyproject.toml): a finding fails the target
 # before the tests run.
 test: $(VENV)/.installed-dev
-	$(VENV)/bin/ruff check nothanks tests benchmarks docs/conf.py
+	$(VENV)/bin/ruff check nothanks tests benchmarks notebooks docs/conf.py
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile
 

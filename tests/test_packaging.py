@@ -106,7 +106,7 @@ def test_make_test_lints_with_ruff_first_and_stops_on_findings(tmp_path):
     ruff = next(i for i, line in enumerate(lines) if "ruff check" in line)
     pytest_line = next(i for i, line in enumerate(lines) if "-m pytest" in line)
     assert ruff < pytest_line
-    assert all(path in lines[ruff] for path in ("nothanks", "tests", "benchmarks"))
+    assert all(path in lines[ruff] for path in ("nothanks", "tests", "benchmarks", "notebooks"))
     clean = subprocess.run(["make", "test"], cwd=fake_venv(tmp_path / "clean", 0),
                            capture_output=True, text=True)
     assert clean.returncode == 0, clean.stderr
