@@ -14,8 +14,13 @@ bring named *targets* — numbers the thesis reports, each with its section — 
 * the loss is a weighted sum of squared distances of each fitted target's value from
   its thesis range, in units of the target's ``scale`` (:data:`TARGETS`);
 * the study lives in an Optuna storage (SQLite in the output folder by default), so it
-  resumes after Ctrl-C or a crash and can be extended with more trials; a trial that was
-  interrupted is queued again with the same parameters and its finished games are kept.
+  resumes after Ctrl-C, a crash or a kill and can be extended with more trials; a trial
+  that was interrupted is queued again with the same parameters, its finished stages
+  are kept and its unfinished stage is resumed (:func:`nothanks.experiments.run_design`);
+* a trial's point is proposed from the seed, the number of finished trials and their
+  results alone (never from the state of the process), and never repeats a finished
+  point: a resumed, extended or interrupted study proposes what an uninterrupted one
+  would; the study's settings are fixed by its first trial that begins to play.
 
 :func:`evaluate` measures every target (fitted and held out) for given parameters on a
 seed the fit never used, with 95% intervals; :func:`heldout_table` puts the thesis, the
@@ -83,7 +88,21 @@ class Parameter:
     integer: bool = False
     choices: tuple[str, ...] = ()
 
+    def distribution(self):
+        """The Optuna distribution of this parameter's range (or choices)."""
+        from optuna.distributions import (
+            CategoricalDistribution,
+            FloatDistribution,
+            IntDistribution,
+        )
+        if self.choices:
+            return CategoricalDistribution(list(self.choices))
+        if self.integer:
+            return IntDistribution(int(self.low), int(self.high))
+        return FloatDistribution(self.low, self.high, log=self.log)
+
     def suggest(self, trial) -> float | int | str:
+        """This parameter's value in ``trial`` (drawn, or the value queued for it)."""
         if self.choices:
             return trial.suggest_categorical(self.name, list(self.choices))
         if self.integer:
@@ -534,7 +553,7 @@ class Study:
 def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
               targets: Sequence[str] = DEFAULT_FIT, heldout: Sequence[str] = DEFAULT_HELDOUT,
               trials: int = 20, games: int = DEFAULT_GAMES, seed: int = 2018,
-              stages: Sequence[float] = DEFAULT_STAGES, storage: str | None = None,
+              stages: Sequence[float] = DEFAULT_STAGES, storage: object = None,
               study_name: str = "thesis-fit", model_preset: str | None = None,
               weights: Mapping[str, float] | None = None, jobs: int | None = 1, client=None,
               progress: bool = True, command: str = "",
@@ -548,7 +567,8 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         games: games per condition per trial (the issue's 2,000 for a real study).
         seed: root seed of the fit; stage *i* plays the deals of ``seed + i``.
         stages: fractions of ``games`` after which a trial reports and may be pruned.
-        storage: an Optuna storage URL (default: SQLite ``study.db`` in ``out``).
+        storage: an Optuna storage URL or storage object (default: SQLite ``study.db``
+            in ``out``).
         model_preset: a preset the ToM seats start from (e.g. when fitting stand-ins).
         jobs, client: how each trial's games are played (as :func:`run_design`).
         start: values of some free parameters the new study tries first (one mapping,
@@ -560,6 +580,7 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
     """
     try:
         import optuna
+        from optuna.trial import TrialState
     except ModuleNotFoundError:
         raise CalibrationError("calibration needs Optuna: pip install 'nothanks[calibrate]'"
                                ) from None
@@ -585,22 +606,20 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
     out.mkdir(parents=True, exist_ok=True)
     storage = storage or f"sqlite:///{(out / 'study.db').resolve()}"
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.create_study(
-        study_name=study_name, storage=storage, direction="minimize", load_if_exists=True,
-        sampler=optuna.samplers.TPESampler(seed=seed, n_startup_trials=min(8, trials)),
-        pruner=optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=0))
     settings = {"params": list(params), "targets": list(targets), "games": games,
                 "seed": seed, "stages": list(stages), "model_preset": model_preset,
                 "weights": weights, **({"fixed": fixed} if fixed else {})}
-    _check_settings(study, settings)
-    _requeue_interrupted(study)
     points = [start] if isinstance(start, Mapping) else list(start or ())
     for point in points:
         _pick(list(point), {n: None for n in params}, "start parameter (not a free one)")
+    study = _open_study(study_name, storage, settings)
+    _requeue_interrupted(study, params)
     if not study.trials:
         for point in points:
             study.enqueue_trial(dict(point))
     per_stage = stage_games(games, stages)
+    space = {name: PARAMETERS[name].distribution() for name in params}
+    startup = min(8, trials)
 
     def objective(trial) -> float:
         values = fixed | {name: PARAMETERS[name].suggest(trial) for name in params}
@@ -612,9 +631,14 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         for stage, n in enumerate(per_stage):
             design = trial_design(values, targets, folder, n, seed + stage,
                                   f"{study_name}-stage{stage}", model_preset)
+            if stage == 0:
+                _begin(study, trial, design, settings)
             ex.run_design(design, folder / f"stage{stage}", jobs=jobs, client=client,
                           progress=False)
-            measured = measure(ex.load(folder), targets)
+            # the stages played so far (a later stage's folder may hold an interrupted
+            # attempt's games: it is resumed when the trial gets there)
+            log = ex.load([folder / f"stage{i}" for i in range(stage + 1)])
+            measured = measure(log, targets)
             loss = float(sum(targets_used[k].loss(m.value) for k, m in measured.items()))
             trial.set_user_attr("metrics", {k: m.value for k, m in measured.items()})
             trial.set_user_attr("seconds", time.perf_counter() - begun)
@@ -623,13 +647,13 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
                 raise optuna.TrialPruned()
         return loss
 
-    done = _finished(study)
-    bar = _bar(trials, done, progress, study_name)
+    bar = _bar(trials, _finished(study), progress, study_name)
     try:
-        while done < trials:
-            study.optimize(objective, n_trials=trials - done, catch=(),
-                           callbacks=[lambda s, t: _advance(bar, s)])
-            done = _finished(study)
+        while _finished(study) < trials:
+            if not study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
+                study.enqueue_trial(_propose(study, space, seed, startup))
+            _run_trial(study, objective)
+            _advance(bar, study)
     finally:
         bar.close()
     result = Study(study, out, fixed=fixed)
@@ -648,12 +672,50 @@ def _finished(study) -> int:
                                 states=(TrialState.COMPLETE, TrialState.PRUNED)))
 
 
+def _open_study(name: str, storage: object, settings: dict):
+    """The study ``name`` in ``storage``, created or resumed.
+
+    A study none of whose trials began to play (e.g. a command that failed on a bad
+    value before its first game) has measured nothing: it is started afresh, so it
+    fixes no settings. A study with such a trial must be resumed with the settings it
+    was started with (else its trials' losses would not compare).
+    """
+    import optuna
+
+    def open_():
+        return optuna.create_study(
+            study_name=name, storage=storage, direction="minimize", load_if_exists=True,
+            pruner=optuna.pruners.MedianPruner(n_startup_trials=4, n_warmup_steps=0))
+    study = open_()
+    if "settings" in study.user_attrs and _has_begun(study):
+        _check_settings(study, settings)
+    elif study.trials or study.user_attrs:
+        optuna.delete_study(study_name=name, storage=storage)
+        study = open_()
+    return study
+
+
+def _has_begun(study) -> bool:
+    """Whether a trial of ``study`` began to play (or, in a study from before trials
+    were marked, finished, reported a stage or was left running)."""
+    from optuna.trial import TrialState
+    return any(t.user_attrs.get("began") or t.intermediate_values or t.state in (
+        TrialState.COMPLETE, TrialState.PRUNED, TrialState.RUNNING) for t in study.trials)
+
+
+def _begin(study, trial, design: Design, settings: dict) -> None:
+    """Mark ``trial`` as beginning to play ``design`` (its agents checked first); the
+    first trial that begins fixes the study's settings."""
+    design.validate_agents()
+    if "settings" not in study.user_attrs:
+        study.set_user_attr("settings", settings)
+    trial.set_user_attr("began", True)
+
+
 def _check_settings(study, settings: dict) -> None:
     """A resumed study must keep what defines its loss (else its trials don't compare)."""
-    stored = study.user_attrs.get("settings")
-    if stored is None:
-        study.set_user_attr("settings", settings)
-    elif stored != json.loads(json.dumps(settings)):
+    stored = study.user_attrs["settings"]
+    if stored != json.loads(json.dumps(settings)):
         changed = sorted(k for k in settings if stored.get(k) != json.loads(
             json.dumps(settings[k])))
         raise CalibrationError(
@@ -662,15 +724,90 @@ def _check_settings(study, settings: dict) -> None:
             "--study-name or output folder")
 
 
-def _requeue_interrupted(study) -> None:
-    """Trials left running by a killed process: mark them failed and queue their
-    parameters again (their finished games are on disk and are reused). One process
-    works on a study at a time; its trials run their games in parallel instead."""
+def _requeue_interrupted(study, params: Sequence[str]) -> None:
+    """Trials left running by a killed or interrupted process: mark them failed and queue
+    their parameters again (their finished stages are on disk and are reused, their
+    unfinished stage is resumed). A trial interrupted before it had drawn every free
+    parameter is not queued: the next proposal is the same point (:func:`_propose`).
+    One process works on a study at a time; its trials run their games in parallel."""
     from optuna.trial import TrialState
     for trial in study.get_trials(deepcopy=True, states=(TrialState.RUNNING,)):
         study.tell(trial.number, state=TrialState.FAIL)
-        if trial.params:
+        if set(trial.params) == set(params):
             study.enqueue_trial(trial.params, skip_if_exists=False)
+
+
+#: Proposals drawn for one trial before the study gives up finding a point it has not
+#: finished (only a small, all-discrete space runs out).
+PROPOSALS = 200
+
+
+def _propose(study, space: Mapping[str, object], seed: int, startup: int) -> dict:
+    """The next point to try: TPE's proposal from the study's finished trials, seeded by
+    ``seed`` and their number (so a resumed or extended study proposes what an
+    uninterrupted one would), redrawn until it is not a point already finished."""
+    import numpy as np
+    import optuna
+    from optuna.trial import TrialState
+    finished = study.get_trials(deepcopy=True, states=(TrialState.COMPLETE,
+                                                       TrialState.PRUNED))
+    seen = {_point_key(t.params) for t in finished}
+    size = _space_size(space)
+    if size is not None and len(seen) >= size:
+        raise CalibrationError(
+            f"study {study.study_name!r} has finished every one of the {size} points of its "
+            f"free parameters ({', '.join(space)}); ask for at most {size} trials, or free "
+            "another parameter")
+    scratch = optuna.create_study(direction="minimize")  # in memory: the proposals only
+    scratch.add_trials(finished)
+    for attempt in range(PROPOSALS):
+        words = np.random.SeedSequence([seed, len(finished), attempt]).generate_state(1)
+        scratch.sampler = optuna.samplers.TPESampler(seed=int(words[0]),
+                                                     n_startup_trials=startup)
+        point = scratch.ask(dict(space)).params
+        if _point_key(point) not in seen:
+            return point
+    raise CalibrationError(
+        f"study {study.study_name!r}: {PROPOSALS} proposals were all points it has "
+        f"finished ({len(seen)} so far); free another parameter or stop here")
+
+
+def _point_key(params: Mapping[str, object]) -> str:
+    return json.dumps({k: params[k] for k in sorted(params)}, default=str)
+
+
+def _space_size(space: Mapping[str, object]) -> int | None:
+    """How many points the space has (None: a continuous parameter, unbounded)."""
+    from optuna.distributions import CategoricalDistribution, IntDistribution
+    size = 1
+    for dist in space.values():
+        if isinstance(dist, CategoricalDistribution):
+            size *= len(dist.choices)
+        elif isinstance(dist, IntDistribution):
+            size *= (dist.high - dist.low) // dist.step + 1
+        else:
+            return None
+    return size
+
+
+def _run_trial(study, objective: Callable) -> None:
+    """Ask for the next (queued) trial, play it and tell the study how it ended. An
+    interrupted trial (Ctrl-C) is left running, as a kill leaves it: the next run
+    queues it again; any other error fails it and is raised."""
+    import optuna
+    from optuna.trial import TrialState
+    trial = study.ask()
+    try:
+        loss = objective(trial)
+    except optuna.TrialPruned:
+        study.tell(trial, state=TrialState.PRUNED)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        study.tell(trial, state=TrialState.FAIL)
+        raise
+    else:
+        study.tell(trial, loss)
 
 
 def _bar(total: int, done: int, enabled: bool, name: str):
@@ -732,7 +869,7 @@ def write_outputs(result: Study, targets: Sequence[str], heldout: Sequence[str],
     (out / "summary.md").write_text("\n".join(lines))
     files.append(out / "summary.md")
     files += write_preset(result.best_params, out, study.study_name, settings, best.value,
-                          metrics, len(table), command)
+                          metrics, _finished(study), command)
     files += _plots(study, out)
     return files
 

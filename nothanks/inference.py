@@ -43,7 +43,6 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -61,6 +60,8 @@ from .agents.cognitive.likelihood import (
 )
 from .analysis.frames import AnalysisInputError, condition_variants
 from .analysis.paired import SYNTHETIC_LABEL, data_source, wilson_interval
+from .experiments.backends import worker_pool
+from .io import write_frame
 from .match import Match
 from .rules import Action, Event, Variant, View, sequence_category
 
@@ -263,7 +264,7 @@ def _replay_all(tasks: list[GameTask], settings: InferenceSettings,
                 processes: int) -> list[dict]:
     if processes <= 1 or len(tasks) < 2:
         return [row for task in tasks for row in _replay(task, settings)]
-    with ProcessPoolExecutor(max_workers=processes) as pool:
+    with worker_pool(processes) as pool:
         chunk = max(1, len(tasks) // (4 * processes))
         results = pool.map(_replay, tasks, [settings] * len(tasks), chunksize=chunk)
         return [row for rows in results for row in rows]
@@ -343,7 +344,7 @@ def likelihood_frame(log, participants: Sequence[str] | None = None, *,
         frame = _tidy([r for r in rows if r["participant"] == participant], settings)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            frame.to_parquet(path, index=False)
+            write_frame(frame, path)  # whole or absent: a kill leaves no torn cache file
         frames.append(frame)
     out = pd.concat(frames, ignore_index=True)
     order = {p: i for i, p in enumerate(participants)}
@@ -554,8 +555,7 @@ def play_simulated_player(participant: str, out_dir: str | Path, spec: str, laps
     clock = SimulatedClock()
     session = ParticipantSession(participant, out_dir, design, human=spec, clock=clock)
     player = session.standin
-    digest = int(hashlib.sha256(participant.encode()).hexdigest()[:15], 16)
-    rng = np.random.default_rng(digest)
+    rng = _lapse_coin(participant, session, lapse)
     while not session.finished:
         while not session.game_over:
             if session.human_to_move:
@@ -571,6 +571,25 @@ def play_simulated_player(participant: str, out_dir: str | Path, spec: str, laps
                 session.step()
         session.next_game()
     return participant
+
+
+def _lapse_coin(participant: str, session, lapse: float) -> np.random.Generator:
+    """The simulated player's lapse coin (seeded from the participant id) at the draw
+    the session's next game starts with: a resumed session skips the draws of the
+    games it has finished (one per human decision, two after a lapse), so a killed and
+    resumed player plays exactly as an uninterrupted one."""
+    digest = int(hashlib.sha256(participant.encode()).hexdigest()[:15], 16)
+    rng = np.random.default_rng(digest)
+    if session.finished or not session.games_done:
+        return rng
+    from .experiments.log import load
+    decisions = load(session.directory, allow_incomplete=True).decisions
+    played = ((decisions["player_kind"] == "human")
+              & (decisions["game_id"] < session.plan.position)).sum()
+    for _ in range(int(played)):
+        if rng.random() < lapse:
+            rng.random()
+    return rng
 
 
 def _play_one(args: tuple) -> str:
@@ -595,7 +614,7 @@ def simulate_players(out_dir: str | Path, *, types: Iterable[str] = tuple(PLAYER
         for i in range(1, per_type + 1):
             jobs.append((f"{prefix}-{name.lower()}-{i:02d}", out_dir, spec, lapse, design))
     if processes > 1:
-        with ProcessPoolExecutor(max_workers=processes) as pool:
+        with worker_pool(processes) as pool:
             return list(pool.map(_play_one, jobs))
     return [_play_one(job) for job in jobs]
 

@@ -1,8 +1,11 @@
 """Helpers shared by several test files (imported plainly: ``from helpers import ...``)."""
 from __future__ import annotations
 
+import importlib.util
 import shutil
+import sys
 from pathlib import Path
+from types import ModuleType
 
 from nothanks.experiments.design import Design, Table
 from nothanks.rules import Variant, View
@@ -28,3 +31,15 @@ def copy_log(log: Path, tmp_path: Path) -> Path:
     target = tmp_path / "copy"
     shutil.copytree(log, target)
     return target
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """The script ``benchmarks/<name>.py`` as a module (registered, so its dataclasses
+    and forked processes work)."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

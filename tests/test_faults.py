@@ -25,7 +25,7 @@ from nothanks.experiments.store import DAMAGED, PARTS, RECEIPTS, ExperimentDir
 from nothanks.experiments.synthetic import play_session
 from nothanks.experiments.verify import verify
 
-from helpers import ROOT
+from helpers import ROOT, load_benchmark
 
 #: A small design: 3 conditions x 4 games, baseline agents, chunks of 2 games.
 SMALL = Design(name="faults", seed=5, games=4, tables=(
@@ -201,25 +201,9 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
     assert not [c for c in children if _alive(c)], "workers outlived their parent"
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            text = status.read_text()
-        except OSError:
-            continue
-        for line in text.splitlines():
-            if line.startswith("PPid:") and int(line.split()[1]) == pid:
-                found.append(int(status.parent.name))
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-    return "State:\tZ" not in state
+#: Processes below a pid, and whether a pid is a live process (the random-kill driver's).
+_KILLS = load_benchmark("random_kills")
+_children, _alive = _KILLS.descendants, _KILLS.alive
 
 
 MINI_SESSION = Design(name="mini-session", seed=2, games=1, tables=(

@@ -32,13 +32,12 @@ def execute(chunks: Sequence[Chunk], design: Design, context: LogContext, traces
                 yield (start, stop), play_chunk(design, start, stop, context, traces)
         return
     import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, wait
     if multiprocessing.get_start_method() == "fork":
         prepare_to_fork(design)
     limit = in_flight or 2 * jobs
     queue = iter(chunks)
-    executor = ProcessPoolExecutor(max_workers=jobs, initializer=_tune_worker,
-                                   initargs=(os.getpid(),))
+    executor = worker_pool(jobs, tune_gc=True)
     try:
         running = {}
         for chunk in _take(queue, limit):
@@ -63,10 +62,21 @@ GC_THRESHOLDS = (10_000, 10, 10)
 PARENT_CHECK_SECONDS = 1.0
 
 
-def _tune_worker(parent: int) -> None:
-    """Initializer of worker processes: collector thresholds, and a watchdog that ends
-    the worker when its parent dies (a killed ``nothanks run`` leaves no orphans)."""
-    gc.set_threshold(*GC_THRESHOLDS)
+def worker_pool(workers: int, *, tune_gc: bool = False):
+    """A ``ProcessPoolExecutor`` of ``workers`` local processes that end when this process
+    dies: each runs a watchdog thread that checks its parent every
+    :data:`PARENT_CHECK_SECONDS`, so a killed command (``nothanks run``, ``infer``, ...)
+    leaves no orphans. ``tune_gc``: the players' collector thresholds
+    (:data:`GC_THRESHOLDS`) in the workers."""
+    from concurrent.futures import ProcessPoolExecutor
+    return ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
+                               initargs=(os.getpid(), tune_gc))
+
+
+def _start_worker(parent: int, tune_gc: bool) -> None:
+    """Initializer of :func:`worker_pool`'s processes."""
+    if tune_gc:
+        gc.set_threshold(*GC_THRESHOLDS)
     threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True,
                      name="nothanks-parent-watchdog").start()
 

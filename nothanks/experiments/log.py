@@ -55,13 +55,15 @@ def experiment_dirs(path: str | Path) -> list[Path]:
     return found
 
 
-def load(path: str | Path, *, allow_incomplete: bool = False) -> Log:
-    """Read and validate an experiment directory (or a folder of them, e.g. participants).
+def load(path: str | Path | Sequence[str | Path], *, allow_incomplete: bool = False) -> Log:
+    """Read and validate an experiment directory (or a folder of them, e.g. participants,
+    or a list of such paths: their tables together).
 
     Raises :class:`LogError` naming the file, column or row on any schema violation,
     and, unless ``allow_incomplete``, when games are missing (an interrupted run).
     """
-    loaded = [_load_one(d, allow_incomplete) for d in experiment_dirs(path)]
+    paths = [path] if isinstance(path, str | Path) else list(path)
+    loaded = [_load_one(d, allow_incomplete) for p in paths for d in experiment_dirs(p)]
     tables = {}
     for name in TABLES:
         parts = [t[name] for t in loaded]
