@@ -9,8 +9,8 @@ import pytest
 
 from nothanks.agents import AgentSpecError, make_agent, split_specs
 from nothanks.cli import main
+from nothanks.cli.experiments import first_sentence
 from nothanks.experiments import DesignError, load, load_design
-from nothanks.experiments.cli import first_sentence
 from nothanks.experiments.design import shipped_designs
 from nothanks.runner import summarize
 
@@ -206,18 +206,18 @@ SESSION = str(ROOT / "data" / "synthetic" / "synthetic-01")
 def no_work(monkeypatch):
     """Make every command's work fail loudly: a refused call must not reach it."""
     import nothanks.calibrate
+    import nothanks.cli.tournament
     import nothanks.experiments.run
     import nothanks.experiments.synthetic
     import nothanks.inference
     import nothanks.report
     import nothanks.runner
-    import nothanks.tournament_cli
 
     def work(*args, **kwargs):
         raise AssertionError("work started before the arguments were checked")
     for module, name in ((nothanks.experiments.run, "run_design"),
                          (nothanks.runner, "play_games"), (nothanks.report, "make_figures"),
-                         (nothanks.tournament_cli, "play_and_rate"),
+                         (nothanks.cli.tournament, "play_and_rate"),
                          (nothanks.calibrate, "calibrate"),
                          (nothanks.inference, "infer_order"),
                          (nothanks.inference, "simulate_players"),

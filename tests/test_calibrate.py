@@ -217,7 +217,7 @@ def test_fixed_values_play_in_every_trial_and_reach_the_preset(tmp_path, monkeyp
                       progress=False, study_name="humans")
     with pytest.raises(cal.CalibrationError, match="both free and fixed"):
         cal.calibrate(tmp_path / "b", **(TINY | {"params": ["T"]}), fixed={"T": 1.0})
-    from nothanks.calibrate_cli import _fixed
+    from nothanks.cli.calibrate import _fixed
     assert _fixed("greed=0.41,poor=4") == {"greed": 0.41, "poor": 4} and _fixed(None) == {}
     with pytest.raises(cal.CalibrationError, match="one set"):
         _fixed("T=1;T=2")
@@ -241,7 +241,7 @@ def test_the_report_section_reads_the_shipped_studies():
 
 
 def test_start_points_parse_from_the_command_line():
-    from nothanks.calibrate_cli import _start
+    from nothanks.cli.calibrate import _start
     assert _start("T=-1,low=3; near=2.5") == [{"T": -1, "low": 3}, {"near": 2.5}]
     assert _start(None) == []
     with pytest.raises(cal.CalibrationError, match="NAME=VALUE"):
@@ -249,7 +249,7 @@ def test_start_points_parse_from_the_command_line():
 
 
 def test_target_weights_parse_from_the_command_line_and_reach_the_study(tmp_path):
-    from nothanks.calibrate_cli import _weights
+    from nothanks.cli.calibrate import _weights
     assert _weights("human_vs_tom0=2,human_pass_share=0.5") == {
         "human_vs_tom0": 2.0, "human_pass_share": 0.5}
     assert _weights(None) == {}

@@ -17,6 +17,7 @@ from nothanks.analysis import (
     weng_lin_ratings,
 )
 from nothanks.cli import main
+from nothanks.cli.tournament import LEADERBOARD_FILES, play_and_rate
 from nothanks.experiments import load
 from nothanks.experiments.tournament import (
     Tournament,
@@ -27,7 +28,6 @@ from nothanks.experiments.tournament import (
     run_tournament,
     shipped_tournaments,
 )
-from nothanks.tournament_cli import LEADERBOARD_FILES, play_and_rate
 
 #: Baselines only (a game takes about a millisecond): 5 tables x 4 rotations x 6 deals.
 POOL = ("random", "always-pass", "heuristic:T=-3", "heuristic:T=0", "heuristic:T=3")

@@ -13,8 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import cli_checks as checks
-from .outputs import (
+from .. import cli_checks as checks
+from ..outputs import (
     UPDATE_SHIPPED,
     OutputError,
     check_output,
@@ -39,7 +39,7 @@ def _variant_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _variant_from(args: argparse.Namespace, players: int):
-    from .rules import Variant
+    from ..rules import Variant
     return Variant(players=players, low_card=args.low_card, high_card=args.high_card,
                    removed=args.removed, starting_tokens=args.starting_tokens,
                    open_tokens=args.open_tokens)
@@ -64,10 +64,10 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
     _variant_arguments(parser)
 
     def run(args: argparse.Namespace) -> int:
-        from .agents import AgentSpecError, make_agent, split_specs
-        from .experiments.rows import compact_frames
-        from .io import write_frame
-        from .runner import play_games, summarize
+        from ..agents import AgentSpecError, make_agent, split_specs
+        from ..experiments.rows import compact_frames
+        from ..io import write_frame
+        from ..runner import play_games, summarize
         specs = [spec for text in args.players for spec in split_specs(text)]
         variant = _variant_from(args, len(specs))
         for seat, spec in enumerate(specs):  # every spec fails now, before a game is played
@@ -86,7 +86,7 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
         if args.out is not None:
             write_frame(games, args.out / "games.parquet")
             write_frame(decisions, args.out / "decisions.parquet")
-            from .experiments.store import write_receipt  # last: marks the output complete
+            from ..experiments.store import write_receipt  # last: marks the output complete
             write_receipt(args.out, ["games.parquet", "decisions.parquet"],
                           _simulate_command(args, specs))
         summary = summarize(games, decisions)
@@ -118,12 +118,12 @@ def _fail(command: str, message: str) -> int:
 
 def _agents(parser: argparse.ArgumentParser) -> Runner:
     def run(args: argparse.Namespace) -> int:
-        from .agents import agent_parameters, registered
+        from ..agents import agent_parameters, registered
         for name in registered():
             params = agent_parameters(name)
             shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "(no parameters)"
             print(f"{name:12s} {shown}")
-        from .agents.spec import PRESET_KEY, load_preset, presets
+        from ..agents.spec import PRESET_KEY, load_preset, presets
         print(f"\npresets (every agent spec also takes {PRESET_KEY}=NAME; the spec's own "
               "parameters override the preset's):")
         for name in presets():
@@ -131,7 +131,7 @@ def _agents(parser: argparse.ArgumentParser) -> Runner:
             shown = ", ".join(f"{k}={v}" for k, v in preset.params.items()
                               if len(v) < 40) or "(no parameters)"
             print(f"{name:14s} for {', '.join(preset.agents) or 'every agent'}: {shown}")
-        from .agents.cognitive.instance_sets import PERTURBATIONS, describe_sets
+        from ..agents.cognitive.instance_sets import PERTURBATIONS, describe_sets
         print("\ninstance sets of the ToM models (instances=NAME, NAME+op=value+...+seed=N, "
               "or a path):")
         for name, size, made in describe_sets():
@@ -172,7 +172,7 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
     def run(args: argparse.Namespace) -> int:
-        from .report import make_figures
+        from ..report import make_figures
         out = args.out or fresh_folder("figures")
         check_output(out, "figures", "the figures", force=True,
                      update_shipped=args.update_shipped)
@@ -195,8 +195,10 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
 
 def commands() -> dict[str, tuple[str, Configure]]:
     """Every subcommand: name -> (help line, configure function)."""
-    from . import calibrate_cli, inference_cli, tournament_cli
-    from .experiments import cli as experiments_cli
+    from . import calibrate as calibrate_cli
+    from . import experiments as experiments_cli
+    from . import inference as inference_cli
+    from . import tournament as tournament_cli
     return {
         "simulate": ("play games between agents and write games/decisions Parquet tables",
                      _simulate),
@@ -251,12 +253,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     Ctrl-C is one line and exit code 130."""
     parser, runners = build_parser()
     args = parser.parse_args(argv)
-    from .agents import AgentSpecError
-    from .analysis import AnalysisInputError
-    from .calibrate import CalibrationError
-    from .experiments import DesignError, LogError
-    from .experiments.run import RunError
-    from .rules import VariantError
+    from ..agents import AgentSpecError
+    from ..analysis import AnalysisInputError
+    from ..calibrate import CalibrationError
+    from ..experiments import DesignError, LogError
+    from ..experiments.run import RunError
+    from ..rules import VariantError
     try:
         return runners[args.command](args)
     except (AgentSpecError, VariantError, OutputError, DesignError, LogError, RunError,

@@ -15,11 +15,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import cli_checks as checks
-from .outputs import UPDATE_SHIPPED, check_shipped, fresh_folder, replacing
+from .. import cli_checks as checks
+from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder, replacing
 
 if TYPE_CHECKING:
-    from .calibrate import Parameter
+    from ..calibrate import Parameter
 
 Runner = Callable[[argparse.Namespace], int]
 #: Most trials one study may be asked for (the shipped studies have 16 to 40).
@@ -86,8 +86,8 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     def run(args: argparse.Namespace) -> int:
-        from . import calibrate as cal
-        from .calibrate import CalibrationError
+        from .. import calibrate as cal
+        from ..calibrate import CalibrationError
         if args.list:
             print(cal.describe())
             return 0
@@ -130,8 +130,8 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
 def _study(args: argparse.Namespace, out: Path, params: list[str], targets: list[str],
            heldout: list[str], stages: list[float], command: str) -> None:
     """Run (or resume) the study into ``out``, then its held-out check if asked."""
-    from . import calibrate as cal
-    from .calibrate import CalibrationError
+    from .. import calibrate as cal
+    from ..calibrate import CalibrationError
     result = cal.calibrate(
         out, params=params, targets=targets, heldout=heldout, trials=args.trials,
         games=args.games, seed=args.seed, stages=stages, storage=args.storage,
@@ -172,7 +172,7 @@ def _storage(text: str) -> str:
 
 def _model_preset(text: str) -> str:
     """``--model-preset``: a shipped preset for the ToM models."""
-    from .agents import AgentSpecError, load_preset, presets
+    from ..agents import AgentSpecError, load_preset, presets
     try:
         preset = load_preset(text)
     except AgentSpecError as exc:
@@ -192,9 +192,9 @@ def _preflight(args: argparse.Namespace, params: Sequence[str], targets: Sequenc
     and ``--start`` values (numbers finite, start points inside the search ranges, and
     every agent a trial would build from them valid), the model preset, and that the
     held-out check's seed is not one of the fit's."""
-    from . import calibrate as cal
-    from .calibrate import CalibrationError
-    from .experiments import DesignError
+    from .. import calibrate as cal
+    from ..calibrate import CalibrationError
+    from ..experiments import DesignError
     for option, names, table in (("--params", params, cal.PARAMETERS),
                                  ("--targets", targets, cal.TARGETS),
                                  ("--heldout", heldout, cal.TARGETS)):
@@ -238,14 +238,14 @@ def _preflight(args: argparse.Namespace, params: Sequence[str], targets: Sequenc
 
 
 def _finite(where: str, value: object) -> None:
-    from .calibrate import CalibrationError
+    from ..calibrate import CalibrationError
     if isinstance(value, float) and not math.isfinite(value):
         raise CalibrationError(f"{where}: give a finite number")
 
 
 def _in_range(where: str, parameter: Parameter, value: object) -> None:
     """A start point lies in the parameter's search space (its choices or range)."""
-    from .calibrate import CalibrationError
+    from ..calibrate import CalibrationError
     if parameter.choices:
         if value not in parameter.choices:
             raise CalibrationError(f"{where}: valid: {', '.join(parameter.choices)}")
@@ -276,7 +276,7 @@ def _quiet_failed_trials() -> None:
 
 def _start(text: str | None) -> list[dict[str, object]]:
     """``--start "T=-1,low=3;T=0,low=2"`` as parameter values (numbers where they parse)."""
-    from .calibrate import CalibrationError, _typed
+    from ..calibrate import CalibrationError, _typed
     points = []
     for part in (text or "").split(";"):
         values = {}
@@ -293,7 +293,7 @@ def _start(text: str | None) -> list[dict[str, object]]:
 
 def _fixed(text: str | None) -> dict[str, object]:
     """``--fixed "greed=0.43,low=3"`` as parameter values (one point, no ';')."""
-    from .calibrate import CalibrationError
+    from ..calibrate import CalibrationError
     if text and ";" in text:
         raise CalibrationError(f"--fixed {text!r}: give one set of NAME=VALUE pairs, no ';'")
     points = _start(text)
@@ -302,7 +302,7 @@ def _fixed(text: str | None) -> dict[str, object]:
 
 def _weights(text: str | None) -> dict[str, float]:
     """``--weights "human_vs_tom0=2"`` as target weights (positive numbers)."""
-    from .calibrate import CalibrationError
+    from ..calibrate import CalibrationError
     weights = {}
     for name, value in _fixed(text).items():
         if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cli_checks as checks
-from .outputs import UPDATE_SHIPPED, check_shipped, fresh_folder
+from .. import cli_checks as checks
+from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder
 
 Runner = Callable[[argparse.Namespace], int]
 #: Files written into the leaderboard folder.
@@ -35,7 +35,7 @@ def _tables(text: str) -> int | str:
 
 def _rating_model(text: str) -> str:
     """``--model``: an openskill model the ratings know."""
-    from .analysis.ratings import MODELS
+    from ..analysis.ratings import MODELS
     if text not in MODELS:
         raise argparse.ArgumentTypeError(f"rating model {text!r} is unknown; valid: "
                                          f"{', '.join(MODELS)}")
@@ -82,8 +82,8 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     def run(args: argparse.Namespace) -> int:
-        from .analysis import AnalysisInputError
-        from .experiments.tournament import load_tournament, pool_from_text, shipped_tournaments
+        from ..analysis import AnalysisInputError
+        from ..experiments.tournament import load_tournament, pool_from_text, shipped_tournaments
         if args.list:
             for name, path in shipped_tournaments().items():
                 t = load_tournament(path)
@@ -159,9 +159,9 @@ def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
     """Run (or resume) ``tournament`` into ``out``, rate it and, unless
     ``leaderboard_dir`` is None, write the leaderboard CSV, Markdown and figure there
     (the three replaced together: :func:`nothanks.outputs.replacing`)."""
-    from .analysis.ratings import DEFAULT_MODEL, GAME_ORDER, leaderboard, leaderboard_markdown
-    from .experiments.log import load
-    from .experiments.tournament import load_tournament, run_tournament
+    from ..analysis.ratings import DEFAULT_MODEL, GAME_ORDER, leaderboard, leaderboard_markdown
+    from ..experiments.log import load
+    from ..experiments.tournament import load_tournament, run_tournament
     tournament = load_tournament(tournament)
     model = model or DEFAULT_MODEL
     begun = time.perf_counter()
@@ -181,9 +181,9 @@ def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
             + table)
     files: list[Path] = []
     if leaderboard_dir is not None:
-        from .figures.tournament import tournament_ratings
-        from .io import atomic_write_bytes
-        from .outputs import replacing
+        from ..figures.tournament import tournament_ratings
+        from ..io import atomic_write_bytes
+        from ..outputs import replacing
         with replacing(leaderboard_dir, LEADERBOARD_FILES) as staging:
             csv, md, png = (staging / name for name in LEADERBOARD_FILES)
             atomic_write_bytes(board.to_csv(index=False, float_format="%.6g").encode(), csv)

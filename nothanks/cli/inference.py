@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from . import cli_checks as checks
-from .outputs import UPDATE_SHIPPED, check_output, check_shipped, removed_if_new, replacing
+from .. import cli_checks as checks
+from ..outputs import UPDATE_SHIPPED, check_output, check_shipped, removed_if_new, replacing
 
 #: What ``nothanks infer`` writes into --out (replaced as one set).
 RESULT_FILES = ("decisions.parquet", "map.csv", "blocks.csv", "group.csv", "settings.json",
@@ -24,7 +24,7 @@ def _pairs(items: list[str]) -> dict[str, str]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            from .inference import InferenceError
+            from ..inference import InferenceError
             raise InferenceError(f"--param {item!r} is not KEY=VALUE (e.g. project_self=false)")
         out[key] = value
     return out
@@ -76,7 +76,7 @@ def configure(parser: argparse.ArgumentParser):
 
 
 def run(args: argparse.Namespace) -> int:
-    from .inference import InferenceError
+    from ..inference import InferenceError
     if args.path is None:
         raise InferenceError("give the participant folder (or, with --validate, the folder "
                              "for the simulated players)")
@@ -101,8 +101,8 @@ def _preflight(args: argparse.Namespace, params: dict[str, str], models: tuple[s
     """Check every setting before anything is written: the inference settings and the
     candidates they build, the player types (--validate) or the participant folder and
     ids (returns that log, loaded once; None with --validate)."""
-    from .agents import make_agent
-    from .inference import PLAYER_TYPES, InferenceError, InferenceSettings
+    from ..agents import make_agent
+    from ..inference import PLAYER_TYPES, InferenceError, InferenceSettings
     settings = InferenceSettings(models, args.samples, args.lapse, args.tokens,
                                  tuple(sorted(params.items())), args.seed)
     for model in settings.models:  # a bad --param fails now, naming the model
@@ -121,7 +121,7 @@ def _preflight(args: argparse.Namespace, params: dict[str, str], models: tuple[s
         return None
     if not args.path.is_dir():
         raise InferenceError(f"PATH {args.path} is not a folder of participant sessions")
-    from .experiments.log import load
+    from ..experiments.log import load
     log = load(args.path)
     known = sorted(log.decisions["participant"].dropna().unique())
     if not known:
@@ -135,8 +135,8 @@ def _preflight(args: argparse.Namespace, params: dict[str, str], models: tuple[s
 def _infer(args: argparse.Namespace, params: dict[str, str], models: tuple[str, ...],
            out: Path, log=None) -> None:
     """Simulate the players (--validate), infer their orders and write the results."""
-    from .figures.inference import confusion_heatmap, posterior_trajectories
-    from .inference import (
+    from ..figures.inference import confusion_heatmap, posterior_trajectories
+    from ..inference import (
         confusion_matrix,
         infer_order,
         matrix_markdown,

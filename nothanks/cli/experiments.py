@@ -49,8 +49,8 @@ def configure_run(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     def run(args: argparse.Namespace) -> int:
-        from .design import load_design, shipped_designs
-        from .run import run_design
+        from ..experiments.design import load_design, shipped_designs
+        from ..experiments.run import run_design
         if args.list:
             for name, path in shipped_designs().items():
                 d = load_design(path)
@@ -109,8 +109,8 @@ def configure_export(parser: argparse.ArgumentParser) -> Runner:
                         help="export an interrupted run's finished games")
 
     def run(args: argparse.Namespace) -> int:
-        from .log import export_csv
-        from .schema import LogError
+        from ..experiments.log import export_csv
+        from ..experiments.schema import LogError
         if args.csv.exists() and not args.csv.is_dir():
             raise OutputError(f"--out {args.csv} is a file; give a directory for the CSV files")
         check_shipped(args.csv, "export")  # exports never go into committed results
@@ -137,7 +137,7 @@ def configure_verify(parser: argparse.ArgumentParser) -> Runner:
                              "the design in each manifest; then verify again")
 
     def run(args: argparse.Namespace) -> int:
-        from .verify import repair, verify
+        from ..experiments.verify import repair, verify
         reports = repair(args.directory) if args.repair else verify(args.directory)
         for report in reports:
             print(report.render())
@@ -164,7 +164,7 @@ def configure_synthetic(parser: argparse.ArgumentParser) -> Runner:
                              "replace that whole set")
 
     def run(args: argparse.Namespace) -> int:
-        from .synthetic import ID_PREFIX, generate
+        from ..experiments.synthetic import ID_PREFIX, generate
         out = args.out or fresh_folder("synthetic")
         check_output(out, "synthetic", f"the synthetic set (every {ID_PREFIX}NN session)",
                      force=args.force, update_shipped=args.update_shipped)
