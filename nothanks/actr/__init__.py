@@ -10,6 +10,7 @@ from .memory import (
     CurrentTimeReferenceError,
     DeclarativeMemory,
     NoiseMode,
+    Parameters,
     recall_probability,
 )
 from .mismatch import ExactMatch, Linear, MismatchFunction, VectorizedMismatch, Weber
@@ -34,6 +35,7 @@ __all__ = [
     "Linear",
     "MismatchFunction",
     "NoiseMode",
+    "Parameters",
     "Retrieval",
     "RetrievalRecord",
     "SlotValue",

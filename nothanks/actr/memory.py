@@ -22,13 +22,14 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from numbers import Integral, Real
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from . import counter_noise
 from . import kernel as _kernel_module
 from . import records as _records
+from .growable import Growable
 from .mismatch import BUILT_IN_MISMATCH, ExactMatch, MismatchFunction
 from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, SlotValue
 
@@ -53,7 +54,6 @@ _SCORE_CACHE_SIZE = 4096  # request values whose scores are kept per slot
 _PLAN_CACHE_SIZE = 4096  # retrieval requests whose candidates are kept
 _PLAIN_NUMBERS = (int, float)  # real numbers recognised without an ABC check
 _ABSENT_VALUE = object()  # a slot a chunk lacks
-_EMPTY: dict[Any, np.ndarray] = {}  # an empty array per dtype, shared until a column grows
 
 
 class CurrentTimeReferenceError(ValueError):
@@ -169,63 +169,6 @@ def _redraw_zeros(rng: np.random.Generator, uniform: np.ndarray) -> None:
 
 
 # ------------------------------------------------------------------- storage
-class _Growable:
-    """Append-only sequence with a numpy view, copied over in batches.
-
-    Appends go to a Python list (tens of nanoseconds, against a few hundred for a numpy
-    element write); ``view()`` copies whatever arrived since the last view into a numpy
-    array whose capacity doubles, so a column only read now and then costs one slice
-    write per read instead of one element write per chunk.
-    """
-
-    __slots__ = ("_data", "_filled", "_items", "_view", "append")
-
-    def __init__(self, dtype: Any, initial: Sequence[Any] = ()):
-        self._items: list[Any] = list(initial)
-        #: append a value: the list's own method, saving a Python call per chunk
-        self.append = self._items.append
-        # no array until the first view: most value indexes of a unique slot are never read
-        self._data = _EMPTY.get(dtype)
-        if self._data is None:
-            self._data = _EMPTY[dtype] = np.empty(0, dtype=dtype)
-        self._filled = 0  # items already copied into _data
-        self._view: np.ndarray | None = None
-
-    def copy(self) -> _Growable:
-        """An independent copy (its numpy array is rebuilt on its first view)."""
-        return _Growable(self._data.dtype, self._items)
-
-    def __setitem__(self, index: int, value: Any) -> None:
-        self._items[index] = value
-        if index < self._filled:
-            self._data[index] = value
-
-    def __getitem__(self, index: int) -> Any:
-        return self._items[index]
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def view(self) -> np.ndarray:
-        """The filled part (a view, cached until the next append; do not write to it)."""
-        size = len(self._items)
-        if self._filled != size:
-            if size > len(self._data):
-                grown = np.empty(max(2 * len(self._data), size, 16), dtype=self._data.dtype)
-                grown[: self._filled] = self._data[: self._filled]
-                self._data = grown
-            if self._data.dtype == object:  # one by one: tuples are values, not rows
-                for index in range(self._filled, size):
-                    self._data[index] = self._items[index]
-            else:
-                self._data[self._filled:size] = self._items[self._filled:size]
-            self._filled = size
-            self._view = None
-        if self._view is None:
-            self._view = self._data[:size]
-        return self._view
-
-
 class _Column:
     """One slot across all chunks: integer codes for exact matching, values for scoring.
 
@@ -239,8 +182,8 @@ class _Column:
     __slots__ = ("code_of", "codes", "numeric", "present", "rows_of", "value_of", "values")
 
     def __init__(self, chunks_before: int):
-        self.codes = _Growable(np.int64, [_ABSENT] * chunks_before)
-        self.values = _Growable(np.float64, [math.nan] * chunks_before)
+        self.codes = Growable(np.int64, [_ABSENT] * chunks_before)
+        self.values = Growable(np.float64, [math.nan] * chunks_before)
         self.numeric = True
         self.code_of: dict[SlotValue, int] = {}
         self.value_of: list[SlotValue] = []
@@ -279,7 +222,7 @@ class _Column:
     def _to_objects(self) -> None:
         """Switch to an object array once a symbol arrives, keeping the original values."""
         self.numeric = False
-        self.values = _Growable(object, self.original(self.codes.view()))
+        self.values = Growable(object, self.original(self.codes.view()))
 
     def original(self, codes: np.ndarray) -> list[SlotValue | None]:
         """The values as stored (ints stay ints), None where the slot is absent."""
@@ -303,11 +246,11 @@ class _Plan:
     def __init__(self, exact: list[tuple[_Column, int]], scored: _Scored,
                  rows: np.ndarray | None, seen: int):
         # the code lists themselves: a column's codes are appended to, never replaced
-        self.exact = [(column.codes._items, code) for column, code in exact]
+        self.exact = [(column.codes.items, code) for column, code in exact]
         self.scored = scored
         # slots a candidate must hold (scored slots some chunk lacks)
-        self.needed = [column.codes._items for _, _, column, _ in scored]
-        self.rows = None if rows is None else _Growable(np.int64, rows.tolist())
+        self.needed = [column.codes.items for _, _, column, _ in scored]
+        self.rows = None if rows is None else Growable(np.int64, rows.tolist())
         self.seen = seen
         self.scores: tuple[np.ndarray, ...] | None = None
         self.penalized: np.ndarray | None = None
@@ -356,108 +299,26 @@ whatever invalidates plans (a mismatch function set, a new slot, copied chunks)
 invalidates it too."""
 
 
-def _held_slots(memory: DeclarativeMemory, count: int) -> tuple:
-    """The ``_HELD`` entry for ``count`` chunks, made anew from the per-slot caches."""
-    if memory._scores_chunks != count:
-        memory._scores.clear()
-        memory._scores_chunks = count
-    columns = memory._columns
-    # a slot's cache exists only for a built-in function the kernel can run on it
-    # (set_mismatch drops it with the function), see _compiled_scores
-    slots = {slot: cache for slot, cache in memory._scores.items()
-             if columns[slot].present == count}
-    # the activations' scratch array: a retrieval of an all-scored request hands out
-    # only the winner, so one array per memory serves them all
-    held = (count, slots, memory._fixed.view() if memory._learned == 0 else None,
-            np.empty(count))
-    memory._plans[_HELD] = held
-    return held
-
-
-def _scores_of(memory: DeclarativeMemory, key: tuple) -> _Scores | None:
-    """The ``_Scores`` of the request whose items are ``key``, from the memory's per-slot
-    score caches, or None when it is not such a request (an exact-match slot, a slot some
-    chunk lacks or none holds, a user-defined function, a slot not scored before: the
-    general path sorts it out and fills the caches)."""
-    count = len(memory._chunks)
-    held = memory._plans.get(_HELD)
-    if held is None or held[0] != count:
-        held = _held_slots(memory, count)
-    slots = held[1]
-    try:
-        if len(key) == 4:  # the thesis's four slots, unrolled (a ToM0 state's first sight)
-            (s0, v0), (s1, v1), (s2, v2), (s3, v3) = key
-            return (count, held[2], held[3], 4, slots[s0][v0], slots[s1][v1], slots[s2][v2],
-                    slots[s3][v3])
-        picked = [slots[slot][value] for slot, value in key]
-    except KeyError:  # a slot not held (yet), or a value not scored yet
-        picked = []
-        for slot, value in key:
-            cache = slots.get(slot)
-            if cache is None:
-                cache = memory._scores.get(slot)
-                if cache is None or memory._columns[slot].present != count:
-                    return None
-                slots[slot] = cache
-            scores = cache.get(value)
-            if scores is None:
-                scores = memory._score_slot(slot, value, memory._columns[slot], None,
-                                            memory._mismatch[slot])
-                if len(cache) >= _SCORE_CACHE_SIZE:
-                    cache.clear()
-                cache[value] = scores
-            picked.append(scores)
-    used = len(picked)
-    if used == 4:
-        return (count, held[2], held[3], 4, *picked)
-    if used == 0:
-        return None
-    if used > 4:  # the kernel takes four columns: fold all but the last three,
-        head = picked[0] + picked[1]  # adding left to right as the kernel would
-        for column in picked[2:-3]:
-            head += column
-        return (count, held[2], held[3], 4, head, *picked[-3:])
-    return (count, held[2], held[3], used, *picked, *[picked[0]] * (4 - used))
-
-
-def _retrieve_scored(memory: DeclarativeMemory, activations: Callable, plan: _Scores,
-                     offset: float, tau: float) -> Retrieval:
-    """A retrieval of an all-scored request (``_Scores``): the same noise draws,
-    kernel pass and first-best argmax as ``retrieve``'s general compiled path, without
-    its bookkeeping."""
-    count, base, total, slots, m0, m1, m2, m3 = plan
-    noise = _kernel_module.EMPTY
-    if memory._noise > 0:
-        if memory._noise_mode == "per_time":
-            noise = memory._time_noise  # _noise_now, its check inlined
-            if (noise is None or memory._time_noise_at != memory._time
-                    or len(noise) < count):
-                noise = memory._noise_for(count)
-        else:
-            noise = memory._draw_noise(count)
-    if base is None:
-        base = memory._base_levels()
-        if memory._base_undefined and np.isinf(base).any():
-            memory._raise_current_time_reference(None, base)
-    best = activations(
-        base, noise, _kernel_module.NO_ROWS, float(offset), m0, m1, m2, m3, slots,
-        memory._mismatch_penalty, total)
-    if best < 0:
-        best = int(total.argmax())
-    activation = total.item(best)
-    if activation >= tau:
-        if noise is _kernel_module.EMPTY:
-            best = memory._break_tie(total, best, activation)
-        try:  # _latency, inlined
-            latency = memory._latency_factor * math.exp(-activation)
-        except OverflowError:
-            latency = math.inf
-        return _new_retrieval(Retrieval, (memory._chunks[best], activation, latency, None))
-    return _new_retrieval(Retrieval, (None, activation, _latency(memory._latency_factor, tau),
-                                      None))
-
-
 # ------------------------------------------------------------------- the memory
+class Parameters(NamedTuple):
+    """A memory's parameters at one moment (:attr:`DeclarativeMemory.parameters`).
+
+    The memory hands out the same object until one of its parameters is set, so a fast
+    path may keep it and check it by identity (``memory.parameters is kept``) instead of
+    reading every parameter at every call.
+    """
+
+    decay: float
+    noise: float
+    retrieval_threshold: float
+    mismatch_penalty: float
+    latency_factor: float
+    noise_mode: str
+    noise_stream: str
+    optimized_learning: bool
+    base_level_learning: bool
+
+
 class DeclarativeMemory:
     """A declarative memory with its own model clock and random generator.
 
@@ -501,6 +362,7 @@ class DeclarativeMemory:
         mismatch: Mapping[str, MismatchFunction] | None = None,
         seed: int | np.random.SeedSequence | np.random.Generator | None = None,
     ):
+        self._parameters: Parameters | None = None  # made on first use, see parameters
         self._optimized_learning = _flag("optimized_learning", optimized_learning)
         self._decay = _check_decay(decay, self._optimized_learning)
         self._noise = _check_at_least("noise", noise, 0.0, False, "the logistic scale s; 0 "
@@ -522,26 +384,26 @@ class DeclarativeMemory:
         self._chunks: list[Chunk] = []
         self._row_of: dict[frozenset, int] = {}
         self._columns: dict[str, _Column] = {}
-        self._fixed = _Growable(np.float64)  # fixed activation, NaN when learned
+        self._fixed = Growable(np.float64)  # fixed activation, NaN when learned
         self._learned = 0  # chunks without a fixed activation
         # references: one flat array with the chunk row of each and the index of its time
         # among the distinct reference times (a base level then needs one power per
         # distinct time, not per reference)
-        self._reference_row = _Growable(np.int64)
-        self._reference_time_index = _Growable(np.int64)
-        self._time_values = _Growable(np.float64)
+        self._reference_row = Growable(np.int64)
+        self._reference_time_index = Growable(np.int64)
+        self._time_values = Growable(np.float64)
         self._time_value_last = math.nan
-        self._reference_count = _Growable(np.float64)  # per chunk, float for the log
-        self._created = _Growable(np.float64)
+        self._reference_count = Growable(np.float64)  # per chunk, float for the log
+        self._created = Growable(np.float64)
         # The same references as a trie of reference-time sequences, for the kernel: node
         # 0 is "no reference yet", a node's child adds one reference at one time, and a
         # chunk points to the node of its whole history. Chunks with the same history
         # share a node, so Σ_j (t − t_j)^(−d) is summed once per node, each node's sum
         # its parent's plus one strength: the same additions in the same order as
         # summing the chunk's references one by one.
-        self._node_of = _Growable(np.int64)  # per chunk
-        self._node_parent = _Growable(np.int64, [0])
-        self._node_time = _Growable(np.int64, [0])  # index of the node's reference time
+        self._node_of = Growable(np.int64)  # per chunk
+        self._node_parent = Growable(np.int64, [0])
+        self._node_time = Growable(np.int64, [0])  # index of the node's reference time
         self._node_child: dict[tuple[int, int], int] = {}
         self._deep_nodes = 0  # nodes of a second or later reference
         self._latest_reference = -math.inf
@@ -572,6 +434,7 @@ class DeclarativeMemory:
     def decay(self, value: float) -> None:
         self._decay = _check_decay(value, self._optimized_learning)
         self._base_key = None
+        self._parameters = None
 
     @property
     def noise(self) -> float:
@@ -584,6 +447,7 @@ class DeclarativeMemory:
                                       "switches activation noise off")
         self._time_noise = None  # redrawn with the new scale
         self._noise_scaled = None  # the block's scaled copy has the old one
+        self._parameters = None
 
     @property
     def retrieval_threshold(self) -> float:
@@ -593,6 +457,7 @@ class DeclarativeMemory:
     @retrieval_threshold.setter
     def retrieval_threshold(self, value: float) -> None:
         self._retrieval_threshold = _number("retrieval_threshold", value)
+        self._parameters = None
 
     @property
     def mismatch_penalty(self) -> float:
@@ -603,6 +468,7 @@ class DeclarativeMemory:
     def mismatch_penalty(self, value: float) -> None:
         self._mismatch_penalty = _check_at_least("mismatch_penalty", value, 0.0, False,
                                                  _MP_HINT)
+        self._parameters = None
 
     @property
     def latency_factor(self) -> float:
@@ -613,6 +479,7 @@ class DeclarativeMemory:
     def latency_factor(self, value: float) -> None:
         self._latency_factor = _check_at_least("latency_factor", value, 0.0, True,
                                                "F in latency F·e^(−A)")
+        self._parameters = None
 
     @property
     def noise_mode(self) -> str:
@@ -623,6 +490,7 @@ class DeclarativeMemory:
     def noise_mode(self, value: str) -> None:
         self._noise_mode = _check_noise_mode(value)
         self._time_noise = None
+        self._parameters = None
 
     @property
     def noise_stream(self) -> str:
@@ -641,6 +509,7 @@ class DeclarativeMemory:
         _check_decay(self._decay, optimized)
         self._optimized_learning = optimized
         self._base_key = None
+        self._parameters = None
 
     @property
     def base_level_learning(self) -> bool:
@@ -651,6 +520,7 @@ class DeclarativeMemory:
     def base_level_learning(self, value: bool) -> None:
         self._base_level_learning = _flag("base_level_learning", value)
         self._base_key = None
+        self._parameters = None
 
     @property
     def mismatch(self) -> Mapping[str, MismatchFunction]:
@@ -711,6 +581,78 @@ class DeclarativeMemory:
         half of a 32-bit draw (PCG64.advance drops that half)."""
         self.reseed_noise(_make_rng(seed))
         self._tail_skippable = not isinstance(seed, np.random.Generator)
+
+    # ---------------------------------------------------------------- fast paths
+    # The public seam of code that computes retrievals of its own from this memory's
+    # state (the ToM recursion's compiled decision, the token memory's kept rows):
+    # docs/actr.md, "Public API for fast paths".
+    @property
+    def parameters(self) -> Parameters:
+        """Every parameter at once: the same object until a parameter is set."""
+        parameters = self._parameters
+        if parameters is None:
+            parameters = self._parameters = Parameters(
+                self._decay, self._noise, self._retrieval_threshold, self._mismatch_penalty,
+                self._latency_factor, self._noise_mode, self._noise_stream,
+                self._optimized_learning, self._base_level_learning)
+        return parameters
+
+    @property
+    def learned_count(self) -> int:
+        """How many chunks have a learned (not a fixed) base level."""
+        return self._learned
+
+    @property
+    def mismatch_version(self) -> int:
+        """A number that changes whenever a mismatch function is set or removed: mismatch
+        scores kept outside the memory are stale once it differs."""
+        return self._mismatch_changes
+
+    def fixed_activations(self) -> np.ndarray:
+        """Every chunk's fixed activation in storing order, NaN for a learned chunk: the
+        base levels themselves while :attr:`learned_count` is 0. A view of the memory's
+        own array, valid until the next chunk is stored; do not write to it."""
+        return self._fixed.view()
+
+    def per_time_noise(self, count: int | None = None) -> np.ndarray:
+        """The per-time noise of the first ``count`` chunks (default: every chunk) at the
+        current model time: the draws every retrieval at this time adds, drawn now if
+        none has needed them yet. The array may be longer than ``count``; do not write
+        to it.
+
+        A caller keeping chunks of its own not yet stored here (the token memory, which
+        stores them later with :meth:`add_past`) may ask for more rows than are stored:
+        the draws, in order, are those the stored chunks will have.
+
+        Raises:
+            ValueError: the noise is off (s = 0) or drawn per retrieval, so there is no
+                per-time noise.
+        """
+        if count is None:
+            count = len(self._chunks)
+        noise = self._time_noise
+        if noise is None or self._time_noise_at != self._time or len(noise) < count:
+            if self._noise_mode != "per_time" or not self._noise > 0:
+                raise ValueError(f"per-time noise needs noise_mode='per_time' and noise > 0; "
+                                 f"this memory has noise_mode={self._noise_mode!r}, "
+                                 f"noise={self._noise!r}")
+            return self._noise_for(count)
+        return noise
+
+    def score_columns(self, items: Sequence[tuple[str, SlotValue]]
+                      ) -> tuple[np.ndarray, ...] | None:
+        """Every chunk's unscaled mismatch for each slot of the request ``items`` (its
+        ``(slot, value)`` pairs), in the request's order: the columns the compiled
+        retrieval adds, times MP, to the base levels and noise. None when the compiled
+        retrieval would not take the request as one pass over every chunk: an exact-match
+        slot, a slot some chunk lacks, a user-defined mismatch function, or the compiled
+        kernels off. The arrays are the memory's own cached columns (valid until a chunk
+        is stored or a mismatch function set); do not write to them.
+        """
+        rows, scored = self._split(dict(items))
+        if rows is not None:
+            return None
+        return self._compiled_scores(scored)
 
     # ---------------------------------------------------------------- random state
     def random_state(self) -> tuple:
@@ -799,7 +741,7 @@ class DeclarativeMemory:
         fixed = None if fixed_activation is None else _number("fixed_activation",
                                                                 fixed_activation)
         chunk = Chunk(slots, fixed)
-        row = self._row_of.get(chunk._key)
+        row = self._row_of.get(chunk.key)
         new = row is None
         if new:
             row = self._store(chunk)
@@ -810,17 +752,17 @@ class DeclarativeMemory:
                 raise ValueError(f"{chunk!r} is already stored with fixed_activation "
                                  f"{chunk.fixed_activation!r}; merging cannot change it to "
                                  f"{fixed!r}")
-            node = self._node_of._items[row]
+            node = self._node_of.items[row]
         now = self._time
         if now != self._time_value_last:
             self._time_values.append(now)
             self._time_value_last = now
-        time_index = len(self._time_values._items) - 1
+        time_index = len(self._time_values.items) - 1
         self._reference_time_index.append(time_index)
         self._reference_row.append(row)
         child = self._node_child.get((node, time_index))
         if child is None:
-            child = self._node_child[node, time_index] = len(self._node_parent._items)
+            child = self._node_child[node, time_index] = len(self._node_parent.items)
             self._node_parent.append(node)
             self._deep_nodes += node != 0
             self._node_time.append(time_index)
@@ -829,7 +771,7 @@ class DeclarativeMemory:
             self._reference_count.append(1.0)
         else:
             self._node_of[row] = child
-            self._reference_count[row] = self._reference_count._items[row] + 1
+            self._reference_count[row] = self._reference_count.items[row] + 1
         self._latest_reference = now
         return chunk
 
@@ -837,8 +779,8 @@ class DeclarativeMemory:
         """Append a new chunk's row to every column (its references: ``add``)."""
         row = len(self._chunks)
         self._chunks.append(chunk)
-        self._row_of[chunk._key] = row
-        slots = chunk._slots
+        self._row_of[chunk.key] = row
+        slots = chunk.slots
         columns = self._columns
         for slot in slots:
             if slot not in columns:
@@ -850,7 +792,7 @@ class DeclarativeMemory:
                 column.append_absent()
             else:
                 column.append(row, value)
-        fixed = chunk._fixed_activation
+        fixed = chunk.fixed_activation
         self._fixed.append(math.nan if fixed is None else fixed)
         self._learned += fixed is None
         self._created.append(self._time)
@@ -868,7 +810,7 @@ class DeclarativeMemory:
         return isinstance(slots, Mapping) and self._find(slots) is not None
 
     def _find(self, slots: Mapping[str, SlotValue]) -> int | None:
-        key = slots._key if isinstance(slots, Chunk) else frozenset(slots.items())
+        key = slots.key if isinstance(slots, Chunk) else frozenset(slots.items())
         return self._row_of.get(key)
 
     def _row(self, chunk: Mapping[str, SlotValue]) -> int:
@@ -892,7 +834,7 @@ class DeclarativeMemory:
         raise ``CurrentTimeReferenceError`` only if that chunk is actually needed.
         """
         t = self._time
-        key = (t, len(self._chunks), len(self._reference_row._items))
+        key = (t, len(self._chunks), len(self._reference_row.items))
         if key == self._base_key:
             return self._base
         fixed = self._fixed.view()
@@ -949,7 +891,7 @@ class DeclarativeMemory:
         """``ln (t − t_j)^(−d)`` per distinct reference time, at the current time (kept
         until the clock moves or a reference time is added): what
         ``_learned_base_levels`` takes per chunk when every chunk has one reference."""
-        key = (self._time, len(self._time_values._items), self._decay)
+        key = (self._time, len(self._time_values.items), self._decay)
         if key != self._log_strengths_key:
             ages = self._time - self._time_values.view()
             self._log_strengths_of = _log(np.power(ages, -self._decay, out=ages))
@@ -1303,9 +1245,9 @@ class DeclarativeMemory:
             except TypeError:  # an unhashable value: _split reports it
                 key = None
             if plan is None and key is not None:
-                scores = _scores_of(self, key)  # an all-scored request (a ToM0 state)?
+                scores = self._scores_of(key)  # an all-scored request (a ToM0 state)?
                 if scores is not None:
-                    return _retrieve_scored(self, kernels.activations, scores, offset, tau)
+                    return self._retrieve_scored(kernels.activations, scores, offset, tau)
             plan, split = self._plan(request, key, plan)
             if plan is not None and not plan.scored:
                 return self._retrieve_exact(plan, offset, tau)
@@ -1355,13 +1297,111 @@ class DeclarativeMemory:
         kernels = _kernel_module.kernels()
         if kernels is not None:
             try:
-                plan = _scores_of(self, items)
+                plan = self._scores_of(items)
             except TypeError:  # an unhashable value: retrieve reports it
                 plan = None
             if plan is not None:
-                return _retrieve_scored(self, kernels.activations, plan, 0.0,
-                                        self._retrieval_threshold)
+                return self._retrieve_scored(kernels.activations, plan, 0.0,
+                                             self._retrieval_threshold)
         return self.retrieve(dict(items))
+
+    def _held_slots(self, count: int) -> tuple:
+        """The ``_HELD`` entry for ``count`` chunks, made anew from the per-slot caches."""
+        if self._scores_chunks != count:
+            self._scores.clear()
+            self._scores_chunks = count
+        columns = self._columns
+        # a slot's cache exists only for a built-in function the kernel can run on it
+        # (set_mismatch drops it with the function), see _compiled_scores
+        slots = {slot: cache for slot, cache in self._scores.items()
+                 if columns[slot].present == count}
+        # the activations' scratch array: a retrieval of an all-scored request hands out
+        # only the winner, so one array per memory serves them all
+        held = (count, slots, self._fixed.view() if self._learned == 0 else None,
+                np.empty(count))
+        self._plans[_HELD] = held
+        return held
+
+    def _scores_of(self, key: tuple) -> _Scores | None:
+        """The ``_Scores`` of the request whose items are ``key``, from the memory's per-slot
+        score caches, or None when it is not such a request (an exact-match slot, a slot some
+        chunk lacks or none holds, a user-defined function, a slot not scored before: the
+        general path sorts it out and fills the caches)."""
+        count = len(self._chunks)
+        held = self._plans.get(_HELD)
+        if held is None or held[0] != count:
+            held = self._held_slots(count)
+        slots = held[1]
+        try:
+            if len(key) == 4:  # the thesis's four slots, unrolled (a ToM0 state's first sight)
+                (s0, v0), (s1, v1), (s2, v2), (s3, v3) = key
+                return (count, held[2], held[3], 4, slots[s0][v0], slots[s1][v1], slots[s2][v2],
+                        slots[s3][v3])
+            picked = [slots[slot][value] for slot, value in key]
+        except KeyError:  # a slot not held (yet), or a value not scored yet
+            picked = []
+            for slot, value in key:
+                cache = slots.get(slot)
+                if cache is None:
+                    cache = self._scores.get(slot)
+                    if cache is None or self._columns[slot].present != count:
+                        return None
+                    slots[slot] = cache
+                scores = cache.get(value)
+                if scores is None:
+                    scores = self._score_slot(slot, value, self._columns[slot], None,
+                                              self._mismatch[slot])
+                    if len(cache) >= _SCORE_CACHE_SIZE:
+                        cache.clear()
+                    cache[value] = scores
+                picked.append(scores)
+        used = len(picked)
+        if used == 4:
+            return (count, held[2], held[3], 4, *picked)
+        if used == 0:
+            return None
+        if used > 4:  # the kernel takes four columns: fold all but the last three,
+            head = picked[0] + picked[1]  # adding left to right as the kernel would
+            for column in picked[2:-3]:
+                head += column
+            return (count, held[2], held[3], 4, head, *picked[-3:])
+        return (count, held[2], held[3], used, *picked, *[picked[0]] * (4 - used))
+
+    def _retrieve_scored(self, activations: Callable, plan: _Scores, offset: float,
+                         tau: float) -> Retrieval:
+        """A retrieval of an all-scored request (``_Scores``): the same noise draws,
+        kernel pass and first-best argmax as ``retrieve``'s general compiled path, without
+        its bookkeeping."""
+        count, base, total, slots, m0, m1, m2, m3 = plan
+        noise = _kernel_module.EMPTY
+        if self._noise > 0:
+            if self._noise_mode == "per_time":
+                noise = self._time_noise  # _noise_now, its check inlined
+                if (noise is None or self._time_noise_at != self._time
+                        or len(noise) < count):
+                    noise = self._noise_for(count)
+            else:
+                noise = self._draw_noise(count)
+        if base is None:
+            base = self._base_levels()
+            if self._base_undefined and np.isinf(base).any():
+                self._raise_current_time_reference(None, base)
+        best = activations(
+            base, noise, _kernel_module.NO_ROWS, float(offset), m0, m1, m2, m3, slots,
+            self._mismatch_penalty, total)
+        if best < 0:
+            best = int(total.argmax())
+        activation = total.item(best)
+        if activation >= tau:
+            if noise is _kernel_module.EMPTY:
+                best = self._break_tie(total, best, activation)
+            try:  # _latency, inlined
+                latency = self._latency_factor * math.exp(-activation)
+            except OverflowError:
+                latency = math.inf
+            return _new_retrieval(Retrieval, (self._chunks[best], activation, latency, None))
+        return _new_retrieval(Retrieval, (None, activation,
+                                          _latency(self._latency_factor, tau), None))
 
     def _plan(self, request: dict[str, SlotValue], key: tuple | None, plan: _Plan | None
               ) -> tuple[_Plan | None, tuple[np.ndarray | None, _Scored] | None]:
@@ -1535,7 +1575,7 @@ class DeclarativeMemory:
         """Per-time noise of the first ``count`` chunks (``_noise_now`` for all of them).
 
         A caller that keeps chunks of its own not yet stored here (the token memory, which
-        stores them on demand with :meth:`_add_past`) asks for its full count: the draws,
+        stores them on demand with :meth:`add_past`) asks for its full count: the draws,
         and their order, are those the stored chunks would have had.
         """
         noise = self._time_noise
@@ -1548,13 +1588,24 @@ class DeclarativeMemory:
         self._time_noise, self._time_noise_at = noise, self._time
         return noise
 
-    def _add_past(self, added: Sequence[tuple[float, Mapping[str, SlotValue]]]) -> None:
-        """``add`` each chunk at its own past model time (not before the previous one),
-        then put the clock back: the memory the same ``add`` calls, made at those times,
-        would have built (the token memory stores its chunks on demand with it)."""
+    def add_past(self, added: Sequence[tuple[float, Mapping[str, SlotValue]]]) -> None:
+        """``add`` each of ``added``'s ``(time, slots)`` at its own past model time, then
+        put the clock back: the memory the same ``add`` calls, made at those times, would
+        have built (the token memory stores its chunks on demand with it).
+
+        Raises:
+            ValueError: a time before the latest reference already stored (or the one
+                before it in ``added``) or after the clock; the chunks before it are
+                stored, the clock is put back.
+        """
         now = self._time
         try:
             for time, slots in added:
+                if not self._latest_reference <= time <= now:
+                    raise ValueError(
+                        f"add_past: time {time!r} of {dict(slots)!r} is not between the "
+                        f"latest reference stored ({self._latest_reference:g}) and the "
+                        f"clock ({now:g}); past chunks must come in time order")
                 self._time = time
                 self.add(slots)
         finally:

@@ -60,6 +60,12 @@ class Chunk(Mapping[str, SlotValue]):
         return self._slots
 
     @property
+    def key(self) -> frozenset:
+        """The chunk's identity: its ``(slot, value)`` pairs as a frozenset (two chunks
+        are the same fact, and merge, when their keys are equal)."""
+        return self._key
+
+    @property
     def fixed_activation(self) -> float | None:
         """Base-level activation that never decays, or None if it is learned."""
         return self._fixed_activation

@@ -16,7 +16,6 @@ import pytest
 
 from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
 from nothanks.actr import kernel as actr_kernel
-from nothanks.actr import memory as memory_module
 from nothanks.rules import Variant
 from nothanks.runner import play_games
 
@@ -134,14 +133,14 @@ def test_lean_path_is_taken_with_the_columns_of_every_chunk(monkeypatch):
         memory.add(_chunk(rng, False), fixed_activation=0.0)
     request = {"category": "none", "card": 12, "tokens_on_card": 3, "tokens_owned": 5}
     memory.retrieve(request)  # first sight: the general path fills the slot caches
-    lean = memory_module._retrieve_scored
+    lean = DeclarativeMemory._retrieve_scored
     taken: list[int] = []
 
     def counted(memory, activations, plan, offset, tau):
         taken.append(plan[0])
         return lean(memory, activations, plan, offset, tau)
 
-    monkeypatch.setattr(memory_module, "_retrieve_scored", counted)
+    monkeypatch.setattr(DeclarativeMemory, "_retrieve_scored", counted)
     memory.retrieve(request)
     assert taken == [30] and tuple(request.items()) not in memory._plans
     memory.add(_chunk(rng, False), fixed_activation=0.0)

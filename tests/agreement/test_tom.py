@@ -20,11 +20,13 @@ ORDERS = (0, 1, 2, 1)
 
 
 class _General(ToMAgent):
-    """A ToMAgent with its own ``_reason`` (the same): a subclass may reason differently
-    about opponents, so the shortcuts are off and every decision takes the general path."""
+    """A ToMAgent with an opponent model that is the plain recursion itself (the same
+    predictions): with an opponent model the shortcuts are off and every decision takes
+    the general path."""
 
-    def _reason(self, *args, **kwargs):
-        return super()._reason(*args, **kwargs)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.opponent_model = self.reason_plainly
 
 
 def _play(kind: type[ToMAgent], params: dict, seed: int) -> tuple[list, list]:

@@ -13,8 +13,9 @@ ToM0, then each opponent in turn order predicted by its most probable model
 (``predict=weighted``), passing on a card ToM0 wants only if every opponent is predicted
 to pass.
 
-The reasoning is :class:`~.tom.ToMAgent`'s: this class only replaces the model used
-for the top-level projection of each opponent (``_reason`` below); everything else —
+The reasoning is :class:`~.tom.ToMAgent`'s: this class only plugs in the model used
+for the top-level projection of each opponent (its ``opponent_model``,
+``_predict_opponent`` below); everything else —
 token memory, instance retrieval, the recursion inside a projection, traces — is
 inherited. Candidates are evaluated with the model's own noisy memory at the time of
 the move (one evaluation per move, not a sampled probability: the model judges as it
@@ -38,7 +39,7 @@ import numpy as np
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..baselines import HeuristicAgent, RandomAgent
 from .likelihood import bayes_update, lapse_mix, normalised_prior, take_probability
-from .tom import Belief, ToMAgent, _Outcome, _replace
+from .tom import Belief, Outcome, ToMAgent, replace_belief
 
 #: Candidate models of an opponent and the ToM order each stands for (None: baseline).
 MODELS: dict[str, int | None] = {"ToM0": 0, "ToM1": 1, "ToM2": 2, "random": None,
@@ -91,7 +92,7 @@ class BayesToMAgent(ToMAgent):
         self.log_posteriors: dict[int, np.ndarray] = {}
         #: one row per observed opponent move: (seat, turn, action, posterior tuple)
         self.history: list[tuple[int, int, str, tuple[float, ...]]] = []
-        self._inside = False
+        self.opponent_model = self._predict_opponent
 
     # ------------------------------------------------------------------ lifecycle
     def start(self, seat: int, variant: Variant, seed: int) -> None:
@@ -167,21 +168,16 @@ class BayesToMAgent(ToMAgent):
         return take_probability(self._baselines[model], theirs, 1, None)[0]
 
     def _as_model(self, order: int, seat: int, on_card: int, count: int,
-                  world: tuple[Belief, ...]) -> _Outcome:
+                  world: tuple[Belief, ...]) -> Outcome:
         """ToM-``order`` from ``seat``'s view, assuming it holds ``count``."""
-        self._inside = True
-        try:
-            return super()._reason(order, seat, on_card, count,
-                                   _replace(world, seat, Belief((count,), world[seat].source)))
-        finally:
-            self._inside = False
+        return self.reason_plainly(order, seat, on_card, count, replace_belief(
+            world, seat, Belief((count,), world[seat].source)))
 
     # ------------------------------------------------------------------ deciding
-    def _reason(self, level: int, seat: int, tokens_on_card: int, tokens: int,
-                world: tuple[Belief, ...], root: bool = False) -> _Outcome:
-        if root or self._inside:
-            return super()._reason(level, seat, tokens_on_card, tokens, world, root)
-        # a top-level projection of opponent ``seat``: its inferred model instead of ToM0
+    def _predict_opponent(self, level: int, seat: int, tokens_on_card: int, tokens: int,
+                          world: tuple[Belief, ...]) -> Outcome:
+        """The opponent model (``ToMAgent.opponent_model``): a top-level projection of
+        opponent ``seat`` by its inferred model instead of ToM-``level``."""
         weights = np.exp(self.log_posteriors[seat])
         if self.predict == "map":
             weights = (np.arange(len(weights)) == int(weights.argmax())).astype(float)
@@ -204,7 +200,7 @@ class BayesToMAgent(ToMAgent):
         if self.traces and node is None:
             node = self._node(0, seat, tokens_on_card, tokens, world[seat].source, None, None,
                               None, (), action, f"predicted by {self._best(seat)}")
-        return _Outcome(action, latency, failures, node)
+        return Outcome(action, latency, failures, node)
 
     def _best(self, seat: int) -> str:
         return self.models[int(np.argmax(self.log_posteriors[seat]))]

@@ -57,7 +57,7 @@ def normalised_prior(models: Sequence[str], prior: dict[str, float] | None) -> n
 
 
 def _memories(agent: ToMAgent) -> list[DeclarativeMemory]:
-    return [agent._instance_dm, agent.token_memory.memory]
+    return [agent.instance_memory, agent.token_memory.memory]
 
 
 class _FreshNoise:
@@ -71,8 +71,7 @@ class _FreshNoise:
         agent = self.agent
         self.saved = [m.random_state() for m in self.memories]
         self.history = len(agent.token_memory.history)
-        self.failures = agent.instance_failures
-        self.info, self.trace = agent._info, agent.last_trace
+        self.report = agent.report_state()
         return self
 
     def draw(self, rng: np.random.Generator) -> None:
@@ -85,8 +84,7 @@ class _FreshNoise:
         for memory, saved in zip(self.memories, self.saved, strict=True):
             memory.set_random_state(saved)
         del agent.token_memory.history[self.history:]
-        agent.instance_failures = self.failures
-        agent._info, agent.last_trace = self.info, self.trace
+        agent.restore_report(self.report)
 
 
 def sample_decisions(agent: ToMAgent, view: View, samples: int,

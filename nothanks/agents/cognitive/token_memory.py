@@ -25,9 +25,10 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from ...actr import DeclarativeMemory, RetrievalRecord
+from ...actr import DeclarativeMemory, Parameters, RetrievalRecord
+from ...actr.growable import Growable
 from ...actr.kernel import kernels
-from ...actr.memory import _Growable, _latency, _log, _number
+from ...actr.memory import _latency, _log, _number
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,13 @@ _CLASSES_LISTED = len(_CLASS_OF)
 #: below _GRID_INDEX: every multiple k·step and every difference of two is exact.
 _GRID_NUMERATOR = 1 << 21
 _GRID_INDEX = 1 << 16  # (a grid of at most 2^17 strengths, 1 MB)
+
+
+def _rows_recallable(parameters: Parameters) -> bool:
+    """Whether a memory with ``parameters`` retrieves as the kept rows recall: per-time
+    noise (s > 0) and full base-level learning."""
+    return (parameters.noise > 0 and parameters.noise_mode == "per_time"
+            and parameters.base_level_learning and not parameters.optimized_learning)
 
 
 def _grid_step(time: float) -> float:
@@ -150,7 +158,7 @@ class TokenMemory:
                  "_time_of", "_grid_of", "_times", "_last_time", "_last_grid",
                  "_step", "_index_at", "_index", "_grid", "_grid_decay", "_latest",
                  "_strengths", "_strength_of", "_strengths_at", "_strengths_count",
-                 "_strengths_decay", "_penalty", "_offset")
+                 "_strengths_decay", "_penalty", "_offset", "_fast_parameters")
 
     def __init__(self, memory: DeclarativeMemory, *, leaf_penalty: float,
                  record: bool = False, merge: bool = False) -> None:
@@ -175,11 +183,11 @@ class TokenMemory:
         # per update k (rows 2k, its leaf, and 2k + 1, its root; update number k + 1):
         self._seat_of: list[int] = []  # the player
         self._tokens_of: list[int] = []  # the count stored
-        self._time_of = _Growable(np.int64)  # the index of its reference time
+        self._time_of = Growable(np.int64)  # the index of its reference time
         # its time's index on the clock's grid (an array with room to grow: the kernel
         # reads it by update index, so it needs no view of the filled part)
         self._grid_of = np.zeros(64, np.int64)
-        self._times = _Growable(np.float64)  # the distinct reference times
+        self._times = Growable(np.float64)  # the distinct reference times
         self._last_time = math.nan
         self._last_grid = 0  # the grid index of the last time
         # The clock's grid (None: no positive time yet; 0.0: a time off the grid): while
@@ -203,6 +211,9 @@ class TokenMemory:
         # the leaf offset for the leaf_penalty object last checked
         self._penalty: object = _UNCHECKED
         self._offset = 0.0
+        # the memory's parameters when last seen allowing recalls from the kept rows
+        # (None: they do not, or not seen yet)
+        self._fast_parameters: Parameters | None = None
 
     @property
     def memory(self) -> DeclarativeMemory:
@@ -218,20 +229,20 @@ class TokenMemory:
     def _sync(self) -> None:
         """Store the waiting chunks in the memory, each at its own model time."""
         added: list[tuple[float, dict]] = []
-        times, time_of = self._times._items, self._time_of._items
+        times, time_of = self._times.items, self._time_of.items
         for k in range(self._synced >> 1, self._count >> 1):
             seat, tokens, time = self._seat_of[k], self._tokens_of[k], times[time_of[k]]
             added.append((time, {"kind": "leaf", "player": seat, "tokens": tokens,
                                  "update": k + 1}))
             added.append((time, {"kind": "root", "player": seat,
                                  "class": token_class(tokens).name, "update": k + 1}))
-        self._memory._add_past(added)
+        self._memory.add_past(added)
         self._synced = self._count
 
     def _check_kept(self) -> None:
         """Stop keeping rows once they no longer mirror the memory (merging switched on,
         or a chunk stored there from elsewhere), storing the waiting chunks first."""
-        if self._keeping and (self.merge or len(self._memory._chunks) != self._synced):
+        if self._keeping and (self.merge or len(self._memory) != self._synced):
             if self._synced != self._count:
                 self._sync()
             self._keeping = False
@@ -246,16 +257,16 @@ class TokenMemory:
         self.stored = stored = self.stored + 1
         self._newest[seat] = (stored, tokens)
         memory = self._memory
-        if self._keeping and not self.merge and len(memory._chunks) == self._synced:
+        if self._keeping and not self.merge and len(memory) == self._synced:
             if not (type(tokens) is int and 0 <= tokens < _CLASSES_LISTED):
                 token_class(tokens)  # raises on a negative count, as storing it would
-            now = memory._time
+            now = memory.time
             if now != self._last_time:
                 self._times.append(now)
                 self._last_time = now
                 if self._step != 0.0:
                     self._last_grid = self._grid_index(now)
-            self._time_of.append(len(self._times._items) - 1)
+            self._time_of.append(len(self._times.items) - 1)
             update = self._count >> 1
             if self._step != 0.0:
                 grid_of = self._grid_of
@@ -299,16 +310,19 @@ class TokenMemory:
         game.)
         """
         memory = self._memory
-        now = memory._time
+        now = memory.time
+        parameters = memory.parameters
+        if parameters is not self._fast_parameters:  # (the same object: checked already)
+            self._fast_parameters = parameters if _rows_recallable(parameters) else None
         if not (self._keeping and self._latest < now and not self.record
-                and len(memory._chunks) == self._synced and not self.merge
-                and memory._noise > 0 and memory._noise_mode == "per_time"
-                and memory._base_level_learning and not memory._optimized_learning):
+                and len(memory) == self._synced and not self.merge
+                and self._fast_parameters is not None):
             recall = self._retrieve(seat, purpose)
             self.history.append(recall)
             return recall
-        tau = memory._retrieval_threshold
-        factor = memory._latency_factor
+        decay = parameters.decay
+        tau = parameters.retrieval_threshold
+        factor = parameters.latency_factor
         truth = self.truth
         if truth is not None:
             truth = truth(seat)
@@ -321,12 +335,10 @@ class TokenMemory:
             self.history.append(recall)
             return recall
         count = self._count
-        noise = memory._time_noise  # the memory's _noise_for, its check inlined
-        if noise is None or memory._time_noise_at != now or len(noise) < count:
-            noise = memory._noise_for(count)
+        noise = memory.per_time_noise(count)
         if (now != self._strengths_at or count != self._strengths_count
-                or memory._decay != self._strengths_decay):
-            self._log_strengths(now, memory._decay)
+                or decay != self._strengths_decay):
+            self._log_strengths(now, decay)
         penalty = self.leaf_penalty
         if penalty is self._penalty:  # checked already (the same object)
             offset = self._offset
@@ -426,7 +438,7 @@ class TokenMemory:
         times = self._times
         ages = now - times.view()
         strengths = np.power(ages, -decay, out=ages)
-        if decay * math.log(now - times._items[0]) < 700.0:
+        if decay * math.log(now - times.items[0]) < 700.0:
             # no strength underflowed to 0 (that needs an age beyond e^(744/d)): the log
             # needs no guard against ln 0
             self._strengths = np.log(strengths, out=strengths)

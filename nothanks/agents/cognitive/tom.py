@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
@@ -77,8 +78,10 @@ class Belief(NamedTuple):
         return _new_tuple(Belief, (tuple([max(0, c - 1) for c in candidates]), self.source))
 
 
-class _Outcome(NamedTuple):
-    """Result of reasoning from one view: the action and what it cost."""
+class Outcome(NamedTuple):
+    """Result of reasoning from one view: the action and what it cost (the summed
+    retrieval latency and instance-retrieval failures), the trace node (None without a
+    trace), and, where worded, ToM0's own action, the reason and the predictions."""
 
     action: Action
     latency: float
@@ -89,8 +92,16 @@ class _Outcome(NamedTuple):
     predictions: tuple[Prediction, ...] = ()
 
 
+OpponentModel = Callable[[int, int, int, int, "tuple[Belief, ...]"], Outcome]
+"""A hook predicting an opponent at the top level of a decision (:attr:`ToMAgent.
+opponent_model`): called as ``model(level, seat, tokens_on_card, tokens, world)`` where
+the plain recursion would run ToM-``level`` from ``seat``'s view assuming it holds
+``tokens`` (``world``: every player's assumed counts), it returns that projection's
+:class:`Outcome`. Within the call the recursion is the plain one
+(:meth:`ToMAgent.reason_plainly`)."""
+
 #: The outcome of a player without tokens when no trace is kept (the same every time).
-_MUST_TAKE_OUTCOME = _Outcome(Action.TAKE, 0.0, 0, None, None, _MUST_TAKE)
+_MUST_TAKE_OUTCOME = Outcome(Action.TAKE, 0.0, 0, None, None, _MUST_TAKE)
 
 
 class ToMAgent(Agent):
@@ -203,6 +214,9 @@ class ToMAgent(Agent):
         self._tally: list[int] = []
         self._info: tuple = ()  # the last decision's parts, see decision_info
         self.instance_failures = 0  # over the current game
+        self._opponent_model: OpponentModel | None = None
+        self._projecting = False  # inside an opponent model's call: the plain recursion
+        self._fast_paths()
 
     # ------------------------------------------------------------------ game lifecycle
     def _build_instance_memory(self, variant: Variant) -> None:
@@ -272,9 +286,9 @@ class ToMAgent(Agent):
         """A turn passes on the memories' clocks (``advance``, its check of the step
         made once: ``time_per_turn`` is a finite float > 0)."""
         dt = self._time_per_turn
-        self._instance_dm._time += dt
+        self._instance_dm.advance(dt)
         if self._token_clock:  # a ToM0 or oracle model never consults its token memory
-            self._token_dm._time += dt
+            self._token_dm.advance(dt)
 
     def _opponents(self, seat: int) -> list[int]:
         """The other players after ``seat``, in turn order."""
@@ -290,16 +304,66 @@ class ToMAgent(Agent):
         self._per_time = self.params["noise_mode"] == "per_time"
         self._all_pass_rule = self.params["candidate_rule"] == "all"
         self._project_self = bool(self.params["project_self"])
-        # ToMAgent's own reasoning (a subclass may reason differently about opponents):
-        # what the shortcuts _decide_tom0 and _tom1 assume
-        plain = type(self)._reason is ToMAgent._reason
-        self._plain = plain
-        self._tom0_only = plain and self.k == 0
-        # the compiled recursion's view of the same: turn orders as rows, and whether it
-        # may reason for this model (per-time noise: one noise array per decision)
+        self._fast_paths()
+        # the compiled recursion's view of the turn orders: as rows
         self._others_flat = [other for others in self._others for other in others]
         self._predicted = np.empty((self.variant.players, 3), np.int64)
-        self._compiled_reasoning = plain and self.k >= 1 and self._per_time
+
+    def _fast_paths(self) -> None:
+        """Which shortcuts may decide: the plain recursion's (no opponent model) ToM0
+        decision (_decide_tom0), ToM1 projections as ToM0 retrievals (_tom1) and the
+        compiled recursion (per-time noise: one noise array per decision)."""
+        plain = self._opponent_model is None
+        self._plain = plain
+        self._tom0_only = plain and self.k == 0
+        self._compiled_reasoning = (plain and self.k >= 1
+                                    and self.params["noise_mode"] == "per_time")
+
+    @property
+    def opponent_model(self) -> OpponentModel | None:
+        """What predicts an opponent at the top level of a decision (and wherever the
+        recursion projects a player outside an opponent model's own call): None (the
+        default) is the plain ToM recursion, ToM-(k−1), with its fast paths; a hook
+        (:data:`OpponentModel`) replaces it, and the fast paths are off (``bayes-tom``
+        plugs in its inferred models)."""
+        return self._opponent_model
+
+    @opponent_model.setter
+    def opponent_model(self, model: OpponentModel | None) -> None:
+        if model is not None and not callable(model):
+            raise TypeError(f"an opponent model must be None or callable as "
+                            f"model(level, seat, tokens_on_card, tokens, world) -> Outcome, "
+                            f"got {model!r}")
+        self._opponent_model = model
+        self._fast_paths()
+
+    @property
+    def instance_memory(self) -> DeclarativeMemory:
+        """The memory holding the instances (ToM0's retrievals)."""
+        return self._instance_dm
+
+    def reason_plainly(self, level: int, seat: int, tokens_on_card: int, tokens: int,
+                       world: tuple[Belief, ...]) -> Outcome:
+        """ToM-``level`` from ``seat``'s view, assuming it holds ``tokens`` and the
+        players' counts ``world``, by the plain recursion (no opponent model consulted,
+        however deep): what an opponent model runs to predict with a ToM-k candidate.
+        Reads the decision begun (the view whose card is reasoned about)."""
+        projecting = self._projecting
+        self._projecting = True
+        try:
+            return self._reason(level, seat, tokens_on_card, tokens, world)
+        finally:
+            self._projecting = projecting
+
+    def report_state(self) -> tuple:
+        """What :meth:`decision_info` and :attr:`last_trace` report and the game's
+        instance failure count now, to put back with :meth:`restore_report` (a
+        re-decision with other noise leaves no trace: ``likelihood``)."""
+        return (self._info, self.last_trace, self.instance_failures)
+
+    def restore_report(self, state: tuple) -> None:
+        """Put back what :meth:`report_state` returned."""
+        self._info, self.last_trace, self.instance_failures = state
 
     def observe(self, event: Event) -> None:
         """Track token movements: every pass and take updates the actor's count."""
@@ -350,15 +414,16 @@ class ToMAgent(Agent):
                                             outcome.node, list(recalls))
         return outcome.action
 
-    def _reason_compiled(self, view: View, world: tuple[Belief, ...]) -> _Outcome | None:
+    def _reason_compiled(self, view: View, world: tuple[Belief, ...]) -> Outcome | None:
         """:meth:`_reason` at the root in one compiled call (``tom_kernel``): the same
         outcome, bit for bit; None when the compiled recursion cannot take this memory
         or state (no kernels, no noise or noise per retrieval, learned instances,
         requests not all scored, a negative count assumed)."""
         compiled = tom_kernel.compiled()
         memory = self._instance_dm
-        if (compiled is None or memory._noise <= 0 or memory._learned
-                or memory._noise_mode != "per_time"):  # (the mode may change after start)
+        parameters = memory.parameters
+        if (compiled is None or parameters.noise <= 0 or memory.learned_count
+                or parameters.noise_mode != "per_time"):  # (the mode may change after start)
             return None
         tokens = view.own_tokens
         if tokens == 0:
@@ -367,7 +432,7 @@ class ToMAgent(Agent):
         tables = self._score_tables
         if tables is None or not tables.current(variant.low_card, variant.high_card):
             takes = np.array([_ACTIONS[chunk["action"]] is Action.TAKE
-                              for chunk in memory._chunks], dtype=np.float64)
+                              for chunk in memory.chunks], dtype=np.float64)
             tables = tom_kernel.ScoreTables(memory, takes, variant.low_card,
                                             variant.high_card)
             if not tables.grow(16):
@@ -391,10 +456,8 @@ class ToMAgent(Agent):
         tail += counts
         tail += assumed
         tail += self._others_flat
-        count = len(memory._chunks)
-        noise = memory._time_noise  # _noise_now, as _retrieve_scored reads it
-        if noise is None or memory._time_noise_at != memory._time or len(noise) < count:
-            noise = memory._noise_for(count)
+        noise = memory.per_time_noise()  # what the memory's own retrievals add now
+        fixed = memory.fixed_activations()  # the base levels: no learned instances
         predictions = self._predicted
         while True:
             state = np.array([self.k, view.seat, view.tokens_on_card, tokens, len(world),
@@ -402,10 +465,10 @@ class ToMAgent(Agent):
                               tables.card_row(card), tables.rows, tables.on_start,
                               tables.own_start, *tail], dtype=np.int64)
             (take, latency, failures, tom0_takes, failed, taker, predicted,
-             needed) = compiled.decide(state, tables.table, memory._fixed.view(), noise,
-                                       memory._mismatch_penalty,
-                                       memory._retrieval_threshold,
-                                       memory._latency_factor, predictions)
+             needed) = compiled.decide(state, tables.table, fixed, noise,
+                                       parameters.mismatch_penalty,
+                                       parameters.retrieval_threshold,
+                                       parameters.latency_factor, predictions)
             if not needed:
                 break
             if needed < 0 or not tables.grow(needed):  # a negative count, not all scored
@@ -414,7 +477,7 @@ class ToMAgent(Agent):
         made = tuple([_new_tuple(Prediction, (
             other, on, *world[other], _TAKES_ACTION[takes], ()))
             for other, on, takes in predictions[:predicted].tolist()])
-        return _new_tuple(_Outcome, (
+        return _new_tuple(Outcome, (
             Action.TAKE if take else Action.PASS, latency, failures, None, tom0,
             _reason(self.k, tom0, failed, None if taker < 0 else taker, predicted), made))
 
@@ -432,12 +495,12 @@ class ToMAgent(Agent):
                 tokens))
             if chunk is None:
                 self.instance_failures += 1
-                outcome = _new_tuple(_Outcome, (DEFAULT_ACTION, latency, 1, None,
+                outcome = _new_tuple(Outcome, (DEFAULT_ACTION, latency, 1, None,
                                                 DEFAULT_ACTION, _DEFAULT_REASON, ()))
             else:
                 action, reason = _SAYS[chunk["action"]]
-                outcome = _new_tuple(_Outcome, (action, latency, 0, None, action, reason, ()))
-        self._info = (view.seat, self._instance_dm._time, outcome, outcome.latency + 0.0,
+                outcome = _new_tuple(Outcome, (action, latency, 0, None, action, reason, ()))
+        self._info = (view.seat, self._instance_dm.time, outcome, outcome.latency + 0.0,
                       None, ())
         return outcome.action
 
@@ -504,27 +567,35 @@ class ToMAgent(Agent):
         return result
 
     def _reason(self, level: int, seat: int, tokens_on_card: int, tokens: int,
-                world: tuple[Belief, ...], root: bool = False) -> _Outcome:
+                world: tuple[Belief, ...], root: bool = False) -> Outcome:
         """ToM-``level`` from ``seat``'s view, assuming it holds ``tokens``.
 
         Outcomes are not kept: within a decision no projection repeats (each has its own
         seat, tokens on the card and beliefs; none repeats in ToM1–ToM4 or bayes-tom
         games), and what a projection retrieves _tom0 keeps per state when the noise is
-        per time."""
+        per time. A projection outside an opponent model's own call is the opponent
+        model's, if there is one."""
+        model = self._opponent_model
+        if model is not None and not root and not self._projecting:
+            self._projecting = True
+            try:
+                return model(level, seat, tokens_on_card, tokens, world)
+            finally:
+                self._projecting = False
         if tokens == 0:
             if not self.traces:
                 return _MUST_TAKE_OUTCOME
-            return _Outcome(Action.TAKE, 0.0, 0, self._node(
+            return Outcome(Action.TAKE, 0.0, 0, self._node(
                 level, seat, tokens_on_card, tokens, world[seat].source, None, None, None, (),
                 Action.TAKE, _MUST_TAKE), None, _MUST_TAKE)
         if level == 0 and not root and not self.traces:
             # ToM0 inside a projection: its outcome is its retrieval's
             tom0, _, _, latency, failed = self._tom0(seat, tokens_on_card, tokens)
-            return _new_tuple(_Outcome, (tom0, latency, int(failed), None, tom0, "", ()))
+            return _new_tuple(Outcome, (tom0, latency, int(failed), None, tom0, "", ()))
         return self._reason_with_tokens(level, seat, tokens_on_card, tokens, world, root)
 
     def _reason_with_tokens(self, level: int, seat: int, tokens_on_card: int, tokens: int,
-                            world: tuple[Belief, ...], root: bool) -> _Outcome:
+                            world: tuple[Belief, ...], root: bool) -> Outcome:
         traces = self.traces
         if level == 1 and not traces and self._plain:
             return self._tom1(seat, tokens_on_card, tokens, world, root)
@@ -540,7 +611,7 @@ class ToMAgent(Agent):
         # whose ToM0 passes is not asked to predict anyone (the outcome is the same).
         if level >= 1 and (root or tom0 is Action.TAKE):
             source = world[seat].source
-            world = _replace(world, seat,
+            world = replace_belief(world, seat,
                              _new_tuple(Belief, ((tokens - 1 if tokens > 0 else 0,), source)))
             on_card = tokens_on_card + 1
             others = self._others[seat]
@@ -560,7 +631,7 @@ class ToMAgent(Agent):
                 else:
                     projections = [
                         self._reason(level - 1, other, on_card, count,
-                                     _replace(world, other,
+                                     replace_belief(world, other,
                                               _new_tuple(Belief, ((count,), belief.source))))
                         for count in candidates]
                     passes = []
@@ -580,7 +651,7 @@ class ToMAgent(Agent):
                 if not passing:
                     taker = other
                     break
-                world = _replace(world, other, belief.after_pass())
+                world = replace_belief(world, other, belief.after_pass())
                 on_card += 1
         action = tom0
         if level >= 1 and tom0 is Action.TAKE and taker is None:
@@ -590,10 +661,10 @@ class ToMAgent(Agent):
         made = tuple(predictions)
         node = self._node(level, seat, tokens_on_card, tokens, world[seat].source, state,
                           record, tom0, made, action, reason) if traces else None
-        return _new_tuple(_Outcome, (action, latency, failures, node, tom0, reason, made))
+        return _new_tuple(Outcome, (action, latency, failures, node, tom0, reason, made))
 
     def _tom1(self, seat: int, tokens_on_card: int, tokens: int, world: tuple[Belief, ...],
-              root: bool) -> _Outcome:
+              root: bool) -> Outcome:
         """ToM1 without a trace: :meth:`_reason_with_tokens` at level 1, each opponent's
         projection its ToM0 retrieval (the same retrievals in the same order). A ToM0
         projection reads no beliefs, so the world is not rebuilt after each pass."""
@@ -647,10 +718,10 @@ class ToMAgent(Agent):
                 on_card += 1
         action = Action.PASS if tom0 is Action.TAKE and taker is None else tom0
         if root:
-            return _new_tuple(_Outcome, (action, latency, failures, None, tom0,
+            return _new_tuple(Outcome, (action, latency, failures, None, tom0,
                                          _reason(1, tom0, failed, taker, predicted_count),
                                          tuple(predictions)))
-        return _new_tuple(_Outcome, (action, latency, failures, None, tom0, "", ()))
+        return _new_tuple(Outcome, (action, latency, failures, None, tom0, "", ()))
 
     def _node(self, level: int, seat: int, tokens_on_card: int, tokens: int, source: str,
               state, record, tom0, predictions, action: Action, reason: str) -> TraceNode | None:
@@ -704,5 +775,6 @@ def _instance_chunks(instance_set: InstanceSet) -> DeclarativeMemory:
     return memory
 
 
-def _replace(world: tuple[Belief, ...], seat: int, belief: Belief) -> tuple[Belief, ...]:
+def replace_belief(world: tuple[Belief, ...], seat: int, belief: Belief) -> tuple[Belief, ...]:
+    """``world`` with ``seat``'s belief replaced by ``belief``."""
     return world[:seat] + (belief,) + world[seat + 1:]

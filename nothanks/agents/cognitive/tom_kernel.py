@@ -77,15 +77,16 @@ class ScoreTables:
     table for the compiled recursion: each instance's action (``_TAKES_ROW``), the
     category's scores by name (``CATEGORY_NAMES`` order), the card's by card of the
     deck, then the tokens on the card's and the tokens owned's by count, 0 to ``rows``
-    − 1 each. The rows are the memory's own score columns (``_compiled_scores``: the
-    same bits the Python path adds).
+    − 1 each. The rows are the memory's own score columns
+    (:meth:`~nothanks.actr.DeclarativeMemory.score_columns`: the same bits the Python
+    path adds).
     """
 
     def __init__(self, memory: DeclarativeMemory, takes: np.ndarray, low_card: int,
                  high_card: int) -> None:
         self.memory = memory
         self.deck = (low_card, high_card)
-        self._changes = memory._mismatch_changes
+        self._changes = memory.mismatch_version
         self._chunks = len(takes)
         self._takes = takes
         self.table = np.empty((0, len(takes)))
@@ -97,8 +98,8 @@ class ScoreTables:
         """Whether the memory still scores as when the tables were made (the same chunks,
         mismatch functions and deck)."""
         memory = self.memory
-        return (memory._mismatch_changes == self._changes
-                and len(memory._chunks) == self._chunks and low_card == self.deck[0]
+        return (memory.mismatch_version == self._changes
+                and len(memory) == self._chunks and low_card == self.deck[0]
                 and high_card == self.deck[1])
 
     def card_row(self, card: int) -> int:
@@ -107,12 +108,10 @@ class ScoreTables:
     def _scores(self, category: str, card: int, on_card: int, owned: int):
         """The four score columns of a state, as the memory's compiled retrieval gets
         them (and keeps them in its own caches), or None."""
-        memory = self.memory
-        candidates, scored = memory._split(dict(state_items(category, card, on_card,
-                                                            owned)))
-        if candidates is not None or len(scored) != 4:  # not every chunk, all scored
+        columns = self.memory.score_columns(state_items(category, card, on_card, owned))
+        if columns is None or len(columns) != 4:  # not every chunk, all scored
             return None
-        return memory._compiled_scores(scored)
+        return columns
 
     def grow(self, rows: int) -> bool:
         """Hold counts up to at least ``rows`` − 1 (doubling); False when the memory's
