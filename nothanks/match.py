@@ -213,23 +213,17 @@ class Match:
     def _record(self, action: Action, info: dict[str, Any], trace: Any,
                 decision_time: float | None = None,
                 marks: tuple[int, ...] | None = None) -> DecisionRecord:
-        game = self.game
-        seat = game.seat
-        # the game's own lists, read directly: one record per decision of every game
-        # (the same values as game.cards(seat), game.tokens(seat), game.cards_left and
-        # game.token_counts)
-        tokens = game._tokens
-        cards = game._cards[seat]
+        # the whole state in one call: one record per decision of every game
+        turn, seat, card, on_card, tokens, hands, cards_left, _ = self.game.snapshot()
+        cards = hands[seat]
         own = tokens[seat]
-        card = game.card
         # tuple.__new__ with every field in order: what DecisionRecord(...) does, without
         # its keyword-handling wrapper; the category is sequence_category(cards, card)
         # without the call
         return _new_tuple(DecisionRecord, (
-            len(self.decisions), game.turn, seat, self._specs[seat], card,
-            game.tokens_on_card, own, cards, game._dealt - game._next,
-            CATEGORY_BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)], tuple(tokens),
-            action,
+            len(self.decisions), turn, seat, self._specs[seat], card, on_card, own, cards,
+            cards_left, CATEGORY_BY_NEIGHBOURS[(card - 1 in cards) + (card + 1 in cards)],
+            tokens, action,
             own == 0, info, trace, decision_time, marks,
         ))
 
@@ -343,9 +337,8 @@ class Match:
             orders[human], kinds[human] = None, "human"
         return GameRecord(
             self.game_id, self.seed, self._specs, tuple([a.label for a in agents]),
-            tuple(orders), tuple(kinds), tuple(game._cards),  # every seat's game.cards(seat)
-            game.token_counts, over.scores, over.ranks, over.rank_points,
-            tuple(self.decisions),
+            tuple(orders), tuple(kinds), game.snapshot().cards, game.token_counts,
+            over.scores, over.ranks, over.rank_points, tuple(self.decisions),
         )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Callable
+from typing import NamedTuple
 
 from .events import Action, CardRevealed, Event, GameOver, Passed, Took
 from .scoring import ranks_and_points, score
@@ -24,6 +25,21 @@ _new = tuple.__new__
 
 class IllegalActionError(ValueError):
     """An action that the rules forbid; the game state is left unchanged."""
+
+
+class GameSnapshot(NamedTuple):
+    """The whole state of a :class:`Game` at one moment (:meth:`Game.snapshot`), true
+    token counts included: for drivers and records, never for agents (they see a
+    :class:`View`). Immutable: later moves do not change it."""
+
+    turn: int
+    seat: int  # the player to move
+    card: int | None  # the face-up card; None once the game is over
+    tokens_on_card: int
+    tokens: tuple[int, ...]  # every seat's count
+    cards: tuple[tuple[int, ...], ...]  # every seat's cards, ascending
+    cards_left: int  # face down, not counting the face-up card
+    over: bool
 
 
 def _shuffle_draws(size: int) -> tuple[tuple[int, int, int], ...]:
@@ -158,6 +174,14 @@ class Game:
     def removed_cards(self) -> tuple[int, ...]:
         """The cards removed unseen (never part of any view)."""
         return self._removed
+
+    def snapshot(self) -> GameSnapshot:
+        """The whole state now, as one immutable record (see :class:`GameSnapshot`)."""
+        over = self.over
+        # the fields in order, without the named tuple's __new__ call (one per decision)
+        return _new(GameSnapshot, (
+            self.turn, self.seat, None if over else self.card, self.tokens_on_card,
+            tuple(self._tokens), tuple(self._cards), self._dealt - self._next, over))
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Actions the player to move may take; empty once the game is over."""
