@@ -77,13 +77,14 @@ def _load_one(path: Path, allow_incomplete: bool) -> dict[str, pa.Table]:
     expected = {"experiment": manifest["experiment"], "design_hash": manifest["design_hash"]}
     out = {"experiments": read_table(path / "experiments.parquet", "experiments"),
            "conditions": read_table(path / "conditions.parquet", "conditions")}
+    # (ExperimentDir has no public list of its row tables yet: store.py's owner to add)
     if manifest["compacted"]:
-        for table in directory._tables():
+        for table in directory._tables():  # noqa: SLF001
             out[table] = read_table(path / f"{table}.parquet", table)
         chunks = directory.chunks()
     else:
         chunks = sorted(directory.done_chunks())
-        for table in directory._tables():
+        for table in directory._tables():  # noqa: SLF001
             files = [path / PARTS / table / _part_name(a, b) for a, b in chunks]
             for file in files:
                 if not file.exists():
