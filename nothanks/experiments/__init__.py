@@ -6,102 +6,95 @@ design's log exists, and the model tables shown beside the statistics.
     >>> run_design("smoke", "runs/smoke", jobs=2)   # doctest: +SKIP
     >>> log = load("runs/smoke")                    # doctest: +SKIP
 
-The names below are imported on first use (PEP 562), so importing the package — as the
-command line does to build its parser — loads neither pandas nor the models.
+Importing the package imports pandas, Arrow and the models; the command line imports
+its submodules only when a command runs, so ``nothanks --help`` stays light.
 """
 from __future__ import annotations
 
-import importlib
-import sys
-import types
+from .cache import (
+    PARTICIPANTS,
+    QUICK_GAMES,
+    QUICK_PARTICIPANTS,
+    QUICK_SWEEP_VALUES,
+    ensure_design,
+    ensure_participants,
+    is_complete,
+    load_cached,
+)
+from .design import (
+    HUMAN,
+    Condition,
+    Design,
+    DesignError,
+    PlannedGame,
+    Schedule,
+    Sweep,
+    Table,
+    load_design,
+    shipped_designs,
+)
+from .log import Log, export_csv, load
+from .rows import LogContext, LogRows, compact_frames
+from .run import RunSummary, run_design
+from .schema import SCHEMA_VERSION, TABLES, LogError, schema_markdown
+from .session import ParticipantSession, SessionError, check_participant_id
+from .showcase import TRACE_PLAYERS, TRACE_SEED, instance_table, token_memory_history
+from .tournament import (
+    Tournament,
+    TournamentError,
+    load_tournament,
+    plan_tables,
+    run_tournament,
+    shipped_tournaments,
+)
+from .verify import VerifyReport, verify
+from .workers import play_chunk
 
-#: Public name -> the submodule that defines it.
-_SOURCES = {
-    # .cache
-    "PARTICIPANTS": "cache",
-    "QUICK_GAMES": "cache",
-    "QUICK_PARTICIPANTS": "cache",
-    "QUICK_SWEEP_VALUES": "cache",
-    "ensure_design": "cache",
-    "ensure_participants": "cache",
-    "is_complete": "cache",
-    "load_cached": "cache",
-    # .design
-    "HUMAN": "design",
-    "Condition": "design",
-    "Design": "design",
-    "DesignError": "design",
-    "PlannedGame": "design",
-    "Schedule": "design",
-    "Sweep": "design",
-    "Table": "design",
-    "load_design": "design",
-    "shipped_designs": "design",
-    # .log
-    "Log": "log",
-    "export_csv": "log",
-    "load": "log",
-    # .rows
-    "LogContext": "rows",
-    "LogRows": "rows",
-    "compact_frames": "rows",
-    # .run
-    "RunSummary": "run",
-    "run_design": "run",
-    # .schema
-    "SCHEMA_VERSION": "schema",
-    "TABLES": "schema",
-    "LogError": "schema",
-    "schema_markdown": "schema",
-    # .session
-    "ParticipantSession": "session",
-    "SessionError": "session",
-    "check_participant_id": "session",
-    # .showcase
-    "TRACE_PLAYERS": "showcase",
-    "TRACE_SEED": "showcase",
-    "instance_table": "showcase",
-    "token_memory_history": "showcase",
-    # .tournament
-    "Tournament": "tournament",
-    "TournamentError": "tournament",
-    "load_tournament": "tournament",
-    "plan_tables": "tournament",
-    "run_tournament": "tournament",
-    "shipped_tournaments": "tournament",
-    # .verify
-    "VerifyReport": "verify",
-    "verify": "verify",
-    # .workers
-    "play_chunk": "workers",
-}
-
-__all__ = sorted(_SOURCES, key=lambda name: (not name.isupper(), not name[0].isupper(), name))
-
-
-def __getattr__(name: str) -> object:
-    try:
-        module = _SOURCES[name]
-    except KeyError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_SOURCES))
-
-
-class _Package(types.ModuleType):
-    """The import system binds a submodule to its package when it is first imported;
-    where a public name is also a submodule's name (``verify``), the name stays the
-    public function, as an eager ``from .verify import verify`` would have left it."""
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if isinstance(value, types.ModuleType) and name in _SOURCES:
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+__all__ = [
+    "HUMAN",
+    "PARTICIPANTS",
+    "QUICK_GAMES",
+    "QUICK_PARTICIPANTS",
+    "QUICK_SWEEP_VALUES",
+    "SCHEMA_VERSION",
+    "TABLES",
+    "TRACE_PLAYERS",
+    "TRACE_SEED",
+    "Condition",
+    "Design",
+    "DesignError",
+    "Log",
+    "LogContext",
+    "LogError",
+    "LogRows",
+    "ParticipantSession",
+    "PlannedGame",
+    "RunSummary",
+    "Schedule",
+    "SessionError",
+    "Sweep",
+    "Table",
+    "Tournament",
+    "TournamentError",
+    "VerifyReport",
+    "check_participant_id",
+    "compact_frames",
+    "ensure_design",
+    "ensure_participants",
+    "export_csv",
+    "instance_table",
+    "is_complete",
+    "load",
+    "load_cached",
+    "load_design",
+    "load_tournament",
+    "plan_tables",
+    "play_chunk",
+    "run_design",
+    "run_tournament",
+    "schema_markdown",
+    "shipped_designs",
+    "shipped_tournaments",
+    "token_memory_history",
+    "verify",
+]
