@@ -65,7 +65,9 @@ class CurrentTimeReferenceError(ValueError):
 
 
 # --------------------------------------------------------------------- validation
-def _number(name: str, value: Any) -> float:
+def real_number(name: str, value: Any) -> float:
+    """``value`` as a finite float; a TypeError (not a real number, or a bool) or a
+    ValueError (NaN, infinite) naming ``name`` and the value otherwise."""
     if type(value) is float and -math.inf < value < math.inf:  # the common case, checked fast
         return value
     if isinstance(value, bool) or not isinstance(value, Real):
@@ -83,7 +85,7 @@ def _flag(name: str, value: Any) -> bool:
 
 
 def _check_decay(value: Any, optimized_learning: bool) -> float:
-    decay = _number("decay", value)
+    decay = real_number("decay", value)
     if decay <= 0.0:
         raise ValueError(f"decay d must be > 0 (0.5 is ACT-R's usual value), got {decay!r}")
     if optimized_learning and decay >= 1.0:
@@ -97,7 +99,7 @@ _MP_HINT = ("MP scales every slot's mismatch; 0 makes the partially matched slot
             "for nothing (they are ignored, not matched exactly)")
 
 
-def _latency(factor: float, activation: float) -> float:
+def retrieval_latency(factor: float, activation: float) -> float:
     """``F·e^(−A)``, infinite rather than an OverflowError for A below about −709."""
     try:
         return factor * math.exp(-activation)
@@ -105,7 +107,7 @@ def _latency(factor: float, activation: float) -> float:
         return math.inf
 
 
-def _log(values: np.ndarray) -> np.ndarray:
+def log_in_place(values: np.ndarray) -> np.ndarray:
     """``ln`` in place; a strength that underflowed to 0 gives −inf without a warning."""
     if values.all():
         return np.log(values, out=values)
@@ -114,7 +116,7 @@ def _log(values: np.ndarray) -> np.ndarray:
 
 
 def _check_at_least(name: str, value: Any, lowest: float, strict: bool, hint: str) -> float:
-    number = _number(name, value)
+    number = real_number(name, value)
     if number < lowest or (strict and number == lowest):
         sign = ">" if strict else ">="
         raise ValueError(f"{name} must be {sign} {lowest:g} ({hint}), got {number!r}")
@@ -367,7 +369,7 @@ class DeclarativeMemory:
         self._decay = _check_decay(decay, self._optimized_learning)
         self._noise = _check_at_least("noise", noise, 0.0, False, "the logistic scale s; 0 "
                                       "switches activation noise off")
-        self._retrieval_threshold = _number("retrieval_threshold", retrieval_threshold)
+        self._retrieval_threshold = real_number("retrieval_threshold", retrieval_threshold)
         self._mismatch_penalty = _check_at_least("mismatch_penalty", mismatch_penalty, 0.0,
                                                  False, _MP_HINT)
         self._latency_factor = _check_at_least("latency_factor", latency_factor, 0.0, True,
@@ -456,7 +458,7 @@ class DeclarativeMemory:
 
     @retrieval_threshold.setter
     def retrieval_threshold(self, value: float) -> None:
-        self._retrieval_threshold = _number("retrieval_threshold", value)
+        self._retrieval_threshold = real_number("retrieval_threshold", value)
         self._parameters = None
 
     @property
@@ -546,7 +548,7 @@ class DeclarativeMemory:
 
     def advance(self, dt: float) -> float:
         """Move the clock forward by ``dt >= 0`` and return the new time."""
-        step = _number("dt", dt)
+        step = real_number("dt", dt)
         if step < 0:
             raise ValueError(f"the clock only moves forward: dt must be >= 0, got {step!r}")
         self._time += step
@@ -738,7 +740,7 @@ class DeclarativeMemory:
         chunks use 0). When merging, None keeps the existing chunk's setting; a different
         value is an error, because a chunk cannot both decay and not decay.
         """
-        fixed = None if fixed_activation is None else _number("fixed_activation",
+        fixed = None if fixed_activation is None else real_number("fixed_activation",
                                                                 fixed_activation)
         chunk = Chunk(slots, fixed)
         row = self._row_of.get(chunk.key)
@@ -865,18 +867,18 @@ class DeclarativeMemory:
         compiled = _kernel_module.kernels()
         if compiled is not None and not self._deep_nodes:
             # every chunk has one reference: its sum is 0.0 + its strength, the strength
-            return _log(strengths)[self._node_time.view()[self._node_of.view()]]
+            return log_in_place(strengths)[self._node_time.view()[self._node_of.view()]]
         if compiled is not None:
             # one sum per history node, then per chunk its node's (NumPy's log is
             # elementwise: the same bits whether taken per node or per chunk)
             sums = compiled.node_sums(self._node_parent.view(), self._node_time.view(),
                                       strengths)
             sums[0] = 1.0  # the root, which no chunk points to: no log(0)
-            return _log(sums)[self._node_of.view()]
+            return log_in_place(sums)[self._node_of.view()]
         summed = np.bincount(self._reference_row.view(),
                              weights=strengths[self._reference_time_index.view()],
                              minlength=len(self._chunks))
-        return _log(summed)
+        return log_in_place(summed)
 
     def _single_references_now(self) -> bool:
         """Whether every chunk is learned, has one reference, none at the current time,
@@ -894,7 +896,7 @@ class DeclarativeMemory:
         key = (self._time, len(self._time_values.items), self._decay)
         if key != self._log_strengths_key:
             ages = self._time - self._time_values.view()
-            self._log_strengths_of = _log(np.power(ages, -self._decay, out=ages))
+            self._log_strengths_of = log_in_place(np.power(ages, -self._decay, out=ages))
             self._log_strengths_key = key
         return self._log_strengths_of
 
@@ -1183,7 +1185,7 @@ class DeclarativeMemory:
                 so it could not be a candidate for this request.
         """
         row = self._row(chunk)
-        offset = _number("offset", offset) if offset else 0.0
+        offset = real_number("offset", offset) if offset else 0.0
         chunk = self._chunks[row]
         rows, scored = self._split(request)
         if rows is not None and row not in rows:
@@ -1233,9 +1235,10 @@ class DeclarativeMemory:
             record: attach a ``RetrievalRecord`` listing every candidate's components.
                 Recording never changes the outcome or the random numbers drawn.
         """
-        tau = self._retrieval_threshold if threshold is None else _number("threshold", threshold)
+        tau = (self._retrieval_threshold if threshold is None
+               else real_number("threshold", threshold))
         if offset:
-            offset = _number("offset", offset)
+            offset = real_number("offset", offset)
         plan = split = None
         kernels = None if record or type(request) is not dict else _kernel_module.kernels()
         if kernels is not None:
@@ -1258,7 +1261,7 @@ class DeclarativeMemory:
             compiled = None if record else self._compiled_scores(scored)
         count = len(self._chunks) if rows is None else len(rows)
         if count == 0:
-            latency = _latency(self._latency_factor, tau)
+            latency = retrieval_latency(self._latency_factor, tau)
             trace = (RetrievalRecord(MappingProxyType(dict(request)), self._time, tau,
                                      self._noise_mode, None, None, latency) if record else None)
             return Retrieval(None, None, latency, trace)
@@ -1279,10 +1282,10 @@ class DeclarativeMemory:
             if noise is None:
                 best = self._break_tie(total, best, activation)
             winner = self._chunks[best if rows is None else int(rows[best])]
-            latency = _latency(self._latency_factor, activation)
+            latency = retrieval_latency(self._latency_factor, activation)
         else:
             winner = None
-            latency = _latency(self._latency_factor, tau)
+            latency = retrieval_latency(self._latency_factor, tau)
         trace = None
         if record:
             trace = self._record(request, tau, rows, scored, base, mismatches, noise, offset,
@@ -1395,13 +1398,13 @@ class DeclarativeMemory:
         if activation >= tau:
             if noise is _kernel_module.EMPTY:
                 best = self._break_tie(total, best, activation)
-            try:  # _latency, inlined
+            try:  # retrieval_latency, inlined
                 latency = self._latency_factor * math.exp(-activation)
             except OverflowError:
                 latency = math.inf
             return _new_retrieval(Retrieval, (self._chunks[best], activation, latency, None))
         return _new_retrieval(Retrieval, (None, activation,
-                                          _latency(self._latency_factor, tau), None))
+                                          retrieval_latency(self._latency_factor, tau), None))
 
     def _plan(self, request: dict[str, SlotValue], key: tuple | None, plan: _Plan | None
               ) -> tuple[_Plan | None, tuple[np.ndarray | None, _Scored] | None]:
@@ -1440,7 +1443,7 @@ class DeclarativeMemory:
         rows = plan.rows.view()
         count = len(rows)
         if count == 0:
-            return Retrieval(None, None, _latency(self._latency_factor, tau))
+            return Retrieval(None, None, retrieval_latency(self._latency_factor, tau))
         if self._single_references_now():
             # one compiled pass over the candidates: B from its reference time's log
             # strength, plus its per-time noise, plus the offset (the same additions)
@@ -1449,8 +1452,8 @@ class DeclarativeMemory:
                 self._noise_now(), float(offset))
             if activation >= tau:
                 return Retrieval(self._chunks[int(rows[best])], activation,
-                                 _latency(self._latency_factor, activation))
-            return Retrieval(None, activation, _latency(self._latency_factor, tau))
+                                 retrieval_latency(self._latency_factor, activation))
+            return Retrieval(None, activation, retrieval_latency(self._latency_factor, tau))
         noise = None
         if self._noise > 0:
             per_time = self._noise_mode == "per_time"
@@ -1476,8 +1479,8 @@ class DeclarativeMemory:
             if noise is None:
                 best = self._break_tie(total, best, activation)
             return Retrieval(self._chunks[int(rows[best])], activation,
-                             _latency(self._latency_factor, activation))
-        return Retrieval(None, activation, _latency(self._latency_factor, tau))
+                             retrieval_latency(self._latency_factor, activation))
+        return Retrieval(None, activation, retrieval_latency(self._latency_factor, tau))
 
     def _compiled_scores(self, scored: _Scored) -> tuple[np.ndarray, ...] | None:
         """Every chunk's unscaled mismatch per scored slot, for the compiled kernel; None
@@ -1620,7 +1623,7 @@ def recall_probability(activation: float | np.ndarray, threshold: float,
     Accepts arrays of activations.
     """
     s = _check_at_least("noise", noise, 0.0, False, "the logistic scale s")
-    tau = _number("threshold", threshold)
+    tau = real_number("threshold", threshold)
     a = np.asarray(activation, dtype=np.float64)
     if s == 0:
         return float(a >= tau) if a.ndim == 0 else (a >= tau).astype(np.float64)

@@ -28,7 +28,7 @@ import numpy as np
 from ...actr import DeclarativeMemory, Parameters, RetrievalRecord
 from ...actr.growable import Growable
 from ...actr.kernel import kernels
-from ...actr.memory import _latency, _log, _number
+from ...actr.memory import log_in_place, real_number, retrieval_latency
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,7 +328,7 @@ class TokenMemory:
             truth = truth(seat)
         kept = self._kept.get(seat)
         if kept is None:  # nothing stored about this player: no candidate, no draw
-            failed = _latency(factor, tau)
+            failed = retrieval_latency(factor, tau)
             recall = _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
                                    NO_RECALL_DEFAULT, None, None, tau, failed + failed, truth,
                                    None, None, None))
@@ -344,7 +344,7 @@ class TokenMemory:
             offset = self._offset
         else:  # checked as the memory's retrieval checks its offset
             offset = -penalty
-            offset = float(_number("offset", offset)) if offset else 0.0
+            offset = float(real_number("offset", offset)) if offset else 0.0
             self._penalty, self._offset = penalty, offset
         compiled = kernels()
         if compiled is None:
@@ -357,7 +357,7 @@ class TokenMemory:
             tokens = self._tokens_of[update]
             if type(tokens) is not int:
                 tokens = int(tokens)
-            try:  # _latency, inlined
+            try:  # retrieval_latency, inlined
                 latency = factor * _exp(-activation) + 0.0
             except OverflowError:
                 latency = math.inf
@@ -365,7 +365,7 @@ class TokenMemory:
                                    None, tau, latency, truth, None, None,
                                    update + 1 == self._newest[seat][0]))
         else:
-            latency = _latency(factor, tau)
+            latency = retrieval_latency(factor, tau)
             if root_activation >= tau:
                 tokens = self._tokens_of[root]
                 cls = (_CLASS_OF[tokens]
@@ -373,7 +373,7 @@ class TokenMemory:
                        else token_class(tokens))
                 recall = _new(Recall, (now, seat, purpose, "root", cls.prediction_values,
                                        cls.default, activation, root_activation, tau,
-                                       latency + _latency(factor, root_activation), truth,
+                                       latency + retrieval_latency(factor, root_activation), truth,
                                        None, None, None))
             else:
                 recall = _new(Recall, (now, seat, purpose, "default", NO_RECALL_VALUES,
@@ -443,7 +443,7 @@ class TokenMemory:
             # needs no guard against ln 0
             self._strengths = np.log(strengths, out=strengths)
         else:
-            self._strengths = _log(strengths)
+            self._strengths = log_in_place(strengths)
         self._strength_of = self._time_of.view()
         self._strengths_at, self._strengths_count = now, self._count
         self._strengths_decay = decay
@@ -502,7 +502,7 @@ class TokenMemory:
         if decay * math.log(oldest) < 700.0:  # no strength underflowed to 0
             strengths = np.log(strengths, out=strengths)
         else:
-            strengths = _log(strengths)
+            strengths = log_in_place(strengths)
         grid = np.empty(size)
         grid[:-1] = strengths[::-1]
         grid[-1] = math.nan  # age 0: never a candidate's (a chunk stored now is not kept)

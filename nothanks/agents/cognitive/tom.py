@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...actr import NOISE_MODES, NOISE_STREAMS, DeclarativeMemory, ExactMatch, Linear, Weber
-from ...actr.memory import _number
+from ...actr.memory import real_number
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..base import Agent
 from . import tom_kernel
@@ -299,7 +299,7 @@ class ToMAgent(Agent):
         """Per seat, the other players after it in turn order (asked for thousands of
         times a game), the readings' switches as flags, and what every turn reads."""
         self._others = [tuple(self._opponents(seat)) for seat in range(self.variant.players)]
-        self._time_per_turn = _number("time_per_turn", self.params["time_per_turn"])
+        self._time_per_turn = real_number("time_per_turn", self.params["time_per_turn"])
         self._token_clock = self._uses_token_memory
         self._per_time = self.params["noise_mode"] == "per_time"
         self._all_pass_rule = self.params["candidate_rule"] == "all"
