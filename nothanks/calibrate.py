@@ -50,7 +50,7 @@ from .agents import AgentSpec
 from .agents.cognitive import generate_instances as gi
 from .agents.cognitive.instance_sets import perturb
 from .experiments.design import Design, Table
-from .io import atomic_write_bytes
+from .files import atomic_write_bytes
 
 #: Games per condition and trial a real study should play (the deals are paired).
 DEFAULT_GAMES = 2000

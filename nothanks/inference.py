@@ -61,7 +61,7 @@ from .agents.cognitive.likelihood import (
 from .analysis.frames import AnalysisInputError, condition_variants
 from .analysis.paired import SYNTHETIC_LABEL, data_source, wilson_interval
 from .experiments.backends import worker_pool
-from .io import write_frame
+from .files import write_frame
 from .match import Match
 from .rules import Action, Event, Variant, View, sequence_category
 

@@ -12,7 +12,7 @@ import pytest
 from nothanks.experiments import TABLES, LogError, load, run_design, schema_markdown
 from nothanks.experiments.design import Design, Table
 from nothanks.experiments.schema import SCHEMA_VERSION, check_table, read_table
-from nothanks.io import atomic_write_bytes
+from nothanks.files import atomic_write_bytes
 
 from helpers import copy_log
 

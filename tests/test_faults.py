@@ -94,7 +94,7 @@ def test_a_truncated_merged_table_is_noticed_and_the_run_replayed(tmp_path, refe
 def test_a_write_failing_half_way_leaves_no_partial_file_and_resume_completes(
         tmp_path, reference, monkeypatch):
     out = tmp_path / "run"
-    import nothanks.io as nio
+    import nothanks.files as nio
     real_replace = os.replace
     calls = {"n": 0}
 

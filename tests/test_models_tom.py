@@ -161,7 +161,7 @@ def test_decision_info_keys_and_types():
 
 def test_decision_log_writes_to_parquet(tmp_path):
     from nothanks.experiments import compact_frames
-    from nothanks.io import write_frame
+    from nothanks.files import write_frame
     for specs in (["tom0"] * 4, ["tom2", "tom1", "tom0", "heuristic"]):
         _, decisions = compact_frames(list(play_games(specs, 2, seed=1)))
         write_frame(decisions, tmp_path / "decisions.parquet")

@@ -66,7 +66,7 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
     def run(args: argparse.Namespace) -> int:
         from ..agents import AgentSpecError, make_agent, split_specs
         from ..experiments.rows import compact_frames
-        from ..io import write_frame
+        from ..files import write_frame
         from ..runner import play_games, summarize
         specs = [spec for text in args.players for spec in split_specs(text)]
         variant = _variant_from(args, len(specs))

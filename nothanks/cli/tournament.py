@@ -182,7 +182,7 @@ def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
     files: list[Path] = []
     if leaderboard_dir is not None:
         from ..figures.tournament import tournament_ratings
-        from ..io import atomic_write_bytes
+        from ..files import atomic_write_bytes
         from ..outputs import replacing
         with replacing(leaderboard_dir, LEADERBOARD_FILES) as staging:
             csv, md, png = (staging / name for name in LEADERBOARD_FILES)

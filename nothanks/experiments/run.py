@@ -15,7 +15,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..io import claim_lock, release_lock
+from ..files import claim_lock, release_lock
 from .backends import execute
 from .design import Design, DesignError, load_design
 from .rows import LogContext

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..agents import Agent, make_agent
-from ..io import claim_lock, release_lock
+from ..files import claim_lock, release_lock
 from ..match import DecisionRecord, GameRecord, HumanSeat, Match
 from ..rules import Action, Event, Game, IllegalActionError, View
 from ..rules.seeding import game_seed, text_seed

@@ -37,7 +37,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..io import atomic_write_bytes, umask
+from ..files import atomic_write_bytes, umask
 from .schema import (
     KEEP,
     ROW_TABLES,

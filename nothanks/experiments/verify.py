@@ -29,7 +29,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..io import release_lock
+from ..files import release_lock
 from ..outputs import STAGING, UPDATE_SHIPPED, committed_files
 from .log import load
 from .schema import LogError

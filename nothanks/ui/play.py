@@ -18,7 +18,7 @@ from pathlib import Path
 
 import ipywidgets as w
 
-from ..io import atomic_write_bytes
+from ..files import atomic_write_bytes
 from ..match import DecisionRecord as Decision
 from ..match import Match
 from ..rules import Action, IllegalActionError, Variant

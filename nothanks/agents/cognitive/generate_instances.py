@@ -31,7 +31,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from ...io import atomic_write_bytes
+from ...files import atomic_write_bytes
 from ...rules import Action
 from .instances import COLUMNS, DEFAULT_SET, SHIPPED_DIR, Instance
 from .state import Category

@@ -253,7 +253,7 @@ def is_monotone(instance_set: InstanceSet | Sequence[Instance]) -> bool:
 def write_set(name_or_path: str, out: str | Path) -> Path:
     """Write the set ``name_or_path`` resolves to as an instance file at ``out``, its
     header naming the set and its base file's provenance."""
-    from ...io import atomic_write_bytes
+    from ...files import atomic_write_bytes
     from .generate_instances import render
 
     loaded = load_instances(name_or_path)
