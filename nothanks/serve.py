@@ -6,10 +6,10 @@
 
 It runs Voilà with :data:`SERVER_OPTIONS` (localhost only, no code shown, idle kernels
 culled) and :func:`set_xsrf_cookie` as its prelaunch hook, then any further arguments
-(they win over the defaults). Every page load starts a kernel; the page shuts it down
-when the tab is closed or reloaded, and the culler removes any the browser failed to
-shut down (a crashed browser, a lost connection), so no kernel, and no participant's
-session lock held by one, outlives its page.
+(an option given there replaces the default). Every page load starts a kernel; the page
+shuts it down when the tab is closed or reloaded, and the culler removes any the browser
+failed to shut down (a crashed browser, a lost connection), so no kernel, and no
+participant's session lock held by one, outlives its page.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 #: its kernel however long the participant takes (connected kernels are not culled).
 CULL_IDLE_SECONDS = 60
 #: How often (seconds) the culler looks for such kernels.
-CULL_INTERVAL_SECONDS = 10
+CULL_INTERVAL_SECONDS = 5
 
 #: Voilà's command-line options for every page the suite serves.
 SERVER_OPTIONS = (
@@ -48,8 +48,11 @@ def set_xsrf_cookie(handler, notebook=None, cwd=None) -> None:
 
 
 def voila_argv(arguments: Sequence[str]) -> list[str]:
-    """Voilà's arguments: :data:`SERVER_OPTIONS`, then ``arguments`` (which override)."""
-    return [*SERVER_OPTIONS, *arguments]
+    """Voilà's arguments: :data:`SERVER_OPTIONS`, less those ``arguments`` set again
+    (e.g. ``--MappingKernelManager.cull_idle_timeout=5``), then ``arguments``."""
+    given = {argument.split("=", 1)[0] for argument in arguments}
+    return [*(option for option in SERVER_OPTIONS if option.split("=", 1)[0] not in given),
+            *arguments]
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -77,14 +77,16 @@ class VoilaServer:
             self.kill()
 
 
-def start_voila(notebook: str, env: dict[str, str], log_path: Path) -> VoilaServer:
+def start_voila(notebook: str, env: dict[str, str], log_path: Path,
+                *options: str) -> VoilaServer:
     """Start Voilà on ``notebooks/<notebook>`` as ``make session`` does (through
-    :mod:`nothanks.serve`) and wait until it answers."""
+    :mod:`nothanks.serve`; ``options`` override its server options) and wait until it
+    answers."""
     port = free_port()
     with open(log_path, "a") as log:
         process = subprocess.Popen(  # with make session's server options
             [sys.executable, "-m", "nothanks.serve", str(ROOT / "notebooks" / notebook),
-             f"--port={port}"],
+             f"--port={port}", *options],
             cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True)
     server = VoilaServer(process, f"http://127.0.0.1:{port}/")
@@ -114,10 +116,17 @@ def voila(notebook: str, env: dict[str, str], log_path: Path) -> Iterator[str]:
 
 @contextmanager
 def browser_page(height: int = 900) -> Iterator:
+    """A tab of a fresh headless Chromium (``page.context.new_page()`` opens another).
+
+    The tab belongs to a browser context of its own making, so ``page.close(
+    run_before_unload=True)`` closes it as a person closes a tab (the page's
+    ``beforeunload`` handlers run); a page from ``browser.new_page()`` takes its context
+    down with it, and no handler runs."""
     with playwright_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            yield browser.new_page(viewport={"width": 1100, "height": height})
+            context = browser.new_context(viewport={"width": 1100, "height": height})
+            yield context.new_page()
         finally:
             browser.close()
 

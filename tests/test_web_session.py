@@ -7,11 +7,17 @@ kernel are killed with SIGKILL in the middle of the next game; a new server is s
 the id entered again, and the page must continue at that game while the log on disk
 holds every finished game exactly once. A short design (10-card games, baseline
 opponents, no thinking pauses) keeps the test quick.
+
+And the page lets go: a tab reloaded or closed shuts its kernel down, so the same
+participant resumes in a new tab within seconds, with no server restart, and no kernel
+is left behind.
 """
 from __future__ import annotations
 
 import time
+import urllib.request
 
+import psutil
 import pytest
 from helpers_web import (
     browser_page,
@@ -189,3 +195,81 @@ def test_a_lab_session_survives_a_crash(tmp_path):
     assert_each_game_once(sessions / PID, [0, 1, 2])
     assert len(load(sessions / PID).games) == 12  # complete: loads without allow_incomplete
     update_screenshot(tmp_path / "lab_start.png", "lab_session_start.png")
+
+
+# ------------------------------------------------------------------ reload and close
+@pytest.fixture(scope="module")
+def lab_env(tmp_path_factory) -> dict[str, str]:
+    folder = tmp_path_factory.mktemp("lab")
+    design = folder / "lab-rehearsal.toml"
+    design.write_text(DESIGN)
+    return {"NOTHANKS_SESSIONS": str(folder / "sessions"),
+            "NOTHANKS_SESSION_DESIGN": str(design), "NOTHANKS_THINKING": "0"}
+
+
+def kernels(server) -> int:
+    """Kernels the server runs (each a child process of Voilà)."""
+    return len(psutil.Process(server.process.pid).children(recursive=True))
+
+
+def assert_one_kernel_left(server, log) -> None:
+    """Only the open page's kernel runs: the closed or reloaded page's was shut down at
+    its request (not culled: that takes a minute)."""
+    deadline = time.monotonic() + 15
+    while kernels(server) > 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert kernels(server) == 1
+    text = log.read_text()
+    assert "_xsrf" not in text and "Culling" not in text.replace("Culling kernels with", "")
+
+
+def start(lab: SessionPage, participant_id: str) -> str:
+    """Enter the id; the text the page then shows (the game, not a refusal)."""
+    lab.enter_id(participant_id)
+    lab.page.locator(".nt-game-number").wait_for(timeout=30_000)
+    return lab.page.locator("body").inner_text()
+
+
+@pytest.mark.timeout(150)
+def test_a_reloaded_or_closed_tab_lets_its_participant_resume(lab_env, tmp_path):
+    log = tmp_path / "voila.log"
+    server = start_voila("08_lab_session.ipynb", lab_env, log)
+    try:
+        with browser_page() as page:
+            lab = SessionPage(page)
+            lab.open(server.url)
+            assert "new session" in start(lab, "P02")
+            page.reload()  # the old page's kernel, still holding P02, would refuse it
+            page.locator("button.nt-lab-start").wait_for(state="visible", timeout=120_000)
+            assert "new session" in start(lab, "P02") and lab.game_number() == 1
+            assert_one_kernel_left(server, log)
+
+            page.close(run_before_unload=True)  # as a person closes the tab
+            again = SessionPage(page.context.new_page())
+            again.open(server.url)
+            assert "new session" in start(again, "P02") and again.game_number() == 1
+            assert_one_kernel_left(server, log)
+    finally:
+        server.stop()
+
+
+@pytest.mark.timeout(120)
+def test_a_kernel_whose_page_never_connects_is_culled(lab_env, tmp_path):
+    """The backstop for a page that could not ask for its kernel's shutdown (the browser
+    crashed, the network dropped): with no page connected, Voilà's culler shuts the
+    kernel down (after a minute idle in the lab, 2 s here; the culler's round every 5 s
+    is make session's) and with it the participant's lock. A plain GET stands in for the
+    lost page: it starts a kernel and never connects."""
+    log = tmp_path / "voila.log"
+    server = start_voila("08_lab_session.ipynb", lab_env, log,
+                         "--MappingKernelManager.cull_idle_timeout=2")
+    try:
+        with urllib.request.urlopen(server.url, timeout=120) as response:
+            assert b"widget-view+json" in response.read()  # the notebook ran: the app
+        assert kernels(server) == 1
+        began = time.monotonic()
+        while kernels(server) and time.monotonic() - began < 30:
+            time.sleep(0.2)
+        assert kernels(server) == 0 and "Culling 'idle' kernel" in log.read_text()
+    finally:
+        server.stop()
