@@ -213,9 +213,8 @@ class Match:
     def _record(self, action: Action, info: dict[str, Any], trace: Any,
                 decision_time: float | None = None,
                 marks: tuple[int, ...] | None = None) -> DecisionRecord:
-        # the whole state in one call: one record per decision of every game
-        turn, seat, card, on_card, tokens, hands, cards_left, _ = self.game.snapshot()
-        cards = hands[seat]
+        # the state in one call: one record per decision of every game
+        turn, seat, card, on_card, tokens, cards, cards_left = self.game.to_move()
         own = tokens[seat]
         # tuple.__new__ with every field in order: what DecisionRecord(...) does, without
         # its keyword-handling wrapper; the category is sequence_category(cards, card)
@@ -337,7 +336,8 @@ class Match:
             orders[human], kinds[human] = None, "human"
         return GameRecord(
             self.game_id, self.seed, self._specs, tuple([a.label for a in agents]),
-            tuple(orders), tuple(kinds), game.snapshot().cards, game.token_counts,
+            tuple(orders), tuple(kinds), tuple([game.cards(s) for s in range(len(agents))]),
+            game.token_counts,
             over.scores, over.ranks, over.rank_points, tuple(self.decisions),
         )
 

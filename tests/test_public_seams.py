@@ -1,5 +1,5 @@
 """The public seams between modules (issue 27, "no private access across modules"):
-the declarative memory's API for fast paths, the game's read-only snapshot, and the ToM
+the declarative memory's API for fast paths, the game's read-only state to move, and the ToM
 model's pluggable opponent model (docs/actr.md, "Public API for fast paths";
 docs/models.md)."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
 from nothanks.agents.cognitive.bayes import BayesToMAgent
 from nothanks.agents.cognitive.tom import Outcome, ToMAgent
 from nothanks.match import Match
-from nothanks.rules import Action, Game, Variant
+from nothanks.rules import Action, Game, IllegalActionError, Variant
 
 SMALL = Variant(removed=14)  # 19 cards: short games
 
@@ -45,6 +45,16 @@ def test_per_time_noise_is_the_noise_the_retrievals_add():
     assert memory.per_time_noise() is noise  # kept until the clock moves
     memory.advance(1.0)
     assert not np.array_equal(memory.per_time_noise()[:len(memory)], noise[:len(memory)])
+
+
+def test_the_compiled_view_is_the_clock_size_parameters_and_noise_drawn_so_far():
+    memory = _memory()
+    assert memory.compiled_view == (1.0, 6, memory.parameters, None)  # nothing drawn yet
+    noise = memory.per_time_noise()
+    time, chunks, parameters, drawn = memory.compiled_view
+    assert (time, chunks, parameters) == (1.0, 6, memory.parameters) and drawn is noise
+    memory.advance(0.5)
+    assert memory.compiled_view[::3] == (1.5, None)  # the clock moved: not drawn yet
 
 
 @pytest.mark.parametrize("params", [{"noise_mode": "per_retrieval"}, {"noise": 0.0}])
@@ -97,18 +107,18 @@ def test_add_past_builds_what_adds_at_those_times_build_and_refuses_disorder():
     assert {"n": 3} not in later and later.time == 5.0
 
 
-def test_the_game_snapshot_is_the_whole_state_and_stays_as_taken():
+def test_the_state_to_move_is_what_the_accessors_say_and_stays_as_taken():
     game = Game(SMALL, seed=2)
     game.apply(Action.PASS)
-    snapshot = game.snapshot()
-    assert snapshot == (game.turn, game.seat, game.card, game.tokens_on_card,
-                        game.token_counts, tuple(game.cards(s) for s in range(4)),
-                        game.cards_left, False)
+    state = game.to_move()
+    assert state == (game.turn, game.seat, game.card, game.tokens_on_card,
+                     game.token_counts, game.cards(game.seat), game.cards_left)
     game.apply(Action.TAKE)
-    assert game.cards(1) != snapshot.cards[1] and snapshot.tokens_on_card == 1
+    assert game.cards(1) != state[5] and state[3] == 1  # a copy, not the live lists
     while not game.over:
         game.apply(Action.TAKE)
-    assert game.snapshot().card is None and game.snapshot().cards_left == 0
+    with pytest.raises(IllegalActionError, match="the game is over .*nobody is to move"):
+        game.to_move()
 
 
 def _hooked(action: Action, calls: list) -> ToMAgent:

@@ -548,6 +548,9 @@ class DeclarativeMemory:
 
     def advance(self, dt: float) -> float:
         """Move the clock forward by ``dt >= 0`` and return the new time."""
+        if type(dt) is float and 0.0 <= dt < math.inf:  # the common case (a model's turn)
+            self._time += dt
+            return self._time
         step = real_number("dt", dt)
         if step < 0:
             raise ValueError(f"the clock only moves forward: dt must be >= 0, got {step!r}")
@@ -598,6 +601,20 @@ class DeclarativeMemory:
                 self._latency_factor, self._noise_mode, self._noise_stream,
                 self._optimized_learning, self._base_level_learning)
         return parameters
+
+    @property
+    def compiled_view(self) -> tuple[float, int, Parameters, np.ndarray | None]:
+        """``(time, chunks, parameters, noise)`` in one read: the model time, how many
+        chunks are stored, :attr:`parameters`, and the per-time noise drawn so far at
+        this time (None when none is yet; it may hold fewer rows than a caller needs,
+        who then asks :meth:`per_time_noise`). A plain tuple, made anew at every read: a
+        fast path reads it once per call instead of four members."""
+        parameters = self._parameters
+        if parameters is None:
+            parameters = self.parameters
+        time = self._time
+        return (time, len(self._chunks), parameters,
+                self._time_noise if self._time_noise_at == time else None)
 
     @property
     def learned_count(self) -> int:

@@ -1,6 +1,6 @@
 """The rules of No Thanks!: variants, state, views, events, scoring."""
 from .events import Action, CardRevealed, Event, GameOver, Passed, Took
-from .game import Game, GameSnapshot, IllegalActionError, deal
+from .game import Game, IllegalActionError, deal
 from .scoring import (
     Category,
     card_points,
@@ -14,7 +14,7 @@ from .variant import STARTING_TOKENS, Variant, VariantError
 from .view import HiddenInformationError, View
 
 __all__ = [
-    "Action", "CardRevealed", "Event", "GameOver", "Passed", "Took", "Game", "GameSnapshot",
+    "Action", "CardRevealed", "Event", "GameOver", "Passed", "Took", "Game",
     "IllegalActionError", "deal", "Category", "card_points", "ranks_and_points", "score",
     "sequence_category", "sequence_gain", "STARTING_TOKENS", "Variant", "VariantError",
     "HiddenInformationError", "View", "reseed", "seeded",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Callable
-from typing import NamedTuple
 
 from .events import Action, CardRevealed, Event, GameOver, Passed, Took
 from .scoring import ranks_and_points, score
@@ -25,21 +24,6 @@ _new = tuple.__new__
 
 class IllegalActionError(ValueError):
     """An action that the rules forbid; the game state is left unchanged."""
-
-
-class GameSnapshot(NamedTuple):
-    """The whole state of a :class:`Game` at one moment (:meth:`Game.snapshot`), true
-    token counts included: for drivers and records, never for agents (they see a
-    :class:`View`). Immutable: later moves do not change it."""
-
-    turn: int
-    seat: int  # the player to move
-    card: int | None  # the face-up card; None once the game is over
-    tokens_on_card: int
-    tokens: tuple[int, ...]  # every seat's count
-    cards: tuple[tuple[int, ...], ...]  # every seat's cards, ascending
-    cards_left: int  # face down, not counting the face-up card
-    over: bool
 
 
 def _shuffle_draws(size: int) -> tuple[tuple[int, int, int], ...]:
@@ -175,13 +159,23 @@ class Game:
         """The cards removed unseen (never part of any view)."""
         return self._removed
 
-    def snapshot(self) -> GameSnapshot:
-        """The whole state now, as one immutable record (see :class:`GameSnapshot`)."""
-        over = self.over
-        # the fields in order, without the named tuple's __new__ call (one per decision)
-        return _new(GameSnapshot, (
-            self.turn, self.seat, None if over else self.card, self.tokens_on_card,
-            tuple(self._tokens), tuple(self._cards), self._dealt - self._next, over))
+    def to_move(self) -> tuple[int, int, int, int, tuple[int, ...], tuple[int, ...], int]:
+        """The state the player to move decides in, true token counts included (for
+        drivers and records; agents see a :class:`View`), as one immutable plain tuple:
+        ``(turn, seat, card, tokens_on_card, token_counts, cards, cards_left)``, where
+        ``seat`` is the player to move, ``token_counts`` every seat's count and ``cards``
+        the player to move's cards. (A plain tuple: a driver reads it at every decision,
+        and a named tuple costs several times as much to make.)
+
+        Raises:
+            IllegalActionError: the game is over (nobody is to move).
+        """
+        if self.over:
+            raise IllegalActionError(f"the game is over (all {self._dealt} cards have been "
+                                     "taken): nobody is to move")
+        seat = self.seat
+        return (self.turn, seat, self.card, self.tokens_on_card, tuple(self._tokens),
+                self._cards[seat], self._dealt - self._next)
 
     def legal_actions(self) -> tuple[Action, ...]:
         """Actions the player to move may take; empty once the game is over."""

@@ -310,12 +310,11 @@ class TokenMemory:
         game.)
         """
         memory = self._memory
-        now = memory.time
-        parameters = memory.parameters
+        now, chunks, parameters, noise = memory.compiled_view
         if parameters is not self._fast_parameters:  # (the same object: checked already)
             self._fast_parameters = parameters if _rows_recallable(parameters) else None
         if not (self._keeping and self._latest < now and not self.record
-                and len(memory) == self._synced and not self.merge
+                and chunks == self._synced and not self.merge
                 and self._fast_parameters is not None):
             recall = self._retrieve(seat, purpose)
             self.history.append(recall)
@@ -335,7 +334,8 @@ class TokenMemory:
             self.history.append(recall)
             return recall
         count = self._count
-        noise = memory.per_time_noise(count)
+        if noise is None or len(noise) < count:  # not drawn for every row at this time
+            noise = memory.per_time_noise(count)
         if (now != self._strengths_at or count != self._strengths_count
                 or decay != self._strengths_decay):
             self._log_strengths(now, decay)
