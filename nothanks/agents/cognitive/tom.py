@@ -93,12 +93,12 @@ class Outcome(NamedTuple):
 
 
 OpponentModel = Callable[[int, int, int, int, "tuple[Belief, ...]"], Outcome]
-"""A hook predicting an opponent at the top level of a decision (:attr:`ToMAgent.
-opponent_model`): called as ``model(level, seat, tokens_on_card, tokens, world)`` where
-the plain recursion would run ToM-``level`` from ``seat``'s view assuming it holds
-``tokens`` (``world``: every player's assumed counts), it returns that projection's
-:class:`Outcome`. Within the call the recursion is the plain one
-(:meth:`ToMAgent.reason_plainly`)."""
+"""A hook predicting an opponent at the top level of a decision
+(:attr:`ToMAgent.opponent_model`). Called as
+``model(level, seat, tokens_on_card, tokens, world)`` where the plain recursion would
+run ToM-``level`` from ``seat``'s view assuming it holds ``tokens`` (``world``: every
+player's assumed counts), it returns that projection's :class:`Outcome`. Within the
+call the recursion is the plain one (:meth:`ToMAgent.reason_plainly`)."""
 
 #: The outcome of a player without tokens when no trace is kept (the same every time).
 _MUST_TAKE_OUTCOME = Outcome(Action.TAKE, 0.0, 0, None, None, _MUST_TAKE)
@@ -283,8 +283,8 @@ class ToMAgent(Agent):
         return self._tally[seat]
 
     def _tick(self) -> None:
-        """A turn passes on the memories' clocks (``advance``, its check of the step
-        made once: ``time_per_turn`` is a finite float > 0)."""
+        """A turn passes on the memories' clocks (``advance``: ``time_per_turn`` is a
+        finite float > 0, its common case)."""
         dt = self._time_per_turn
         self._instance_dm.advance(dt)
         if self._token_clock:  # a ToM0 or oracle model never consults its token memory
