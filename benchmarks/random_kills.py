@@ -365,7 +365,7 @@ def warm(job_names: list[str]) -> None:
         import optuna.importance  # noqa: F401
         import optuna.visualization.matplotlib  # noqa: F401
 
-        import nothanks.calibrate  # noqa: F401
+        import nothanks.studies.calibration  # noqa: F401
         optuna.storages.RDBStorage("sqlite:///:memory:")  # SQLAlchemy and Alembic
     if "infer" in job_names:
         import nothanks.figures.inference  # noqa: F401

@@ -33,7 +33,6 @@ from . import experiments as ex  # noqa: E402
 from .analysis import instance_sets, placebo  # noqa: E402
 from .analysis import readings as readings_columns  # noqa: E402
 from .analysis.frames import markdown_table  # noqa: E402
-from .calibrate import report_markdown  # noqa: E402
 from .experiments.schema import read_table, to_pandas  # noqa: E402
 from .figures import gallery  # noqa: E402
 from .figures.instance_sets import (  # noqa: E402
@@ -41,6 +40,7 @@ from .figures.instance_sets import (  # noqa: E402
     rt_sweep_by_set_lines,
 )
 from .figures.quality import quality_figures  # noqa: E402
+from .studies.calibration import report_markdown  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -205,20 +205,20 @@ SESSION = str(ROOT / "data" / "synthetic" / "synthetic-01")
 @pytest.fixture
 def no_work(monkeypatch):
     """Make every command's work fail loudly: a refused call must not reach it."""
-    import nothanks.calibrate
     import nothanks.cli.tournament
     import nothanks.experiments.run
     import nothanks.experiments.synthetic
     import nothanks.inference
     import nothanks.report
     import nothanks.runner
+    import nothanks.studies.calibration
 
     def work(*args, **kwargs):
         raise AssertionError("work started before the arguments were checked")
     for module, name in ((nothanks.experiments.run, "run_design"),
                          (nothanks.runner, "play_games"), (nothanks.report, "make_figures"),
                          (nothanks.cli.tournament, "play_and_rate"),
-                         (nothanks.calibrate, "calibrate"),
+                         (nothanks.studies.calibration, "calibrate"),
                          (nothanks.inference, "infer_order"),
                          (nothanks.inference, "simulate_players"),
                          (nothanks.experiments.synthetic, "generate")):

@@ -12,10 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from nothanks import calibrate as cal
+from nothanks import experiments as ex
 from nothanks.agents import AgentSpecError, load_preset, make_agent, presets
 from nothanks.agents import spec as spec_module
 from nothanks.cli import main
+from nothanks.studies import calibration as cal
+from nothanks.studies.calibration import space
+from nothanks.studies.calibration import study as cal_study
+from nothanks.studies.calibration.targets import STANDIN_TARGETS
+from nothanks.studies.calibration.trials import stage_games
 
 optuna = pytest.importorskip("optuna")
 ROOT = Path(__file__).resolve().parents[1]
@@ -170,7 +175,7 @@ def test_targets_are_ranges_with_a_loss_of_zero_inside():
     share = cal.TARGETS["tom1_share"]
     assert share.loss(0.5) == 0 and share.loss(0.46) == pytest.approx(1.0)
     assert cal.TARGETS["older_chunk_rate"].loss(0.07) == pytest.approx(4.0)
-    assert cal.stage_games(2000, (0.25, 1.0)) == [500, 1500]
+    assert stage_games(2000, (0.25, 1.0)) == [500, 1500]
 
 
 def test_a_preset_plays_exactly_like_its_values_written_out():
@@ -184,9 +189,9 @@ def test_a_preset_plays_exactly_like_its_values_written_out():
 
 def test_a_new_study_tries_the_start_values_first(tmp_path, monkeypatch):
     # no games: the trials' measurements are stubbed, only the order of trials matters
-    monkeypatch.setattr(cal.ex, "run_design", lambda *args, **kwargs: None)
-    monkeypatch.setattr(cal.ex, "load", lambda folder: None)
-    monkeypatch.setattr(cal, "measure", lambda log, targets: {
+    monkeypatch.setattr(ex, "run_design", lambda *args, **kwargs: None)
+    monkeypatch.setattr(ex, "load", lambda folder: None)
+    monkeypatch.setattr(cal_study, "measure", lambda log, targets: {
         t: cal.Measure(0.5) for t in targets})
     points = [{"fraction": 0.3, "s": 0.05}, {"fraction": 0.45}]
     result = cal.calibrate(tmp_path, trials=3, start=points, **TINY)
@@ -199,11 +204,11 @@ def test_a_new_study_tries_the_start_values_first(tmp_path, monkeypatch):
 
 def test_fixed_values_play_in_every_trial_and_reach_the_preset(tmp_path, monkeypatch):
     played = []
-    monkeypatch.setattr(cal.ex, "run_design", lambda design, *a, **k: played.append(design))
-    monkeypatch.setattr(cal.ex, "load", lambda folder: None)
-    monkeypatch.setattr(cal, "measure", lambda log, targets: {
+    monkeypatch.setattr(ex, "run_design", lambda design, *a, **k: played.append(design))
+    monkeypatch.setattr(ex, "load", lambda folder: None)
+    monkeypatch.setattr(cal_study, "measure", lambda log, targets: {
         t: cal.Measure(0.2) for t in targets})
-    result = cal.calibrate(tmp_path, params=["T"], targets=cal.STANDIN_TARGETS, heldout=(),
+    result = cal.calibrate(tmp_path, params=["T"], targets=STANDIN_TARGETS, heldout=(),
                            trials=1, fixed={"greed": 0.41, "poor": "4"}, games=4, stages=[1],
                            progress=False, study_name="humans")
     standin = played[0].tables[0].players[-1]
@@ -212,15 +217,15 @@ def test_fixed_values_play_in_every_trial_and_reach_the_preset(tmp_path, monkeyp
     preset = (tmp_path / "humans.toml").read_text()
     assert "greed = 0.41" in preset and "poor = 4" in preset
     with pytest.raises(cal.CalibrationError, match="settings"):  # resumed: same fixed values
-        cal.calibrate(tmp_path, params=["T"], targets=cal.STANDIN_TARGETS, heldout=(),
+        cal.calibrate(tmp_path, params=["T"], targets=STANDIN_TARGETS, heldout=(),
                       trials=1, fixed={"greed": 0.5, "poor": 4}, games=4, stages=[1],
                       progress=False, study_name="humans")
     with pytest.raises(cal.CalibrationError, match="both free and fixed"):
         cal.calibrate(tmp_path / "b", **(TINY | {"params": ["T"]}), fixed={"T": 1.0})
-    from nothanks.cli.calibrate import _fixed
-    assert _fixed("greed=0.41,poor=4") == {"greed": 0.41, "poor": 4} and _fixed(None) == {}
+    assert space.parse_fixed("greed=0.41,poor=4") == {"greed": 0.41, "poor": 4}
+    assert space.parse_fixed(None) == {}
     with pytest.raises(cal.CalibrationError, match="one set"):
-        _fixed("T=1;T=2")
+        space.parse_fixed("T=1;T=2")
 
 
 def test_the_report_section_reads_the_shipped_studies():
@@ -241,19 +246,17 @@ def test_the_report_section_reads_the_shipped_studies():
 
 
 def test_start_points_parse_from_the_command_line():
-    from nothanks.cli.calibrate import _start
-    assert _start("T=-1,low=3; near=2.5") == [{"T": -1, "low": 3}, {"near": 2.5}]
-    assert _start(None) == []
+    assert space.parse_start("T=-1,low=3; near=2.5") == [{"T": -1, "low": 3}, {"near": 2.5}]
+    assert space.parse_start(None) == []
     with pytest.raises(cal.CalibrationError, match="NAME=VALUE"):
-        _start("T")
+        space.parse_start("T")
 
 
 def test_target_weights_parse_from_the_command_line_and_reach_the_study(tmp_path):
-    from nothanks.cli.calibrate import _weights
-    assert _weights("human_vs_tom0=2,human_pass_share=0.5") == {
+    assert space.parse_weights("human_vs_tom0=2,human_pass_share=0.5") == {
         "human_vs_tom0": 2.0, "human_pass_share": 0.5}
-    assert _weights(None) == {}
+    assert space.parse_weights(None) == {}
     with pytest.raises(cal.CalibrationError, match="positive number"):
-        _weights("human_vs_tom0=0")
+        space.parse_weights("human_vs_tom0=0")
     with pytest.raises(cal.CalibrationError, match="valid"):
         cal.calibrate(tmp_path / "bad", trials=1, weights={"bogus": 2.0}, **TINY)

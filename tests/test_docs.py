@@ -22,7 +22,7 @@ API_PAGES = {
     "experiments": ["nothanks.experiments"],
     "analysis": ["nothanks.analysis"],
     "figures": ["nothanks.figures", "nothanks.report"],
-    "calibrate": ["nothanks.calibrate"],
+    "calibration": ["nothanks.studies.calibration"],
     "ui": ["nothanks.ui"],
 }
 #: Names re-exported from another subpackage, documented where they are defined.

@@ -23,7 +23,9 @@ from nothanks.experiments.design import Design, DesignError, Schedule, Table
 from helpers import ROOT, load_benchmark
 
 optuna = pytest.importorskip("optuna")
-from nothanks import calibrate as cal  # noqa: E402  (needs optuna)
+from nothanks.studies import calibration as cal  # noqa: E402  (needs optuna)
+from nothanks.studies.calibration import outputs as cal_outputs  # noqa: E402
+from nothanks.studies.calibration import study as cal_study  # noqa: E402
 
 #: A real study small enough for a test: two parameters, one target, two stages.
 TINY = {"params": ["fraction", "s"], "targets": ["tom1_share"], "heldout": [],
@@ -58,7 +60,7 @@ def test_a_calibration_interrupted_in_its_second_stage_resumes_that_stage(tmp_pa
             yield item
 
     monkeypatch.setattr(run_module, "execute", interrupted)
-    monkeypatch.setattr(cal, "_plots", lambda study, out: [])  # not what is tested
+    monkeypatch.setattr(cal_outputs, "write_plots", lambda study, out: [])  # not what is tested
     kept = memory()  # the study's storage (SQLite under kills: tests/test_random_kills.py)
     with pytest.raises(KeyboardInterrupt):
         cal.calibrate(tmp_path / "study", trials=1, games=4, **TINY, **kept)
@@ -87,14 +89,14 @@ def no_games(monkeypatch):
         if len(plays) in interrupt:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(cal.ex, "run_design", run_design)
-    monkeypatch.setattr(cal, "_plots", lambda study, out: [])  # not what is tested
+    monkeypatch.setattr(cal_study.ex, "run_design", run_design)
+    monkeypatch.setattr(cal_outputs, "write_plots", lambda study, out: [])  # not what is tested
     def trial_folder(paths) -> str:  # what a trial loads: its folder, or its stages'
         return (Path(paths).name if isinstance(paths, str | Path)
                 else Path(paths[0]).parent.name)
 
-    monkeypatch.setattr(cal.ex, "load", trial_folder)
-    monkeypatch.setattr(cal, "measure", lambda folder, targets: {
+    monkeypatch.setattr(cal_study.ex, "load", trial_folder)
+    monkeypatch.setattr(cal_study, "measure", lambda folder, targets: {
         t: cal.Measure(int(hashlib.sha256(folder.encode()).hexdigest()[:4], 16) / 65536)
         for t in targets})
     return plays, interrupt
@@ -155,13 +157,13 @@ def test_a_study_that_failed_before_its_first_game_fixes_no_settings(tmp_path, n
     (other settings) then runs in the same folder, and tries its start point first
     (before: 'started with other settings' until the folder was deleted)."""
     plays, _ = no_games
-    stub = cal.ex.run_design
+    stub = cal_study.ex.run_design
 
     def checking(design, out, **options):
         design.validate_agents()  # as the real run_design does before anything else
         return stub(design, out, **options)
 
-    monkeypatch.setattr(cal.ex, "run_design", checking)
+    monkeypatch.setattr(cal_study.ex, "run_design", checking)
     with pytest.raises(DesignError, match="'abc' is not a valid float"):
         cal.calibrate(tmp_path, trials=1, games=4, **(TINY | {"params": ["fraction"]}),
                       fixed={"s": "abc"})

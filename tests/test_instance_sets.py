@@ -237,19 +237,22 @@ def test_profile_targets_are_measured_and_the_family_enters_the_trial(tmp_path):
     instance file is the rule's set after the seeded flip (recorded in its header)."""
     import math
 
-    from nothanks import calibrate as c
     from nothanks.agents.cognitive.instance_sets import perturb
+    from nothanks.studies import calibration as c
+    from nothanks.studies.calibration.space import INSTANCE_SEED
+    from nothanks.studies.calibration.targets import PROFILE_TARGETS
+    from nothanks.studies.calibration.trials import write_instances
     result = c.calibrate(tmp_path / "study", params=("flip", "jitter"),
-                         targets=c.PROFILE_TARGETS, heldout=(), trials=1, games=4,
+                         targets=PROFILE_TARGETS, heldout=(), trials=1, games=4,
                          stages=(0.5, 1.0), progress=False, study_name="profile-test",
                          start={"flip": 0.1, "jitter": 1})
     metrics = result.study.best_trial.user_attrs["metrics"]
-    assert set(c.PROFILE_TARGETS) <= set(metrics)
-    assert all(math.isfinite(metrics[t]) for t in c.PROFILE_TARGETS)
-    path = c.write_instances({"flip": 0.1, "jitter": 1}, tmp_path / "i.csv")
+    assert set(PROFILE_TARGETS) <= set(metrics)
+    assert all(math.isfinite(metrics[t]) for t in PROFILE_TARGETS)
+    path = write_instances({"flip": 0.1, "jitter": 1}, tmp_path / "i.csv")
     assert "perturb({'flip': 0.1, 'jitter': 1.0}, seed=1)" in path.read_text()
     from nothanks.agents.cognitive.generate_instances import generate
-    expected = perturb(generate(), {"flip": 0.1, "jitter": 1.0}, c.INSTANCE_SEED)
+    expected = perturb(generate(), {"flip": 0.1, "jitter": 1.0}, INSTANCE_SEED)
     assert list(load_instances(path).instances) == expected
     assert not is_monotone(load_instances(path))
 

@@ -1,4 +1,4 @@
-"""``nothanks calibrate``: the command-line face of :mod:`nothanks.calibrate`.
+"""``nothanks calibrate``: the command-line face of :mod:`nothanks.studies.calibration`.
 
 Kept apart from the study code so that building the parser imports nothing heavy
 (``nothanks --help`` stays fast; Optuna is imported only when a study runs).
@@ -19,15 +19,11 @@ from .. import cli_checks as checks
 from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder, replacing
 
 if TYPE_CHECKING:
-    from ..calibrate import Parameter
+    from ..studies.calibration import Parameter
 
 Runner = Callable[[argparse.Namespace], int]
 #: Most trials one study may be asked for (the shipped studies have 16 to 40).
 MAX_TRIALS = 10_000
-
-
-def _names(text: str) -> list[str]:
-    return [n.strip() for n in text.split(",") if n.strip()]
 
 
 def configure(parser: argparse.ArgumentParser) -> Runner:
@@ -86,21 +82,28 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     def run(args: argparse.Namespace) -> int:
-        from .. import calibrate as cal
-        from ..calibrate import CalibrationError
+        from ..studies import calibration as cal
+        from ..studies.calibration import CalibrationError
+        from ..studies.calibration.outputs import STUDY_FILES
+        from ..studies.calibration.space import (
+            MODEL_PARAMETERS,
+            STANDIN_PARAMETERS,
+            split_names,
+        )
+        from ..studies.calibration.targets import STANDIN_TARGETS
         if args.list:
             print(cal.describe())
             return 0
         standin = args.params == "standin"
-        params = (cal.STANDIN_PARAMETERS if standin else cal.MODEL_PARAMETERS
-                  if args.params is None else _names(args.params))
-        targets = (cal.STANDIN_TARGETS if args.targets == "standin" or
+        params = (STANDIN_PARAMETERS if standin else MODEL_PARAMETERS
+                  if args.params is None else split_names(args.params))
+        targets = (STANDIN_TARGETS if args.targets == "standin" or
                    (standin and args.targets is None) else cal.DEFAULT_FIT
-                   if args.targets is None else _names(args.targets))
+                   if args.targets is None else split_names(args.targets))
         heldout = (() if standin and args.heldout is None else cal.DEFAULT_HELDOUT
-                   if args.heldout is None else _names(args.heldout))
+                   if args.heldout is None else split_names(args.heldout))
         try:
-            stages = [float(x) for x in _names(args.stages)]
+            stages = [float(x) for x in split_names(args.stages)]
         except ValueError:
             stages = []
         if not stages or not all(0 < f <= 1 for f in stages):
@@ -117,7 +120,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
                 raise CalibrationError(
                     f"--storage {args.storage} with {UPDATE_SHIPPED}: the update replaces "
                     f"the study in --out {out}, not one kept elsewhere; drop --storage")
-            members = [name.format(name=args.study_name) for name in cal.STUDY_FILES]
+            members = [name.format(name=args.study_name) for name in STUDY_FILES]
             with replacing(out, members, keep_staging=True) as staging:
                 _study(args, staging, params, targets, heldout, stages, command)
             print(f"replaced the study in {out}")
@@ -130,14 +133,16 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
 def _study(args: argparse.Namespace, out: Path, params: list[str], targets: list[str],
            heldout: list[str], stages: list[float], command: str) -> None:
     """Run (or resume) the study into ``out``, then its held-out check if asked."""
-    from .. import calibrate as cal
-    from ..calibrate import CalibrationError
+    from ..studies import calibration as cal
+    from ..studies.calibration import CalibrationError
+    from ..studies.calibration.space import parse_fixed, parse_start, parse_weights
     result = cal.calibrate(
         out, params=params, targets=targets, heldout=heldout, trials=args.trials,
         games=args.games, seed=args.seed, stages=stages, storage=args.storage,
         study_name=args.study_name, model_preset=args.model_preset, jobs=args.jobs,
         client=args.scheduler, progress=not args.no_progress, command=command.strip(),
-        start=_start(args.start), fixed=_fixed(args.fixed), weights=_weights(args.weights))
+        start=parse_start(args.start), fixed=parse_fixed(args.fixed),
+        weights=parse_weights(args.weights))
     if not any(t.state.name == "COMPLETE" for t in result.study.trials):
         raise CalibrationError(f"{result.out}: every trial was pruned or failed; run "
                                "more trials (--trials) or fewer stages (--stages 1)")
@@ -192,16 +197,17 @@ def _preflight(args: argparse.Namespace, params: Sequence[str], targets: Sequenc
     and ``--start`` values (numbers finite, start points inside the search ranges, and
     every agent a trial would build from them valid), the model preset, and that the
     held-out check's seed is not one of the fit's."""
-    from .. import calibrate as cal
-    from ..calibrate import CalibrationError
     from ..experiments import DesignError
+    from ..studies import calibration as cal
+    from ..studies.calibration import CalibrationError
+    from ..studies.calibration.space import parse_fixed, parse_start
     for option, names, table in (("--params", params, cal.PARAMETERS),
                                  ("--targets", targets, cal.TARGETS),
                                  ("--heldout", heldout, cal.TARGETS)):
         if unknown := [n for n in names if n not in table]:
             raise CalibrationError(f"{option}: unknown {', '.join(map(repr, unknown))}; "
                                    f"valid: {', '.join(table)}")
-    fixed, points = _fixed(args.fixed), _start(args.start)
+    fixed, points = parse_fixed(args.fixed), parse_start(args.start)
     for name, value in fixed.items():
         if name not in cal.PARAMETERS:
             raise CalibrationError(f"--fixed {name}={value}: unknown parameter {name!r}; "
@@ -238,14 +244,14 @@ def _preflight(args: argparse.Namespace, params: Sequence[str], targets: Sequenc
 
 
 def _finite(where: str, value: object) -> None:
-    from ..calibrate import CalibrationError
+    from ..studies.calibration import CalibrationError
     if isinstance(value, float) and not math.isfinite(value):
         raise CalibrationError(f"{where}: give a finite number")
 
 
 def _in_range(where: str, parameter: Parameter, value: object) -> None:
     """A start point lies in the parameter's search space (its choices or range)."""
-    from ..calibrate import CalibrationError
+    from ..studies.calibration import CalibrationError
     if parameter.choices:
         if value not in parameter.choices:
             raise CalibrationError(f"{where}: valid: {', '.join(parameter.choices)}")
@@ -272,44 +278,6 @@ def _quiet_failed_trials() -> None:
     logger = logging.getLogger("optuna.study._optimize")
     if not any(isinstance(f, _FailedTrials) for f in logger.filters):
         logger.addFilter(_FailedTrials())
-
-
-def _start(text: str | None) -> list[dict[str, object]]:
-    """``--start "T=-1,low=3;T=0,low=2"`` as parameter values (numbers where they parse)."""
-    from ..calibrate import CalibrationError, _typed
-    points = []
-    for part in (text or "").split(";"):
-        values = {}
-        for item in _names(part):
-            name, sep, value = item.partition("=")
-            if not sep or not name.strip():
-                raise CalibrationError(
-                    f"--start {item!r}: give NAME=VALUE pairs, e.g. T=-1,low=3")
-            values[name.strip()] = _typed(value.strip())
-        if values:
-            points.append(values)
-    return points
-
-
-def _fixed(text: str | None) -> dict[str, object]:
-    """``--fixed "greed=0.43,low=3"`` as parameter values (one point, no ';')."""
-    from ..calibrate import CalibrationError
-    if text and ";" in text:
-        raise CalibrationError(f"--fixed {text!r}: give one set of NAME=VALUE pairs, no ';'")
-    points = _start(text)
-    return points[0] if points else {}
-
-
-def _weights(text: str | None) -> dict[str, float]:
-    """``--weights "human_vs_tom0=2"`` as target weights (positive numbers)."""
-    from ..calibrate import CalibrationError
-    weights = {}
-    for name, value in _fixed(text).items():
-        if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-            raise CalibrationError(f"--weights {name}={value!r}: give a positive number, "
-                                   "e.g. human_vs_tom0=2")
-        weights[name] = float(value)
-    return weights
 
 
 def argv_is_cli() -> bool:

@@ -255,10 +255,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from ..agents import AgentSpecError
     from ..analysis import AnalysisInputError
-    from ..calibrate import CalibrationError
     from ..experiments import DesignError, LogError
     from ..experiments.run import RunError
     from ..rules import VariantError
+    from ..studies.calibration import CalibrationError
     try:
         return runners[args.command](args)
     except (AgentSpecError, VariantError, OutputError, DesignError, LogError, RunError,
