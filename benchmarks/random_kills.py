@@ -122,7 +122,7 @@ def _infer_inputs(inputs: Path, games: int) -> None:
     """Simulated participants (a ToM0 and a ToM1 player, ``games`` games each against
     three ToM0 models) for ``infer`` to read."""
     from nothanks.experiments.design import Design, Schedule, Table
-    from nothanks.inference import simulate_players
+    from nothanks.studies.inference import simulate_players
     design = Design(name="kills-players", seed=11, rotate=True,
                     tables=(Table("ToM0", ("human", "tom0", "tom0", "tom0"), 0),),
                     schedule=Schedule(("ToM0",) * games, tuple(range(1, games + 1)), ()))
@@ -369,7 +369,7 @@ def warm(job_names: list[str]) -> None:
         optuna.storages.RDBStorage("sqlite:///:memory:")  # SQLAlchemy and Alembic
     if "infer" in job_names:
         import nothanks.figures.inference  # noqa: F401
-        import nothanks.inference  # noqa: F401
+        import nothanks.studies.inference  # noqa: F401
     from nothanks.actr import kernel
     from nothanks.agents.cognitive import tom_kernel
     kernel.warm()

@@ -41,6 +41,7 @@ from .figures.instance_sets import (  # noqa: E402
 )
 from .figures.quality import quality_figures  # noqa: E402
 from .studies.calibration import report_markdown  # noqa: E402
+from .studies.move_quality import move_quality  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -309,7 +310,7 @@ class FigureReport:
 
 #: Folder of the shipped calibration studies (``nothanks calibrate`` output folders).
 CALIBRATION = Path("data/calibration")
-#: Folder of the placebo tables (``python -m nothanks.experiments.placebo --summarize``).
+#: Folder of the placebo tables (``python -m nothanks.studies.placebo --summarize``).
 PLACEBO = Path("data/placebo")
 
 
@@ -397,10 +398,10 @@ def grade_moves(data: FigureLogs, cache: Path, quick: bool = False) -> dict[str,
     ``cache/move-quality``, so a rebuild searches only new decisions."""
     budget = {"iterations": QUICK_QUALITY if quick else QUALITY_ITERATIONS, "seed": 0,
               "cache": cache / "move-quality"}
-    graded = {"table7": an.move_quality(data.table7, games=2 if quick else
+    graded = {"table7": move_quality(data.table7, games=2 if quick else
                                         QUALITY_TABLE7_GAMES, **budget)}
     if data.participants is not None:
-        graded["participants"] = an.move_quality(data.participants,
+        graded["participants"] = move_quality(data.participants,
                                                  games=2 if quick else None, **budget)
     return graded
 
@@ -476,7 +477,7 @@ def _results_markdown(results: pd.DataFrame, readings: pd.DataFrame | None = Non
 
 def placebo_tables(folder: Path | None) -> list[tuple[dict, pd.DataFrame]]:
     """The placebo pools' settings and rates (``<name>.json`` and ``<name>.csv`` in
-    ``folder``, written by ``python -m nothanks.experiments.placebo --summarize``)."""
+    ``folder``, written by ``python -m nothanks.studies.placebo --summarize``)."""
     import json
     if folder is None or not Path(folder).is_dir():
         return []
@@ -503,7 +504,7 @@ def valid_tests_markdown(stats: dict[str, pd.DataFrame], folder: Path | None = P
             "which makes a nominal 5% test reject about 8.9% of the time. Rates with "
             "exact binomial 95% CIs; SD of t is 1 for a valid t; a test flags in the "
             "table above only if its rate is within [4%, 6%]. Regenerate: `python -m "
-            "nothanks.experiments.placebo` (module docstring), then `--summarize` into "
+            "nothanks.studies.placebo` (module docstring), then `--summarize` into "
             "`data/placebo/`.", ""]
     pools = placebo_tables(folder)
     if not pools:

@@ -3,7 +3,7 @@ rows-Welch test over-rejects and the tests we flag with hold their 5%.
 
 The sets here are exchangeable synthetic games (random scores with ties, ranked and
 pointed as the game does), vectorised, so a few thousand sets take a second; the real
-pools (identical ToM0 models) are played by ``python -m nothanks.experiments.placebo``
+pools (identical ToM0 models) are played by ``python -m nothanks.studies.placebo``
 and summarised in results.md.
 """
 from __future__ import annotations
@@ -102,7 +102,7 @@ def test_corrected_welch_is_the_parity_test():
 
 
 def test_placebo_pool_of_real_games(tmp_path):
-    from nothanks.experiments.placebo import load_pool, play_pool
+    from nothanks.studies.placebo import load_pool, play_pool
 
     play_pool("random", 40, tmp_path / "pool", seed=1, progress=False)
     play_pool("random", 40, tmp_path / "again", seed=1, replay=True, progress=False)

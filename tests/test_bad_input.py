@@ -208,10 +208,10 @@ def no_work(monkeypatch):
     import nothanks.cli.tournament
     import nothanks.experiments.run
     import nothanks.experiments.synthetic
-    import nothanks.inference
     import nothanks.report
     import nothanks.runner
     import nothanks.studies.calibration
+    import nothanks.studies.inference
 
     def work(*args, **kwargs):
         raise AssertionError("work started before the arguments were checked")
@@ -219,8 +219,8 @@ def no_work(monkeypatch):
                          (nothanks.runner, "play_games"), (nothanks.report, "make_figures"),
                          (nothanks.cli.tournament, "play_and_rate"),
                          (nothanks.studies.calibration, "calibrate"),
-                         (nothanks.inference, "infer_order"),
-                         (nothanks.inference, "simulate_players"),
+                         (nothanks.studies.inference, "infer_order"),
+                         (nothanks.studies.inference, "simulate_players"),
                          (nothanks.experiments.synthetic, "generate")):
         monkeypatch.setattr(module, name, work)
 

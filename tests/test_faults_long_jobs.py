@@ -190,7 +190,7 @@ def test_a_simulated_player_resumed_after_a_kill_plays_as_an_uninterrupted_one(
     resumed player makes the same lapses as an uninterrupted one (before, its lapse coin
     started again from the first draw)."""
     from nothanks.experiments.session import ParticipantSession
-    from nothanks.inference import play_simulated_player
+    from nothanks.studies.inference import play_simulated_player
     play_simulated_player("sim-a", tmp_path / "reference", "tom0", 0.5, PLAYER_DESIGN)
     real = ParticipantSession.human_acts
     acted = {"n": 0}
@@ -218,7 +218,7 @@ def test_a_simulated_player_resumed_after_a_kill_plays_as_an_uninterrupted_one(
 def test_infer_workers_exit_when_the_parent_is_killed(tmp_path):
     """kill -9 of ``nothanks infer --processes 2``: its two workers exit within seconds,
     as the other commands' workers do (before: alive more than 60 s later)."""
-    from nothanks.inference import play_simulated_player
+    from nothanks.studies.inference import play_simulated_player
     kills = load_benchmark("random_kills")
     play_simulated_player("sim-b", tmp_path / "players", "tom0", 0.05, PLAYER_DESIGN)
     proc = subprocess.Popen([sys.executable, "-m", "nothanks", "infer",

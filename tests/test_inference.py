@@ -16,7 +16,9 @@ from nothanks.agents.cognitive.likelihood import (
 )
 from nothanks.experiments import Design, load
 from nothanks.experiments.design import Schedule, Table
-from nothanks.inference import (
+from nothanks.match import Match
+from nothanks.rules import Variant
+from nothanks.studies.inference import (
     InferenceError,
     add_posterior,
     confusion_matrix,
@@ -24,8 +26,6 @@ from nothanks.inference import (
     play_simulated_player,
     zero_vs_higher,
 )
-from nothanks.match import Match
-from nothanks.rules import Variant
 
 #: Short games (13 cards) against ToM0 and heuristic tables, two blocks of two.
 SMALL = Variant(removed=20)
@@ -152,7 +152,7 @@ def test_a_log_that_does_not_replay_fails_naming_game_and_turn(mini_log):
     rows = bad.decisions.index[(bad.decisions["player_kind"] == "human")
                                & (bad.decisions["participant"] == "sim-tom0-01")]
     bad.decisions.loc[rows[3], "tokens_on_card"] += 1
-    with pytest.raises(InferenceError, match="game .* turn .* the replay shows"):
+    with pytest.raises(InferenceError, match="game .* turn .*: tokens on card: logged"):
         infer_order(bad, "sim-tom0-01", samples=2, practice=True)
     with pytest.raises(InferenceError, match="not in the log"):
         infer_order(mini_log, "P99", samples=2)

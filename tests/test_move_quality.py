@@ -15,12 +15,12 @@ from nothanks.analysis import AnalysisInputError
 from nothanks.analysis.move_quality import (
     ev_loss_table,
     marked_bad_test,
-    move_quality,
     quality_section,
     skip_to_collect,
 )
 from nothanks.experiments import Design, load, run_design
 from nothanks.play import ReplayError
+from nothanks.studies.move_quality import move_quality
 
 BUDGET = 24
 

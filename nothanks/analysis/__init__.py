@@ -5,6 +5,7 @@ See :mod:`.frames` for input checks and derived tables, :mod:`.stats` for the te
 our numbers beside the thesis's. Labels, theory-of-mind orders and parameters come from
 the logged columns, so importing this package never imports the cognitive models.
 """
+from .adaptive import adaptive_markdown, adaptive_table
 from .frames import (
     AnalysisInputError,
     condition_variants,
@@ -16,11 +17,9 @@ from .frames import (
     require_rows,
     with_agent_labels,
 )
-from .inference import adaptive_markdown, adaptive_table, infer_order
 from .move_quality import (
     ev_loss_table,
     marked_bad_test,
-    move_quality,
     quality_section,
     skip_to_collect,
 )
@@ -145,14 +144,12 @@ __all__ = [
     "focal_rows",
     "focal_sequences",
     "game_key",
-    "infer_order",
     "leaderboard",
     "leaderboard_markdown",
     "logged_parameters",
     "logged_thresholds",
     "marked_bad_test",
     "mean_interval",
-    "move_quality",
     "opponent_rows",
     "order_conditions",
     "orders_conclusion",

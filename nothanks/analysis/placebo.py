@@ -4,7 +4,7 @@ A placebo set is a table of four identical players with one seat called focal, p
 for as many games as the thesis played (500 deals): every rejection is a false
 positive, so over many sets a valid test at alpha = .05 rejects in about 5% of them.
 :func:`placebo_tests` runs each test we report on one set; :func:`placebo_table` does
-it for many sets (a pool from :mod:`nothanks.experiments.placebo`, arrays of rank
+it for many sets (a pool from :mod:`nothanks.studies.placebo`, arrays of rank
 points and places) and :func:`placebo_rates` counts the rejections, with an exact
 (Clopper-Pearson) binomial interval.
 
@@ -155,7 +155,7 @@ def placebo_table(pool: Mapping[str, np.ndarray], set_games: int = SET_GAMES,
                   replay: Mapping[str, np.ndarray] | None = None,
                   sets: int | None = None) -> pd.DataFrame:
     """One row per disjoint set of ``set_games`` consecutive games of ``pool``
-    (:func:`nothanks.experiments.placebo.load_pool`): every test's t and p. Sets whose
+    (:func:`nothanks.studies.placebo.load_pool`): every test's t and p. Sets whose
     deals the ``replay`` pool covers also get the paired-deals tests (NaN elsewhere)."""
     total = len(pool["focal"]) // set_games
     sets = total if sets is None else min(sets, total)

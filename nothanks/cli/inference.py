@@ -24,7 +24,7 @@ def _pairs(items: list[str]) -> dict[str, str]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            from ..inference import InferenceError
+            from ..studies.inference import InferenceError
             raise InferenceError(f"--param {item!r} is not KEY=VALUE (e.g. project_self=false)")
         out[key] = value
     return out
@@ -76,7 +76,7 @@ def configure(parser: argparse.ArgumentParser):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..inference import InferenceError
+    from ..studies.inference import InferenceError
     if args.path is None:
         raise InferenceError("give the participant folder (or, with --validate, the folder "
                              "for the simulated players)")
@@ -102,7 +102,7 @@ def _preflight(args: argparse.Namespace, params: dict[str, str], models: tuple[s
     candidates they build, the player types (--validate) or the participant folder and
     ids (returns that log, loaded once; None with --validate)."""
     from ..agents import make_agent
-    from ..inference import PLAYER_TYPES, InferenceError, InferenceSettings
+    from ..studies.inference import PLAYER_TYPES, InferenceError, InferenceSettings
     settings = InferenceSettings(models, args.samples, args.lapse, args.tokens,
                                  tuple(sorted(params.items())), args.seed)
     for model in settings.models:  # a bad --param fails now, naming the model
@@ -136,7 +136,7 @@ def _infer(args: argparse.Namespace, params: dict[str, str], models: tuple[str, 
            out: Path, log=None) -> None:
     """Simulate the players (--validate), infer their orders and write the results."""
     from ..figures.inference import confusion_heatmap, posterior_trajectories
-    from ..inference import (
+    from ..studies.inference import (
         confusion_matrix,
         infer_order,
         matrix_markdown,

@@ -1,6 +1,6 @@
 """Figures of the order inference: posterior trajectories and the validation matrix.
 
-Drawn from the tables of :mod:`nothanks.inference` (``OrderInference.decisions`` and
+Drawn from the tables of :mod:`nothanks.studies.inference` (``OrderInference.decisions`` and
 ``confusion_matrix``); a table from synthetic or simulated players carries the
 synthetic label, as every figure here does (:func:`.plots.styled`).
 """

@@ -8,7 +8,7 @@ the model carries on exactly as if it had not been asked (its memories, clock an
 random streams are untouched). A person also errs now and then: :func:`lapse_mix`
 mixes the model's probability with a coin flip, and :func:`bayes_update` turns the
 per-model likelihoods of a move into a posterior. The order-inference engine
-(:mod:`nothanks.inference`) and the adaptive ``bayes-tom`` model both use these.
+(:mod:`nothanks.studies.inference`) and the adaptive ``bayes-tom`` model both use these.
 """
 from __future__ import annotations
 

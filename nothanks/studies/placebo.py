@@ -16,11 +16,11 @@ the paired-deals test, where two conditions differ only in the agents' noise.
 Pools are written in chunks of :data:`CHUNK` games (``chunk_00000.npz``, ...) and a
 rerun resumes at the first missing chunk::
 
-    python -m nothanks.experiments.placebo --spec tom0 --games 500000 \\
+    python -m nothanks.studies.placebo --spec tom0 --games 500000 \\
         --out data/cache/placebo/tom0-seed2026 --seed 2026
-    python -m nothanks.experiments.placebo --spec tom0 --games 100000 --replay \\
+    python -m nothanks.studies.placebo --spec tom0 --games 100000 --replay \\
         --out data/cache/placebo/tom0-seed2026-replay --seed 2026
-    python -m nothanks.experiments.placebo --summarize data/cache/placebo/tom0-seed2026 \\
+    python -m nothanks.studies.placebo --summarize data/cache/placebo/tom0-seed2026 \\
         --replay-pool data/cache/placebo/tom0-seed2026-replay --name tom0 --out data/placebo
 
 One process, by design (the shared machine's other work keeps the second core).

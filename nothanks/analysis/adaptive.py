@@ -1,14 +1,10 @@
-"""Which order of theory of mind? The analysis entry points of the order inference.
+"""The adaptive opponent (``bayes-tom``) against fixed models: pure functions of the
+``adaptive`` design's games table.
 
-:func:`infer_order` re-runs the cognitive models on a participant's logged states, so it
-imports the engine (:mod:`nothanks.inference`) only when called: importing
-``nothanks.analysis`` never loads the models. :func:`adaptive_table` is a pure function
-of the ``adaptive`` design's games table.
+The order inference itself (which order of theory of mind a participant plays) re-runs
+the models and is a study: :mod:`nothanks.studies.inference`.
 """
 from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -16,23 +12,6 @@ import pandas as pd
 from .frames import AnalysisInputError, require_columns
 from .paired import bootstrap_interval, data_source, paired_difference, wilson_interval
 from .stats import mean_interval
-
-if TYPE_CHECKING:
-    from ..inference import OrderInference
-
-
-def infer_order(log, player: str | Sequence[str] | None = None, **options
-                ) -> OrderInference:
-    """Posterior over ToM0, ToM1, ToM2, random and heuristic for a participant's play,
-    decision by decision (see :func:`nothanks.inference.infer_order` for the options).
-
-    Returns an :class:`~nothanks.inference.OrderInference`: ``decisions`` (one row per
-    decision and model: game, block, decision index, the model's P(take) with samples and
-    standard error, likelihood, log-likelihood, posterior, block posterior),
-    ``map_orders()``, ``final()``, ``blocks()`` and ``group()``.
-    """
-    from ..inference import infer_order as engine
-    return engine(log, player, **options)
 
 
 def _focal_results(games: pd.DataFrame, condition: int) -> pd.DataFrame:
@@ -123,4 +102,4 @@ def adaptive_markdown(table: pd.DataFrame, adaptive: str = "bayes-tom") -> str:
     return "\n".join(lines)
 
 
-__all__ = ["adaptive_markdown", "adaptive_table", "infer_order"]
+__all__ = ["adaptive_markdown", "adaptive_table"]

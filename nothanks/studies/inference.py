@@ -49,21 +49,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .agents import Agent, make_agent
-from .agents.baselines import ScriptedAgent
-from .agents.cognitive import ToMAgent
-from .agents.cognitive.likelihood import (
+from ..agents import Agent, make_agent
+from ..agents.cognitive import ToMAgent
+from ..agents.cognitive.likelihood import (
     bayes_update,
     lapse_mix,
     normalised_prior,
     take_probability,
 )
-from .analysis.frames import AnalysisInputError, condition_variants
-from .analysis.paired import SYNTHETIC_LABEL, data_source, wilson_interval
-from .experiments.backends import worker_pool
-from .files import write_frame
-from .match import Match
-from .rules import Action, Event, Variant, View, sequence_category
+from ..analysis.frames import AnalysisInputError, condition_variants
+from ..analysis.paired import SYNTHETIC_LABEL, data_source, wilson_interval
+from ..experiments.backends import worker_pool
+from ..files import write_frame
+from ..play.replay import LoggedMove, ReplayError, logged_moves, replay
+from ..rules import Action, Variant, View, sequence_category
+from ..rules.seeding import seed_words, state_words, stream, text_seed
 
 #: Candidate models: name -> agent spec (ToM parameters are added from the settings).
 CANDIDATES: dict[str, str] = {"ToM0": "tom0", "ToM1": "tom1", "ToM2": "tom2",
@@ -146,46 +146,24 @@ def _agent(spec: str) -> Agent:
     return _AGENTS[spec]
 
 
-def _seed_words(*values: int) -> list[int]:
-    """Non-negative ints for a SeedSequence (63-bit game seeds split into two words)."""
-    words: list[int] = []
-    for value in values:
-        value = int(value)
-        words += [value & 0xFFFFFFFF, value >> 32]
-    return words
+class _Candidates:
+    """The candidate models at the player's seat of a replayed game: they watch the game
+    and, at each of the player's decisions, give their choice probabilities."""
 
-
-class _Probe(Agent):
-    """Sits at the player's seat of a replayed game: candidate models watch and are asked
-    for their choice probabilities; the logged moves are played."""
-
-    name = "probe"
-
-    def __init__(self, settings: InferenceSettings, script: list[dict], game_seed: int,
-                 where: str) -> None:
-        super().__init__()
+    def __init__(self, settings: InferenceSettings, game_seed: int) -> None:
         self.settings = settings
-        self.script = list(script)
         self.game_seed = game_seed
-        self.where = where
         self.models = {m: _agent(settings.spec(m)) for m in settings.models}
         self.tom0 = _agent(settings.spec("ToM0"))
-        self._observers = [a for a in self.models.values() if a.observes()]
-        self.rows: list[dict] = []
+        self.observers = [a.observe for a in self.models.values() if a.observes()]
 
-    def start(self, seat: int, variant: Variant, seed: int) -> None:
+    def start(self, seat: int, variant: Variant) -> None:
         """Every candidate starts from the same seed (common random numbers): ToM1 and
         ToM2 then hold the same token memory and, at a decision, draw the same noise, so
         their estimates differ only where the models decide differently, not by chance."""
-        super().start(seat, variant, seed)
-        entropy = [self.settings.seed, *_seed_words(self.game_seed), 1000]
-        state = np.random.SeedSequence(entropy).generate_state(2, np.uint32)
+        state = state_words(self.settings.seed, *seed_words(self.game_seed), 1000, words=2)
         for agent in dict.fromkeys([self.tom0, *self.models.values()]):
             agent.start(seat, variant, int(state[0]) << 31 | int(state[1]) >> 1)
-
-    def observe(self, event: Event) -> None:
-        for agent in self._observers:
-            agent.observe(event)
 
     def _tom0_probability(self, view: View) -> float:
         """ToM0's P(take): a function of the state chunk only, cached per state and
@@ -194,25 +172,14 @@ class _Probe(Agent):
         state = (str(category), view.card, view.tokens_on_card, view.own_tokens)
         key = (self.settings.seed, self.settings.samples, self.settings.params, state)
         if key not in _TOM0_CACHE:
-            words = [self.settings.seed, ("none", "extension", "completion").index(state[0]),
-                     *state[1:]]
-            rng = np.random.default_rng(np.random.SeedSequence(words))
+            rng = stream(self.settings.seed,
+                         ("none", "extension", "completion").index(state[0]), *state[1:])
             _TOM0_CACHE[key] = take_probability(self.tom0, view, self.settings.samples,
                                                 rng)[0]
         return _TOM0_CACHE[key]
 
-    def decide(self, view: View) -> Action:
-        if not self.script:
-            raise InferenceError(f"{self.where}: the replay asks the player for more moves "
-                                 "than the log holds")
-        logged = self.script.pop(0)
-        seen = (view.card, view.tokens_on_card, view.own_tokens)
-        expected = (logged["card"], logged["tokens_on_card"], logged["tokens_before"])
-        if seen != expected:
-            raise InferenceError(
-                f"{self.where} turn {logged['turn']}: the replay shows card, tokens on it, "
-                f"own tokens = {seen}, the log {expected}; the log does not come from this "
-                "seed and variant (or its moves are out of order)")
+    def row(self, logged: dict, view: View) -> dict:
+        """The logged decision's row with every candidate's P(take) and its samples."""
         p0 = self._tom0_probability(view)
         row = dict(logged)
         for model, agent in self.models.items():
@@ -221,13 +188,11 @@ class _Probe(Agent):
             elif isinstance(agent, ToMAgent) and p0 == 0.0 and view.own_tokens > 0:
                 p, n = 0.0, self.settings.samples  # ToM-k takes only if its ToM0 does
             else:
-                words = [self.settings.seed, *_seed_words(self.game_seed), logged["turn"]]
-                p, n = take_probability(agent, view, self.settings.samples,
-                                        np.random.default_rng(np.random.SeedSequence(words)))
+                rng = stream(self.settings.seed, *seed_words(self.game_seed), logged["turn"])
+                p, n = take_probability(agent, view, self.settings.samples, rng)
             row[f"p_take:{model}"] = p
             row[f"samples:{model}"] = n
-        self.rows.append(row)
-        return Action(logged["action"])
+        return row
 
 
 @dataclass(frozen=True)
@@ -238,26 +203,25 @@ class GameTask:
     seed: int
     variant: Variant
     seat: int
-    moves: tuple[tuple[int, int, str], ...]  # (turn, seat, action) of every decision
+    moves: tuple[LoggedMove, ...]  # every decision of the game, in turn order
     script: tuple[dict, ...]  # the player's decisions with their keys
 
 
 def _replay(task: GameTask, settings: InferenceSettings) -> list[dict]:
-    players = task.variant.players
-    probe = _Probe(settings, list(task.script), task.seed, task.where)
-    seats: list[Agent] = [probe if s == task.seat else
-                          ScriptedAgent([a for _, seat, a in task.moves if seat == s])
-                          for s in range(players)]
-    match = Match(seats, task.variant, task.seed)
+    """The player's decision rows of one game, replayed from its seed
+    (:func:`nothanks.play.replay`, which checks every decision against the log)."""
+    candidates = _Candidates(settings, task.seed)
+    candidates.start(task.seat, task.variant)
+    script = iter(task.script)
+    rows = []
     try:
-        match.run(record=False)
-    except IndexError as exc:
-        raise InferenceError(f"{task.where}: the replay needs more moves than logged ({exc})"
-                             ) from None
-    if probe.script:
-        raise InferenceError(f"{task.where}: the replay ended with {len(probe.script)} of the "
-                             "player's logged moves unplayed")
-    return probe.rows
+        for step in replay(task.moves, task.variant, task.seed, where=task.where,
+                           listeners=candidates.observers):
+            if step.move.seat == task.seat:
+                rows.append(candidates.row(next(script), step.view))
+    except ReplayError as exc:
+        raise InferenceError(str(exc)) from None
+    return rows
 
 
 def _replay_all(tasks: list[GameTask], settings: InferenceSettings,
@@ -306,8 +270,7 @@ def game_tasks(decisions: pd.DataFrame, conditions: pd.DataFrame, participant: s
                 "tokens_before": int(r.tokens_before), "action": str(r.action),
                 "forced": bool(r.forced)})
             decision += 1
-        moves = tuple((int(t), int(s), str(a)) for t, s, a in
-                      zip(game["turn"], game["seat"], game["action"], strict=True))
+        moves = tuple(logged_moves(game.to_dict("records")))
         tasks.append(GameTask(f"participant {participant!r} game {game_id}", int(first["seed"]),
                               variants[key], seat, moves, tuple(script)))
     return tasks
@@ -518,7 +481,7 @@ def infer_order(log, player: str | Sequence[str] | None = None, *,
         cache: folder for per-participant likelihood tables (Parquet), keyed by settings.
     """
     if isinstance(log, (str, Path)):
-        from .experiments.log import load
+        from ..experiments.log import load
         log = load(log)
     settings = InferenceSettings(tuple(models), samples, lapse, tokens,
                                  tuple(sorted((str(k), _param_text(v))
@@ -550,8 +513,8 @@ def play_simulated_player(participant: str, out_dir: str | Path, spec: str, laps
     """One simulated player of known type through a participant session (Table 6
     schedule): the model in the participant's chair decides, and with probability
     ``lapse`` its move is replaced by a coin flip (seeded from the participant id)."""
-    from .experiments.session import ParticipantSession
-    from .experiments.synthetic import SimulatedClock
+    from ..experiments.session import ParticipantSession
+    from ..experiments.synthetic import SimulatedClock
     clock = SimulatedClock()
     session = ParticipantSession(participant, out_dir, design, human=spec, clock=clock)
     player = session.standin
@@ -578,11 +541,10 @@ def _lapse_coin(participant: str, session, lapse: float) -> np.random.Generator:
     the session's next game starts with: a resumed session skips the draws of the
     games it has finished (one per human decision, two after a lapse), so a killed and
     resumed player plays exactly as an uninterrupted one."""
-    digest = int(hashlib.sha256(participant.encode()).hexdigest()[:15], 16)
-    rng = np.random.default_rng(digest)
+    rng = np.random.default_rng(text_seed(participant))
     if session.finished or not session.games_done:
         return rng
-    from .experiments.log import load
+    from ..experiments.log import load
     decisions = load(session.directory, allow_incomplete=True).decisions
     played = ((decisions["player_kind"] == "human")
               & (decisions["game_id"] < session.plan.position)).sum()

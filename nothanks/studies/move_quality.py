@@ -1,0 +1,220 @@
+"""Move quality: what each logged decision was worth, graded by a search player.
+
+For every logged decision :func:`move_quality` rebuilds the decision-maker's
+information set from the log (the cards dealt so far, every seat's cards, the face-up
+card and its tokens, and every token count tallied from the public moves before it:
+perfect recall of public actions; the removed cards stay unknown) and lets the
+search (:mod:`nothanks.search`) estimate the expected value of take and of pass from
+there, with the same budget for both moves (``root="even"``), in expected rank points
+(n-1 for first place down to 0) and in expected final score (lower is better), each
+with its Monte Carlo standard error. The move's *EV loss* is how much the chosen move
+gives up against the better one by the estimate. These are values under the
+search's own play after the move (all seats), so they grade a move against strong play,
+not against what the actual opponents went on to do.
+
+Estimates are cached per decision in a Parquet file keyed by the decision (design hash,
+participant, game, seed, turn) and the search settings, so a re-run only searches
+decisions it has not seen. The search package is imported inside the functions that
+need it.
+
+The table's summaries are pure analysis: :mod:`nothanks.analysis.move_quality`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..analysis.frames import (
+    AnalysisInputError,
+    condition_variants,
+    game_key,
+    require_columns,
+    require_rows,
+)
+from ..analysis.move_quality import CARRIED, DEFAULT_ITERATIONS
+from ..analysis.paired import data_source
+from ..rules.seeding import key_seed
+
+#: Bumped when the estimates would change for the same settings (invalidates caches).
+QUALITY_VERSION = 1
+
+
+def _settings(iterations: int, c: float, rollout: str, seed: int) -> dict[str, Any]:
+    return {"version": QUALITY_VERSION, "iterations": int(iterations), "c": float(c),
+            "rollout": str(rollout), "seed": int(seed)}
+
+
+def _key(row: Any, turn: int) -> str:
+    parts = [getattr(row, "design_hash", ""), getattr(row, "participant", None),
+             row.game_id, getattr(row, "seed", ""), turn]
+    return "|".join("" if p is None or p is pd.NA else str(p) for p in parts)
+
+
+def _seed(seed: int, key: str) -> int:
+    return key_seed(f"{seed}|{key}")
+
+
+def _game_states(rows: pd.DataFrame, variant, where: str):
+    """Replay one game's logged moves from its seed (:func:`nothanks.play.replay`);
+    yield (row, view) at each decision. A log that does not replay raises
+    :class:`~nothanks.play.ReplayError` naming the game, turn and field."""
+    from ..play.replay import LoggedMove, replay
+
+    records = rows.to_dict("records")
+    moves = [LoggedMove.from_row(row) for row in records]
+    seed = int(records[0]["seed"])
+    steps = replay(moves, variant, seed, where=where)
+    for row, step in zip(rows.itertuples(index=False), steps, strict=False):
+        yield row, step.view
+    for _ in steps:  # the rest of the game: checks that the log has every move
+        pass
+
+
+def move_quality(log: Any, *, iterations: int = DEFAULT_ITERATIONS, c: float = 0.7,
+                 rollout: str = "heuristic", seed: int = 0,
+                 cache: str | Path | None = None, games: int | None = None,
+                 decisions: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Expected value of take and pass and the EV loss of the chosen move, per decision.
+
+    Args:
+        log: a loaded log (:func:`nothanks.experiments.load`): its ``decisions`` and
+            ``conditions`` (for each game's rules variant) are used.
+        iterations: search iterations per decision, split evenly between the two moves
+            (a forced take gets them all); with ``c`` and ``rollout`` the search settings
+            (see :func:`nothanks.search.search`).
+        seed: root seed; each decision's search is seeded from it and the decision key,
+            so an estimate does not depend on which other decisions are graded.
+        cache: folder for the Parquet cache (None: no cache).
+        games: grade only this many games, drawn reproducibly (from ``seed``) from the
+            log's games; None grades all. For quick looks at big logs.
+        decisions: use this decisions frame instead of ``log.decisions``.
+
+    Returns one row per decision: the logged columns in :data:`CARRIED` the log has,
+    ``take_rp``/``pass_rp`` (expected rank points) and ``take_score``/``pass_score``
+    (expected final score) with ``*_se`` standard errors, ``iterations``; ``best`` (the
+    move with the higher expected rank points), ``gap_rp`` = chosen minus other move
+    (0 for a forced take) with ``gap_rp_se``, ``loss_rp`` = max(0, -gap_rp),
+    ``gap_score``/``loss_score`` likewise in score points (a loss is a higher expected
+    score), and ``source`` (simulation, synthetic or participants).
+    """
+    from ..search import root_state, search  # the search is imported only when grading
+
+    frame = log.decisions if decisions is None else decisions
+    require_columns(frame, ["game_id", "turn", "seat", "card", "tokens_on_card",
+                            "tokens_before", "action", "forced", "condition"], "decisions")
+    require_rows(frame, "decisions")
+    settings = _settings(iterations, c, rollout, seed)
+    variants = condition_variants(getattr(log, "conditions", None))
+    keys = game_key(frame)
+    grouped = list(frame.groupby(keys, dropna=False, sort=True))
+    if games is not None:
+        if games < 1:
+            raise AnalysisInputError(f"games={games} is invalid; valid: None or >= 1")
+        pick = np.random.default_rng(seed).permutation(len(grouped))[:games]
+        grouped = [grouped[i] for i in sorted(pick)]
+    store = _Cache(cache, settings)
+    rows: list[dict[str, Any]] = []
+    for ident, rows_of_game in grouped:
+        rows_of_game = rows_of_game.sort_values("turn")
+        first = rows_of_game.iloc[0]
+        where = f"game {dict(zip(keys, np.atleast_1d(ident), strict=False))}"
+        variant = variants.get((first.get("design_hash"), int(first["condition"])))
+        if variant is None:
+            raise AnalysisInputError(
+                f"{where}: no rules variant for its condition {int(first['condition'])}; "
+                "pass a loaded log with its conditions table")
+        for row, view in _game_states(rows_of_game, variant, where):
+            key = _key(row, int(row.turn))
+            carried = {c: getattr(row, c) for c in CARRIED if c in frame.columns}
+            cached = store.get(key)
+            if cached is None:
+                result = search(root_state(view), iterations=settings["iterations"],
+                                c=settings["c"], rollout=settings["rollout"],
+                                seed=_seed(seed, key), root="even")
+                cached = _estimates(result)
+                store.put(key, cached)
+            rows.append({**carried, **cached})
+    store.save()
+    if not rows:
+        raise AnalysisInputError("decisions: no decisions to grade")
+    out = _with_losses(pd.DataFrame(rows))
+    for column, value in settings.items():
+        if column != "version":
+            out[f"search_{column}"] = value
+    out["source"] = data_source(frame)
+    return out
+
+
+def _estimates(result) -> dict[str, float]:
+    out: dict[str, float] = {"iterations": float(result.iterations)}
+    for action in ("take", "pass"):
+        value = result.value(action)
+        for name, attr in (("rp", "rank_points"), ("score", "score")):
+            out[f"{action}_{name}"] = math.nan if value is None else getattr(value, attr)
+            out[f"{action}_{name}_se"] = (math.nan if value is None
+                                          else getattr(value, f"{attr}_se"))
+    return out
+
+
+def _with_losses(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add best move, gaps (chosen minus other) and losses in rank points and score."""
+    took = frame["action"].astype(str).to_numpy() == "take"
+    forced = frame["forced"].fillna(False).astype(bool).to_numpy()
+    out = frame.copy()
+    out["best"] = np.where(forced | (frame["take_rp"] >= frame["pass_rp"]), "take", "pass")
+    for name in ("rp", "score"):
+        take, passed = frame[f"take_{name}"].to_numpy(), frame[f"pass_{name}"].to_numpy()
+        gap = np.where(took, take - passed, passed - take)
+        se = np.hypot(frame[f"take_{name}_se"].to_numpy(), frame[f"pass_{name}_se"].to_numpy())
+        out[f"gap_{name}"] = np.where(forced, 0.0, gap)
+        out[f"gap_{name}_se"] = np.where(forced, 0.0, se)
+    out["loss_rp"] = np.maximum(0.0, -out["gap_rp"])
+    out["loss_score"] = np.maximum(0.0, out["gap_score"])  # a higher score is worse
+    return out
+
+
+class _Cache:
+    """Per-decision estimates for one set of search settings, in one Parquet file."""
+
+    def __init__(self, folder: str | Path | None, settings: dict[str, Any]) -> None:
+        self.path = None
+        self.rows: dict[str, dict[str, float]] = {}
+        self.new = 0
+        self.hits = 0
+        if folder is None:
+            return
+        tag = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
+        self.path = Path(folder) / f"move-quality-{tag}.parquet"
+        if self.path.exists():
+            table = pd.read_parquet(self.path)
+            for record in table.to_dict(orient="records"):
+                key = record.pop("decision_key")
+                self.rows[key] = record
+
+    def get(self, key: str) -> dict[str, float] | None:
+        found = self.rows.get(key)
+        if found is not None:
+            self.hits += 1
+        return found
+
+    def put(self, key: str, values: dict[str, float]) -> None:
+        self.rows[key] = values
+        self.new += 1
+
+    def save(self) -> None:
+        if self.path is None or not self.new:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        table = pd.DataFrame([{"decision_key": k, **v} for k, v in self.rows.items()])
+        partial = self.path.with_suffix(f".{os.getpid()}.tmp")
+        table.to_parquet(partial, index=False)
+        partial.replace(self.path)
+
+
