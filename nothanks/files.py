@@ -7,7 +7,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pandas as pd
@@ -64,10 +64,12 @@ def _process_alive(pid: int) -> bool:
 def _folder_mutex(folder: Path) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``folder`` (a few microseconds at a time): every
     reading and writing of the locks in a folder happens under it, so a lock's check
-    and its claim are one step for every other process."""
+    and its claim are one step for every other process. On a file system that cannot
+    lock a folder (some network mounts) the locks work as before, unguarded."""
     fd = os.open(folder, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        with suppress(OSError):  # e.g. EBADF or ENOLCK on an NFS mount
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)  # releases the flock

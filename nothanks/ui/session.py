@@ -74,6 +74,7 @@ class ExperimentSessionApp:
         self.marks: set[int] = set()
         self.shown: View | None = None  # the table while a model "thinks"
         self.thinking_seat: int | None = None
+        self._save_failed = False  # the message says a game could not be saved
 
         self.participant_input = w.Text(placeholder="e.g. P07", description="Participant")
         self.start_button = w.Button(description="Start / resume", button_style="primary")
@@ -210,7 +211,8 @@ class ExperimentSessionApp:
         except OSError as exc:
             self._not_saved(exc)
             return False
-        self.message.value = ""
+        if self._save_failed:  # saved now: the note is out of date
+            self.message.value, self._save_failed = "", False
         self._begin_game()
         return True
 
@@ -225,6 +227,7 @@ class ExperimentSessionApp:
         """The finished game could not be written (e.g. a full disk): the session keeps
         it and writes it when Next game is pressed."""
         reason = exc.strerror or type(exc).__name__
+        self._save_failed = True
         self._error(f"This game could not be saved ({reason}). Nothing is lost: free disk "
                     "space (or ask the experimenter), then press Next game to save it "
                     "and go on.")
