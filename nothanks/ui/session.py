@@ -219,7 +219,7 @@ class ExperimentSessionApp:
     def _error(self, text: str) -> None:
         """Show ``text`` as an error (without the sessions folder's path on a page)."""
         if not self.show_log_folder:
-            for folder in {str(self.out_dir.resolve()), str(self.out_dir)}:
+            for folder in (str(self.out_dir.resolve()), str(self.out_dir)):  # longest first
                 text = text.replace(folder, "the sessions folder")
         self.message.value = f"<span style='color:#b00'>{html.escape(text)}</span>"
 
