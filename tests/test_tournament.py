@@ -19,7 +19,7 @@ from nothanks.analysis import (
 from nothanks.cli import main
 from nothanks.cli.tournament import LEADERBOARD_FILES, play_and_rate
 from nothanks.experiments import load
-from nothanks.experiments.tournament import (
+from nothanks.studies.tournament import (
     Tournament,
     TournamentError,
     load_tournament,

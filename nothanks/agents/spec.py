@@ -94,7 +94,7 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
-def _convert(value: str, default: object, where: str) -> object:
+def convert_value(value: str, default: object, where: str) -> object:
     """Convert a spec string to the type of the parameter's default."""
     try:
         if isinstance(default, bool):
@@ -191,7 +191,8 @@ def make_agent(spec: str | AgentSpec) -> Agent:
                 f"{', '.join(f'{n} (default {d!r})' for n, d in valid.items()) or 'none'}"
                 f" (and {PRESET_KEY}=NAME: {', '.join(presets()) or 'no presets'})"
             )
-        kwargs[key] = _convert(value, valid[key], f"agent spec {str(parsed)!r}, parameter {key}")
+        kwargs[key] = convert_value(value, valid[key],
+                                    f"agent spec {str(parsed)!r}, parameter {key}")
     try:
         agent = factory(**kwargs)
     except (ValueError, TypeError) as exc:

@@ -1,6 +1,6 @@
 """Ratings of a tournament's agents on one scale: Weng-Lin (openskill) and plain means.
 
-Input is a tournament's log (:mod:`nothanks.experiments.tournament`): the ``games``
+Input is a tournament's log (:mod:`nothanks.studies.tournament`): the ``games``
 table (one row per player per game) and the ``conditions`` table, whose ``players``
 list says which pool member sat in which role. A pool member is named by its spec as
 the tournament lists it (``heuristic:T=-3``).

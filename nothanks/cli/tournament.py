@@ -1,7 +1,7 @@
 """``nothanks tournament``: run a rated tournament and write its leaderboard.
 
 Ties the layers together as ``nothanks figures`` does: the tournament's games are an
-ordinary resumable design run (:mod:`nothanks.experiments.tournament`), the ratings are
+ordinary resumable design run (:mod:`nothanks.studies.tournament`), the ratings are
 computed from its log (:mod:`nothanks.analysis.ratings`) and drawn
 (:mod:`nothanks.figures.tournament`). Kept apart from those modules so that building
 the parser imports nothing heavy.
@@ -83,7 +83,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
 
     def run(args: argparse.Namespace) -> int:
         from ..analysis import AnalysisInputError
-        from ..experiments.tournament import load_tournament, pool_from_text, shipped_tournaments
+        from ..studies.tournament import load_tournament, pool_from_text, shipped_tournaments
         if args.list:
             for name, path in shipped_tournaments().items():
                 t = load_tournament(path)
@@ -161,7 +161,7 @@ def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
     (the three replaced together: :func:`nothanks.outputs.replacing`)."""
     from ..analysis.ratings import DEFAULT_MODEL, GAME_ORDER, leaderboard, leaderboard_markdown
     from ..experiments.log import load
-    from ..experiments.tournament import load_tournament, run_tournament
+    from ..studies.tournament import load_tournament, run_tournament
     tournament = load_tournament(tournament)
     model = model or DEFAULT_MODEL
     begun = time.perf_counter()

@@ -1,6 +1,6 @@
 """Experiments: declarative designs, a resumable parallel runner, the decision log,
-participant sessions, the synthetic participant set, rated tournaments, the cache that makes sure a
-design's log exists, and the model tables shown beside the statistics.
+participant sessions, the synthetic participant set, the cache that makes sure a design's
+log exists, and the model tables shown beside the statistics.
 
     >>> from nothanks.experiments import run_design, load
     >>> run_design("smoke", "runs/smoke", jobs=2)   # doctest: +SKIP
@@ -39,14 +39,6 @@ from .run import RunSummary, run_design
 from .schema import SCHEMA_VERSION, TABLES, LogError, schema_markdown
 from .session import ParticipantSession, SessionError, check_participant_id
 from .showcase import TRACE_PLAYERS, TRACE_SEED, instance_table, token_memory_history
-from .tournament import (
-    Tournament,
-    TournamentError,
-    load_tournament,
-    plan_tables,
-    run_tournament,
-    shipped_tournaments,
-)
 from .verify import VerifyReport, verify
 from .workers import play_chunk
 
@@ -74,8 +66,6 @@ __all__ = [
     "SessionError",
     "Sweep",
     "Table",
-    "Tournament",
-    "TournamentError",
     "VerifyReport",
     "check_participant_id",
     "compact_frames",
@@ -87,14 +77,10 @@ __all__ = [
     "load",
     "load_cached",
     "load_design",
-    "load_tournament",
-    "plan_tables",
     "play_chunk",
     "run_design",
-    "run_tournament",
     "schema_markdown",
     "shipped_designs",
-    "shipped_tournaments",
     "token_memory_history",
     "verify",
 ]

@@ -15,7 +15,7 @@ on common random numbers. Running, resuming, Dask and verification are those of
 :func:`~nothanks.experiments.run.run_design`; ratings are computed from the log by
 :mod:`nothanks.analysis.ratings`.
 
-TOML layout (``nothanks/experiments/tournaments/*.toml``)::
+TOML layout (``nothanks/studies/tournaments/*.toml``)::
 
     name = "tournament"
     description = "..."
@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from ..agents import AgentSpecError, agent_parameters, parse_spec
-from ..agents.spec import _convert, resolve_params
+from ..agents.spec import convert_value, resolve_params
+from ..experiments.design import Design, DesignError, Table, read_toml
 from ..rules import Variant
-from .design import Design, DesignError, Table, read_toml
 
 #: Folder of the shipped tournaments (``nothanks tournament --list``).
 TOURNAMENTS_DIR = Path(__file__).resolve().parent / "tournaments"
@@ -219,7 +219,7 @@ def agent_identity(spec: str) -> tuple:
         if key not in values:
             raise AgentSpecError(f"agent {parsed.name!r} has no parameter {key!r}; valid: "
                                  f"{', '.join(values) or 'none'}")
-        values[key] = _convert(value, values[key], f"parameter {key}")
+        values[key] = convert_value(value, values[key], f"parameter {key}")
     return (parsed.name, tuple(sorted((k, repr(v)) for k, v in values.items())))
 
 
@@ -272,5 +272,5 @@ def run_tournament(tournament: Tournament | str | Path, out: str | Path, **optio
     """Run (or resume) the tournament's games into experiment directory ``out``; the
     options are those of :func:`~nothanks.experiments.run.run_design` (``jobs``,
     ``client``, ``progress``...)."""
-    from .run import run_design
+    from ..experiments.run import run_design
     return run_design(load_tournament(tournament).design, out, **options)
