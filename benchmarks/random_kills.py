@@ -29,6 +29,7 @@ no interpreter start-up, so the kills land in the work) or started as
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -86,7 +87,7 @@ def _run_argv(work: Path, games: int) -> list[str]:
 
 
 def _tournament_argv(work: Path, games: int) -> list[str]:
-    return ["tournament", "--pool", "random;heuristic;tom0;tom1;tom2", "--deals",
+    return ["tournament", "--pool", "random;always-pass;heuristic;tom0;tom1", "--deals",
             str(max(1, games // 20)), "--seed", "3", "--out", str(work / "out"),
             "--leaderboard", str(work / "board"), "--jobs", "2", "--no-progress"]
 
@@ -194,7 +195,8 @@ class Attempt:
         """SIGKILL the attempt (its workers are left to exit by themselves); returns the
         pids of its descendants at the moment of the kill."""
         family = descendants(self.pid)
-        os.kill(self.pid, signal.SIGKILL)
+        if self.wait(0) is None:  # (an ended attempt is left alone: its pid may be reused)
+            os.kill(self.pid, signal.SIGKILL)
         self.wait(None)  # reaped: its pid no longer holds a lock
         return family
 
@@ -225,6 +227,16 @@ def alive(pid: int) -> bool:
         return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
     except OSError:
         return False
+
+
+def end_orphans(pids: list[int]) -> list[int]:
+    """The processes of ``pids`` still alive, each killed (a killed attempt's workers
+    that failed to exit by themselves; they would otherwise run on)."""
+    orphans = [pid for pid in pids if alive(pid)]
+    for pid in orphans:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return orphans
 
 
 @dataclass
@@ -288,7 +300,7 @@ def kill_and_resume(job: Job, work: Path, games: int, kills: int, seed: int,
         deadline = time.monotonic() + ORPHAN_SECONDS
         while time.monotonic() < deadline and any(alive(p) for p in family):
             time.sleep(0.05)
-        if orphans := [p for p in family if alive(p)]:
+        if orphans := end_orphans(family):
             report.problems.append(f"after kill {report.kills}, workers {orphans} outlived "
                                    f"their parent by {ORPHAN_SECONDS:.0f} s")
             return report

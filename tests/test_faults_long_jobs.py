@@ -8,9 +8,6 @@ tests/test_random_kills.py.)
 from __future__ import annotations
 
 import hashlib
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,7 +17,7 @@ import pytest
 from nothanks.experiments import load
 from nothanks.experiments.design import Design, DesignError, Schedule, Table
 
-from helpers import ROOT, load_benchmark
+from helpers import load_benchmark
 
 optuna = pytest.importorskip("optuna")
 from nothanks.studies import calibration as cal  # noqa: E402  (needs optuna)
@@ -217,28 +214,24 @@ def test_a_simulated_player_resumed_after_a_kill_plays_as_an_uninterrupted_one(
 # ------------------------------------------------------------------ item 7
 def test_infer_workers_exit_when_the_parent_is_killed(tmp_path):
     """kill -9 of ``nothanks infer --processes 2``: its two workers exit within seconds,
-    as the other commands' workers do (before: alive more than 60 s later)."""
+    as the other commands' workers do (before: alive more than 60 s later). The command
+    is forked from this process (the random-kill driver's attempts: no start-up time)."""
     from nothanks.studies.inference import play_simulated_player
     kills = load_benchmark("random_kills")
     play_simulated_player("sim-b", tmp_path / "players", "tom0", 0.05, PLAYER_DESIGN)
-    proc = subprocess.Popen([sys.executable, "-m", "nothanks", "infer",
-                             str(tmp_path / "players"), "--samples", "400", "--processes",
-                             "2", "--out", str(tmp_path / "out")], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    attempt = kills.Attempt(["infer", str(tmp_path / "players"), "--samples", "400",
+                             "--processes", "2", "--out", str(tmp_path / "out")],
+                            tmp_path / "infer.log", "fork")
     try:
         deadline = time.time() + 60
         workers: list[int] = []
-        while time.time() < deadline and len(workers) < 2 and proc.poll() is None:
-            time.sleep(0.1)
-            workers = kills.descendants(proc.pid)
+        while time.time() < deadline and len(workers) < 2 and attempt.wait(0) is None:
+            time.sleep(0.05)
+            workers = kills.descendants(attempt.pid)
         assert len(workers) >= 2, "infer should have started its two workers"
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        deadline = time.time() + 10
-        while time.time() < deadline and any(kills.alive(w) for w in workers):
-            time.sleep(0.1)
-        assert not [w for w in workers if kills.alive(w)], "workers outlived their parent"
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        workers = attempt.kill()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(kills.alive(w) for w in workers):
+        time.sleep(0.1)
+    assert not kills.end_orphans(workers), "workers outlived their parent"

@@ -199,10 +199,10 @@ def _has_begun(study) -> bool:
 
 
 def _begin(study, trial, design: Design, settings: dict) -> None:
-    """Mark ``trial`` as beginning to play ``design`` (its agents checked first); the
-    first trial that begins fixes the study's settings."""
-    design.validate_agents()
+    """Mark ``trial`` as beginning to play ``design``; the first trial that begins
+    fixes the study's settings, once its agents are checked (a bad value fixes none)."""
     if "settings" not in study.user_attrs:
+        design.validate_agents()
         study.set_user_attr("settings", settings)
     trial.set_user_attr("began", True)
 
