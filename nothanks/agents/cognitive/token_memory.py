@@ -256,11 +256,10 @@ class TokenMemory:
         """
         self.stored = stored = self.stored + 1
         self._newest[seat] = (stored, tokens)
-        memory = self._memory
-        if self._keeping and not self.merge and len(memory) == self._synced:
+        now, chunks, _, _ = self._memory.compiled_view  # (one read for the clock and size)
+        if self._keeping and not self.merge and chunks == self._synced:
             if not (type(tokens) is int and 0 <= tokens < _CLASSES_LISTED):
                 token_class(tokens)  # raises on a negative count, as storing it would
-            now = memory.time
             if now != self._last_time:
                 self._times.append(now)
                 self._last_time = now
