@@ -53,8 +53,12 @@ def test_warm_cache_reuses_the_simulations(built, tmp_path):
 
 
 def test_missing_participant_folder_is_a_clear_error(tmp_path, capsys):
-    code = main(["figures", "--quick", "--participants", str(tmp_path / "nobody"),
-                 "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"),
-                 "--no-progress"])
-    assert code == 2
-    assert "participant folder" in capsys.readouterr().err
+    """Checked with the other options, before anything is simulated or written."""
+    with pytest.raises(SystemExit) as stop:
+        main(["figures", "--quick", "--participants", str(tmp_path / "nobody"),
+              "--out", str(tmp_path / "out"), "--cache", str(tmp_path / "cache"),
+              "--no-progress"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--participants" in err and "does not exist; give an existing folder" in err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "cache").exists()
