@@ -1,6 +1,7 @@
 """The project's own files install everything: pyproject is the single dependency source."""
 from __future__ import annotations
 
+import ast
 import os
 import re
 import shutil
@@ -152,3 +153,16 @@ def test_the_command_line_parser_loads_no_heavy_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT).stdout.strip()
     assert out == "[]"
+
+
+def test_no_module_imports_another_modules_private_names():
+    """The other half of SLF001 (which sees ``obj._x`` reads, not imports): no
+    ``from .module import _name`` across modules of the package."""
+    found = []
+    for path in (ROOT / "nothanks").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+                found += [f"{path.relative_to(ROOT)}:{node.lineno} {a.name}"
+                          for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not found, found

@@ -61,11 +61,11 @@ class ISMCTSAgent(Agent):
                  order: int = 2, opponents: str = "model", adapt: bool = True,
                  prior: float = PRIOR) -> None:
         super().__init__()
-        from ..search.mcts import _check, _check_model_settings, _check_policy
+        from ..search.mcts import check_budget, check_model_settings, check_policy
 
-        _check(iterations, c, rollout, seconds, "uct")
-        _check_policy(ratio, spread)
-        _check_model_settings("model", order, opponents)
+        check_budget(iterations, c, rollout, seconds, "uct")
+        check_policy(ratio, spread)
+        check_model_settings("model", order, opponents)
         from .population import check_prior
 
         check_prior(prior)

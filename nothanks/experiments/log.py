@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 
 from .schema import TABLES, LogError, arrow_schema, read_table, to_pandas
-from .store import MANIFEST, PARTS, ExperimentDir, _part_name, read_manifest
+from .store import MANIFEST, PARTS, ExperimentDir, part_name, read_manifest
 
 
 @dataclass
@@ -85,7 +85,7 @@ def _load_one(path: Path, allow_incomplete: bool) -> dict[str, pa.Table]:
     else:
         chunks = sorted(directory.done_chunks())
         for table in directory._tables():  # noqa: SLF001
-            files = [path / PARTS / table / _part_name(a, b) for a, b in chunks]
+            files = [path / PARTS / table / part_name(a, b) for a, b in chunks]
             for file in files:
                 if not file.exists():
                     raise LogError(f"{file}: missing, although the chunk's games part exists")

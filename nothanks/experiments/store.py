@@ -88,7 +88,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def _part_name(start: int, stop: int) -> str:
+def part_name(start: int, stop: int) -> str:
     return f"part-{start:09d}-{stop:09d}.parquet"
 
 
@@ -248,7 +248,7 @@ class ExperimentDir:
         return tuple(t for t in ROW_TABLES if t != "traces" or self.manifest["traces"])
 
     def _receipt(self, chunk: tuple[int, int]) -> Path:
-        return self.path / PARTS / RECEIPTS / (_part_name(*chunk)[:-len(".parquet")] + ".json")
+        return self.path / PARTS / RECEIPTS / (part_name(*chunk)[:-len(".parquet")] + ".json")
 
     def done_chunks(self) -> set[tuple[int, int]]:
         """Chunks whose parts are all written (their receipt exists); see :meth:`verify`."""
@@ -276,7 +276,7 @@ class ExperimentDir:
         for table in self._tables():
             folder = self.path / PARTS / table
             folder.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(parts[table], folder / _part_name(start, stop))
+            atomic_write_bytes(parts[table], folder / part_name(start, stop))
             receipt[table] = _record(parts[table])
         target = self._receipt((start, stop))
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -304,7 +304,7 @@ class ExperimentDir:
                 found.append(Damage(receipt_path, "unreadable receipt", chunk))
                 continue
             for table in self._tables():
-                path = self.path / PARTS / table / _part_name(*chunk)
+                path = self.path / PARTS / table / part_name(*chunk)
                 found += _check_file(path, receipt.get(table), chunk)
         return found
 
@@ -389,7 +389,7 @@ class ExperimentDir:
         for chunk in sorted({d.chunk for d in damaged if d.chunk is not None}):
             # the receipt first: once it is gone the chunk is not done any more
             self._set_aside([self._receipt(chunk)] + [
-                self.path / PARTS / table / _part_name(*chunk) for table in self._tables()])
+                self.path / PARTS / table / part_name(*chunk) for table in self._tables()])
         return damaged
 
     def _set_aside(self, files: list[Path]) -> None:
@@ -442,7 +442,7 @@ class ExperimentDir:
             with pq.ParquetWriter(tmp, arrow_schema(table), **KEEP) as writer:
                 buffered: list[pa.Table] = []
                 for start, stop in self.chunks():
-                    part = self.path / PARTS / table / _part_name(start, stop)
+                    part = self.path / PARTS / table / part_name(start, stop)
                     try:
                         buffered.append(read_table(part, table))
                     except LogError as exc:

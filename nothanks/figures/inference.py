@@ -13,10 +13,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..analysis import AnalysisInputError, require_columns, require_rows
-from .plots import _PALETTE, COLORS, styled
+from .plots import COLORS, PALETTE, styled
 
 #: Colours of the baselines beside the ToM orders' shared colours.
-MODEL_COLORS = {**COLORS, "random": _PALETTE[7], "heuristic": _PALETTE[5]}
+MODEL_COLORS = {**COLORS, "random": PALETTE[7], "heuristic": PALETTE[5]}
 
 
 @styled
@@ -43,7 +43,7 @@ def posterior_trajectories(decisions: pd.DataFrame, participants: Sequence[str] 
         for model in models:
             line = part[part["model"] == model].sort_values("decision")
             ax.plot(line["decision"], line[column], label=model, linewidth=1.4,
-                    color=MODEL_COLORS.get(model, _PALETTE[8]))
+                    color=MODEL_COLORS.get(model, PALETTE[8]))
         first = part.groupby("block", dropna=True)["decision"].min().sort_index()
         for start in first.iloc[1:]:
             ax.axvline(start, color="0.6", linestyle=":", linewidth=0.8)

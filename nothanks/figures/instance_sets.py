@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from ..analysis import require_columns, require_rows
 from ..analysis.instance_sets import EQUIVALENCE_MARGIN, flip_rate
-from .plots import _PALETTE, _parity_line, styled
+from .plots import PALETTE, parity_line, styled
 
 #: Sets drawn apart from the flip series: (name prefix, marker).
 OTHERS = (("thesis-linear", "D"), ("thesis-bands", "^"), ("monotone+jitter", "v"))
@@ -41,11 +41,11 @@ def instance_set_dose_response(table: pd.DataFrame) -> Figure:
         ax.errorbar(part["rate"], part["difference"],
                     yerr=[part["difference"] - part["ci_low"],
                           part["ci_high"] - part["difference"]],
-                    fmt="o", color=_PALETTE[1], capsize=3, markerfacecolor="white",
+                    fmt="o", color=PALETTE[1], capsize=3, markerfacecolor="white",
                     label="monotone set, flipped share (one point per seed)")
         mean = part.groupby("rate")[["difference", "ci_low", "ci_high"]].mean()
-        ax.plot(mean.index, mean["difference"], color=_PALETTE[1], linewidth=1.5)
-        ax.fill_between(mean.index, mean["ci_low"], mean["ci_high"], color=_PALETTE[1],
+        ax.plot(mean.index, mean["difference"], color=PALETTE[1], linewidth=1.5)
+        ax.fill_between(mean.index, mean["ci_low"], mean["ci_high"], color=PALETTE[1],
                         alpha=0.15, linewidth=0, label="mean over seeds (band: mean CI)")
         for i, (prefix, marker) in enumerate(OTHERS):
             other = frame[(frame["panel"] == panel) & frame["instances"].str.startswith(prefix)]
@@ -55,8 +55,8 @@ def instance_set_dose_response(table: pd.DataFrame) -> Figure:
             ax.errorbar([x] * len(other), other["difference"],
                         yerr=[other["difference"] - other["ci_low"],
                               other["ci_high"] - other["difference"]],
-                        fmt=marker, color=_PALETTE[2 + i], capsize=3, label=prefix)
-        _parity_line(ax, 0.0, "no gain")
+                        fmt=marker, color=PALETTE[2 + i], capsize=3, label=prefix)
+        parity_line(ax, 0.0, "no gain")
         for y in (-EQUIVALENCE_MARGIN, EQUIVALENCE_MARGIN):
             ax.axhline(y, color="grey", linestyle=":", linewidth=1)
         others = [left * (i + 1) / len(OTHERS) for i in range(len(OTHERS))]
@@ -89,11 +89,11 @@ def rt_sweep_by_set_lines(table: pd.DataFrame) -> Figure:
         for i, name in enumerate(dict.fromkeys(tom2["instances"])):
             part = tom2[(tom2["lower"] == lower) & (tom2["instances"] == name)]
             part = part.sort_values("rt")
-            color = _PALETTE[i % len(_PALETTE)]
+            color = PALETTE[i % len(PALETTE)]
             ax.plot(part["rt"], part["mean"], marker="o", color=color, label=name)
             ax.fill_between(part["rt"], part["ci_low"], part["ci_high"], color=color,
                             alpha=0.12, linewidth=0)
-        _parity_line(ax, 1.5, "parity")
+        parity_line(ax, 1.5, "parity")
         ax.set_xlabel("retrieval threshold RT of the token memory")
         ax.set_title(f"ToM2 vs 3 x {lower}")
     axes[0].set_ylabel("ToM2 mean rank points")

@@ -11,11 +11,11 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..analysis import require_columns, require_rows
-from .plots import _PALETTE, _parity_line, styled
+from .plots import PALETTE, parity_line, styled
 
 #: The two series: (column marking the rows, legend label, colour, marker).
-SERIES = (("lower_series", "ToM-k vs 3 x ToM(k-1)", _PALETTE[1], "o"),
-          ("tom0_series", "ToM-k vs 3 x ToM0", _PALETTE[0], "s"))
+SERIES = (("lower_series", "ToM-k vs 3 x ToM(k-1)", PALETTE[1], "o"),
+          ("tom0_series", "ToM-k vs 3 x ToM0", PALETTE[0], "s"))
 
 
 def _errorbars(ax, part: pd.DataFrame, value: str, low: str, high: str, label: str,
@@ -47,7 +47,7 @@ def advantage_by_order(table: pd.DataFrame) -> Figure:
         part = table[table[column].astype(bool)]
         _errorbars(ax, part, "advantage", "advantage_ci_low", "advantage_ci_high", label,
                    color, marker, (i - 0.5) * 0.12)
-    _parity_line(ax, 0.0, "no advantage")
+    parity_line(ax, 0.0, "no advantage")
     orders = sorted(table["focal_order"].unique())
     ax.set_xticks(orders, [f"ToM{k}" for k in orders])
     ax.set_xlabel("order k of the focal model")

@@ -19,11 +19,12 @@ from matplotlib.figure import Figure
 
 from ..analysis import SYNTHETIC_LABEL, AnalysisInputError, require_columns, require_rows
 
-_PALETTE = sns.color_palette("colorblind")
+#: The colour-blind-safe palette every figure module draws from.
+PALETTE = sns.color_palette("colorblind")
 #: One colour per player type, the same in every figure (colour-blind safe).
-COLORS = {"ToM0": _PALETTE[0], "ToM1": _PALETTE[1], "ToM2": _PALETTE[2],
-          "ToM3": _PALETTE[4], "human": _PALETTE[7]}
-ACTION_COLORS = {"take": _PALETTE[3], "pass": _PALETTE[9]}
+COLORS = {"ToM0": PALETTE[0], "ToM1": PALETTE[1], "ToM2": PALETTE[2],
+          "ToM3": PALETTE[4], "human": PALETTE[7]}
+ACTION_COLORS = {"take": PALETTE[3], "pass": PALETTE[9]}
 PLACE_NAMES = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 5: "5th", 6: "6th", 7: "7th"}
 #: Seaborn's whitegrid at paper scale, enlarged for print, for every figure.
 STYLE = {**sns.axes_style("whitegrid"), **sns.plotting_context("paper", font_scale=1.25),
@@ -59,11 +60,12 @@ def mark_synthetic(fig: Figure) -> None:
                  color="tab:red", weight="bold", fontsize="medium")
 
 
-def _color(label: str) -> tuple:
-    return COLORS.get(label, _PALETTE[5])
+def label_color(label: str) -> tuple:
+    """The colour of a player type (:data:`COLORS`), or the palette's neutral one."""
+    return COLORS.get(label, PALETTE[5])
 
 
-def _parity_line(ax, value: float, text: str, in_legend: bool = False) -> None:
+def parity_line(ax, value: float, text: str, in_legend: bool = False) -> None:
     """The equal-skill reference: in the legend, or labelled at the axes' right end."""
     ax.axhline(value, color="0.25", linestyle="--", linewidth=1.2, zorder=3,
                label=text if in_legend else None)
@@ -96,13 +98,13 @@ def proportional_ranking(shares: pd.DataFrame, title: str, focal: str = "partici
         errors = (100 * np.clip(np.vstack([part["share"] - part["ci_low"],
                                            part["ci_high"] - part["share"]]), 0, None)
                   if {"ci_low", "ci_high"} <= set(part.columns) else None)
-        bars = ax.bar(x, 100 * part["share"], width * 0.92, color=_color(group), yerr=errors,
+        bars = ax.bar(x, 100 * part["share"], width * 0.92, color=label_color(group), yerr=errors,
                       capsize=2, error_kw={"elinewidth": 0.9, "ecolor": "0.25"},
                       label=f"vs {group} ({games} games)", zorder=2)
         ax.bar_label(bars, fmt="%.1f", fontsize="x-small", padding=1,
                      label_type="edge" if errors is None else "center")
     parity = 100 * float(shares["parity"].iloc[0])
-    _parity_line(ax, parity, f"parity ({parity:g}%)", in_legend=True)
+    parity_line(ax, parity, f"parity ({parity:g}%)", in_legend=True)
     ax.set_xticks(range(len(places)), [PLACE_NAMES.get(p, str(p)) for p in places])
     ax.set_xlabel("final place")
     ax.set_ylabel(f"games of {focal} (%)")
@@ -126,14 +128,14 @@ def participant_boxplots(means: pd.DataFrame) -> Figure:
     fig = Figure(figsize=(5.6, 4.2), layout="constrained")
     ax = fig.add_subplot()
     sns.boxplot(data=means, x="opponent_label", y="rank_points", order=order, hue="opponent_label",
-                palette={o: _color(o) for o in order}, width=0.55, fliersize=0, ax=ax,
+                palette={o: label_color(o) for o in order}, width=0.55, fliersize=0, ax=ax,
                 legend=False)
     jitter = np.random.default_rng(0)  # seeded: the same file on every build
     for i, label in enumerate(order):
         points = means.loc[means["opponent_label"] == label, "rank_points"].to_numpy(float)
         ax.scatter(i + jitter.uniform(-0.12, 0.12, len(points)), points, s=12, color="0.2",
                    alpha=0.7, zorder=3, linewidths=0)
-    _parity_line(ax, 1.5, "parity (1.5)")
+    parity_line(ax, 1.5, "parity (1.5)")
     ax.set_ylim(-0.1, 3.1)
     ax.set_xlabel("opponents (three models of one order)")
     ax.set_ylabel("participant's mean rank points\n(3 = 1st ... 0 = 4th)")
@@ -161,7 +163,7 @@ def prediction_accuracy_bars(accuracy: pd.DataFrame) -> Figure:
         errors = np.clip(np.vstack([part["accuracy"] - part["ci_low"],
                                     part["ci_high"] - part["accuracy"]]), 0, None)
         bars = ax.bar(x, 100 * part["accuracy"], width * 0.92, yerr=100 * errors, capsize=3,
-                      color=_color(model), label=model, zorder=2,
+                      color=label_color(model), label=model, zorder=2,
                       error_kw={"elinewidth": 1, "ecolor": "0.2"})
         ax.bar_label(bars, labels=[f"{v:.1f}" for v in 100 * part["accuracy"]],
                      fontsize="x-small", padding=2, label_type="center", color="white")
@@ -193,7 +195,7 @@ def rt_sweep_lines(sweep: pd.DataFrame) -> Figure:
     dodge = 0.08 * (steps.min() if len(steps) else 1.0)  # keep the error bars apart
     for i, (higher, lower) in enumerate(pairs.itertuples(index=False)):
         part = sweep[(sweep["higher"] == higher) & (sweep["lower"] == lower)].sort_values("rt")
-        color = _color(higher) if lower == "ToM0" else _PALETTE[4]
+        color = label_color(higher) if lower == "ToM0" else PALETTE[4]
         shift = (i - (len(pairs) - 1) / 2) * dodge
         marker = next(markers)
         ax.errorbar(part["rt"] + shift, part["mean"],
@@ -207,7 +209,7 @@ def rt_sweep_lines(sweep: pd.DataFrame) -> Figure:
             for r in part[part["flag"] == "lower"].itertuples():
                 ax.annotate("lower", xy=(r.rt + shift, r.mean), xytext=(4, -10),
                             textcoords="offset points", fontsize="x-small", color=color)
-    _parity_line(ax, 1.5, "parity (1.5)", in_legend=True)
+    parity_line(ax, 1.5, "parity (1.5)", in_legend=True)
     low, high = sweep["ci_low"].min(), sweep["ci_high"].max()
     ax.set_ylim(max(-0.05, low - 0.1), min(3.05, high + 0.1))  # rank points lie in 0..3
     ax.set_xlabel("retrieval threshold RT of the token memory")
@@ -269,15 +271,15 @@ def token_memory_trace(history: pd.DataFrame, title: str = "Token memory during 
     seats = sorted(history["seat"].unique())
     fig = Figure(figsize=(7.2, 1.9 * len(seats) + 0.9), layout="constrained")
     axes = fig.subplots(len(seats), 1, sharex=True, squeeze=False)[:, 0]
-    wrong_color = _PALETTE[3]
+    wrong_color = PALETTE[3]
     for ax, seat in zip(axes, seats, strict=True):
         part = history[history["seat"] == seat].sort_values("time")
         leaf = part["leaf_activation"].astype(float)
         root = part["root_activation"].astype(float)
         wrong = part["value"].to_numpy() != part["true_tokens"].to_numpy()
-        ax.plot(part["time"], leaf, color=_PALETTE[0], linewidth=1.1, label="leaf activation")
+        ax.plot(part["time"], leaf, color=PALETTE[0], linewidth=1.1, label="leaf activation")
         ax.scatter(part["time"], leaf, c=np.where(wrong, "none", "0.15"), s=10, zorder=3)
-        ax.scatter(part["time"], root, marker="s", color=_PALETTE[1], s=18, zorder=3,
+        ax.scatter(part["time"], root, marker="s", color=PALETTE[1], s=18, zorder=3,
                    label="root activation")
         none = part["source"].isin(["none", "default"]).to_numpy()
         ax.scatter(part["time"][none], part["threshold"][none], marker="x", color="0.1", s=30,

@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..analysis import require_columns, require_rows
-from .plots import _PALETTE, _color, styled
+from .plots import PALETTE, label_color, styled
 
 
 @styled
@@ -32,7 +32,7 @@ def ev_loss_by_player(quality: pd.DataFrame, by: str = "agent_label") -> Figure:
     rng = np.random.default_rng(0)
     for i, (group, values) in enumerate(zip(groups, data, strict=True)):
         jitter = rng.uniform(-0.18, 0.18, len(values))
-        ax.scatter(i + jitter, values, s=5, alpha=0.25, color=_color(group), zorder=2)
+        ax.scatter(i + jitter, values, s=5, alpha=0.25, color=label_color(group), zorder=2)
         mean = values.mean()
         half = 1.96 * values.std(ddof=1) / np.sqrt(len(values)) if len(values) > 1 else 0
         ax.errorbar(i + 0.32, mean, yerr=half, fmt="D", color="0.1", capsize=3, zorder=4,
@@ -59,7 +59,7 @@ def ev_loss_by_participant(table: pd.DataFrame) -> Figure:
     errors = np.clip(np.vstack([part["loss_rp"] - part["loss_rp_ci_low"],
                                 part["loss_rp_ci_high"] - part["loss_rp"]]), 0, None)
     ax.errorbar(part["loss_rp"], y, xerr=np.nan_to_num(errors), fmt="o",
-                color=_color("human"), ecolor="0.4", capsize=2)
+                color=label_color("human"), ecolor="0.4", capsize=2)
     ax.set_yticks(y, part["participant"].astype(str), fontsize="x-small")
     ax.set_xlabel("mean EV loss per free move (rank points), 95% CI")
     ax.set_title("Move quality per participant")
@@ -78,8 +78,8 @@ def skip_to_collect_bars(table: pd.DataFrame) -> Figure:
     ax = fig.add_subplot()
     x = np.arange(len(table))
     for offset, (column, text, color) in enumerate(
-            (("pays", "pass valued ≥ take", _PALETTE[2]),
-             ("came_back", "card came back to it", _PALETTE[0]))):
+            (("pays", "pass valued ≥ take", PALETTE[2]),
+             ("came_back", "card came back to it", PALETTE[0]))):
         share = 100 * table[f"{column}_share"].to_numpy(float)
         errors = 100 * np.clip(np.vstack([table[f"{column}_share"] - table[f"{column}_ci_low"],
                                           table[f"{column}_ci_high"]
@@ -112,7 +112,7 @@ def marked_bad_loss(quality: pd.DataFrame) -> Figure:
                medianprops={"color": "0.2"})
     for i, values in enumerate(data):
         ax.scatter(i + rng.uniform(-0.18, 0.18, len(values)), values, s=5, alpha=0.25,
-                   color=(_PALETTE[0], _PALETTE[3])[i], zorder=2)
+                   color=(PALETTE[0], PALETTE[3])[i], zorder=2)
         if len(values) > 1:
             half = 1.96 * values.std(ddof=1) / np.sqrt(len(values))
             ax.errorbar(i + 0.32, values.mean(), yerr=half, fmt="D", color="0.1", capsize=3,

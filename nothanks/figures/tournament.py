@@ -10,13 +10,13 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..analysis import require_columns, require_rows
-from .plots import _PALETTE, COLORS, styled
+from .plots import COLORS, PALETTE, styled
 
 
 def _colors(labels: pd.Series) -> list:
     """ToM levels in their usual colours, every other agent in one grey-blue."""
-    return [COLORS.get(label, _PALETTE[7] if label in ("random", "always-pass")
-                       else _PALETTE[5 if not str(label).startswith("ismcts") else 3])
+    return [COLORS.get(label, PALETTE[7] if label in ("random", "always-pass")
+                       else PALETTE[5 if not str(label).startswith("ismcts") else 3])
             for label in labels]
 
 

@@ -90,7 +90,9 @@ class SearchResult:
         return self.values.get(str(action))
 
 
-def _check(iterations: int, c: float, rollout: str, seconds: float, root: str) -> None:
+def check_budget(iterations: int, c: float, rollout: str, seconds: float, root: str) -> None:
+    """Check the search's budget settings; a ValueError names the bad one and what is
+    valid."""
     if not isinstance(iterations, int) or iterations < 1:
         raise ValueError(f"iterations={iterations!r} is invalid; valid: an integer >= 1")
     if not (math.isfinite(c) and c >= 0):
@@ -103,7 +105,8 @@ def _check(iterations: int, c: float, rollout: str, seconds: float, root: str) -
         raise ValueError(f"root={root!r} is unknown; valid: {', '.join(ROOT_MODES)}")
 
 
-def _check_policy(ratio: float, spread: float) -> None:
+def check_policy(ratio: float, spread: float) -> None:
+    """Check the play-out policy's settings (a ValueError names the bad one)."""
     if not (math.isfinite(ratio) and ratio >= 0):
         raise ValueError(f"ratio={ratio!r} is invalid; valid: a finite number >= 0 (e.g. 0.4)")
     if not (math.isfinite(spread) and spread >= 0):
@@ -111,7 +114,7 @@ def _check_policy(ratio: float, spread: float) -> None:
                          "(0: every play-out decision uses ratio itself)")
 
 
-def _check_model_settings(rollout: str, order: int, opponents: str) -> None:
+def check_model_settings(rollout: str, order: int, opponents: str) -> None:
     """Check the model settings that do not depend on the game (agents check at once)."""
     if opponents not in OPPONENT_MODES:
         raise ValueError(f"opponents={opponents!r} is unknown; valid: "
@@ -126,7 +129,7 @@ def _check_model_settings(rollout: str, order: int, opponents: str) -> None:
 def _check_model(rollout: str, table: np.ndarray | None, order: int, opponents: str,
                  state: np.ndarray) -> bool:
     """Check the model play-out settings; True when ``rollout`` is ``model``."""
-    _check_model_settings(rollout, order, opponents)
+    check_model_settings(rollout, order, opponents)
     if rollout != "model":
         return False
     from . import kernel as k
@@ -197,8 +200,8 @@ def search(state: np.ndarray, *, iterations: int = 1000, c: float = 0.7,
     """
     from . import kernel as k  # numba is loaded with the first search, not on import
 
-    _check(iterations, c, rollout, seconds, root)
-    _check_policy(ratio, spread)
+    check_budget(iterations, c, rollout, seconds, root)
+    check_policy(ratio, spread)
     modelled = _check_model(rollout, table, order, opponents, state)
     if state[k.OVER]:
         raise ValueError("the game is over: there is no decision to search")

@@ -81,7 +81,7 @@ def runners_up(retrievals: pd.DataFrame, keep: int = 4) -> pd.DataFrame:
     return frame.groupby("_order").head(keep).drop(columns="_order").reset_index(drop=True)
 
 
-def _frame_html(frame: pd.DataFrame) -> str:
+def frame_html(frame: pd.DataFrame) -> str:
     if frame.empty:
         return "<i>none</i>"
     return frame.to_html(index=False, float_format=lambda x: f"{x:.3f}", na_rep="",
@@ -233,10 +233,10 @@ class StepExplorer:
         trace = d.trace if d is not None else None
         open_section = self.details.selected_index
         self.retrievals.value = (
-            _frame_html(runners_up(trace.retrievals_frame()))
+            frame_html(runners_up(trace.retrievals_frame()))
             if open_section == 0 and hasattr(trace, "retrievals_frame") else "")
         self.trace_table.value = (
-            _frame_html(trace.to_frame())
+            frame_html(trace.to_frame())
             if open_section == 1 and hasattr(trace, "to_frame") else "")
 
     def _decision_html(self, d: Decision | None) -> str:

@@ -42,7 +42,7 @@ from ..match import DecisionRecord, build_agents
 from ..play.replay import ReplayStep, logged_moves, replay
 from ..rules import Action, Variant, View
 from ..rules.seeding import agent_seed
-from .explorer import _frame_html, runners_up
+from .explorer import frame_html, runners_up
 from .pacing import load_cognitive_models
 from .render import TableState, moves_since, table_html
 
@@ -555,7 +555,7 @@ class LoggedGameExplorer:
         found = posterior_rows(self.posterior, d.row)
         if found is None or found.empty:
             return "<div><b>Order posterior:</b> <i>none for this decision</i></div>"
-        return "<div><b>Order posterior after this decision:</b>" + _frame_html(
+        return "<div><b>Order posterior after this decision:</b>" + frame_html(
             found.reset_index(drop=True)) + "</div>"
 
     def _logged_html(self, d: LoggedDecision) -> str:
@@ -567,12 +567,12 @@ class LoggedGameExplorer:
                                          g.logged_reasoning(d.index).items())) + "</div>"]
         predictions, recalls = g.predictions(d.index), g.recalls(d.index)
         if len(predictions):
-            parts.append("predictions" + _frame_html(predictions))
+            parts.append("predictions" + frame_html(predictions))
         if len(recalls):
-            parts.append("token recalls" + _frame_html(recalls))
+            parts.append("token recalls" + frame_html(recalls))
         trace = g.logged_trace(d.index)
         if trace is not None:
-            parts.append("logged trace" + _frame_html(pd.DataFrame(trace.get("nodes", []))))
+            parts.append("logged trace" + frame_html(pd.DataFrame(trace.get("nodes", []))))
         elif d.replayed is not None:
             agrees = str(d.replayed.action) == str(d.row["action"])
             parts.append(
@@ -601,7 +601,7 @@ class LoggedGameExplorer:
             frames = [runners_up(a.trace.retrievals_frame()).assign(model=title)
                       for a, title in titled if hasattr(a.trace, "retrievals_frame")]
             frames = [f for f in frames if not f.empty]
-            self.retrievals.value = _frame_html(pd.concat(frames, ignore_index=True)) \
+            self.retrievals.value = frame_html(pd.concat(frames, ignore_index=True)) \
                 if frames else "<i>none</i>"
 
     def _ipython_display_(self) -> None:

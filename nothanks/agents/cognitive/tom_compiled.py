@@ -7,7 +7,7 @@ import math
 import numba
 import numpy as np
 
-from .tom_kernel import _CATEGORIES, _CATEGORY_ROW, _HEAD, _TAKES_ROW
+from .tom_kernel import CATEGORY_ROW, N_CATEGORIES, STATE_HEAD, TAKES_ROW
 
 # a frame's fields (the compiled recursion's stack): its level, seat, tokens on the card
 # and tokens held; its ToM0 retrieval's action and failure, failures so far, the taker
@@ -80,9 +80,9 @@ def decide(state, table, base, noise, penalty, tau, factor, predictions):
     players, width, self_seat = state[4], state[5], state[6]
     project_self, all_pass = state[7] != 0, state[8] != 0
     card_row, rows, on_start, own_start = state[9], state[10], state[11], state[12]
-    categories = state[_HEAD:_HEAD + players]
-    counts = state[_HEAD + players:_HEAD + 2 * players]
-    at = _HEAD + 2 * players
+    categories = state[STATE_HEAD:STATE_HEAD + players]
+    counts = state[STATE_HEAD + players:STATE_HEAD + 2 * players]
+    at = STATE_HEAD + 2 * players
     world = state[at:at + players * width].reshape(players, width)
     at += players * width
     others = state[at:at + players * (players - 1)].reshape(players, players - 1)
@@ -113,8 +113,8 @@ def decide(state, table, base, noise, penalty, tau, factor, predictions):
     start = np.empty(chunks)
     for i in range(chunks):
         start[i] = base[i] + noise[i]
-    matched = np.empty((_CATEGORIES, chunks))
-    made = np.zeros(_CATEGORIES, np.bool_)
+    matched = np.empty((N_CATEGORIES, chunks))
+    made = np.zeros(N_CATEGORIES, np.bool_)
     worlds[0] = world
     assumed[0] = counts
     frames[0, _LEVEL] = level
@@ -150,7 +150,7 @@ def decide(state, table, base, noise, penalty, tau, factor, predictions):
                 failed = memo_values[known, 2] != 0.0
             else:
                 if not made[category]:
-                    by_category = table[_CATEGORY_ROW + category]
+                    by_category = table[CATEGORY_ROW + category]
                     by_card = table[card_row]
                     for i in range(chunks):
                         matched[category, i] = by_category[i] + by_card[i]
@@ -158,7 +158,7 @@ def decide(state, table, base, noise, penalty, tau, factor, predictions):
                 best, top = retrieve(start, matched[category], table[on_start + on],
                                      table[own_start + held], penalty, out, scratch)
                 if top >= tau:
-                    tom0 = table[_TAKES_ROW, best] != 0.0
+                    tom0 = table[TAKES_ROW, best] != 0.0
                     latency = factor * math.exp(-top)
                     failed = False
                 else:  # no instance retrieved: the default action, pass

@@ -30,10 +30,10 @@ _loaded = False
 
 # the packed state's fixed head (see ToMAgent._reason_compiled), and the score table's
 # first rows: each instance's action (1.0: take), then the three categories' scores
-_HEAD = 13
-_TAKES_ROW = 0
-_CATEGORY_ROW = 1
-_CATEGORIES = len(CATEGORY_NAMES)
+STATE_HEAD = 13
+TAKES_ROW = 0
+CATEGORY_ROW = 1
+N_CATEGORIES = len(CATEGORY_NAMES)
 
 
 def _compile() -> SimpleNamespace | None:
@@ -74,7 +74,7 @@ def use(enabled: bool) -> None:
 
 class ScoreTables:
     """An instance memory's mismatch scores of every state slot value, as the rows of one
-    table for the compiled recursion: each instance's action (``_TAKES_ROW``), the
+    table for the compiled recursion: each instance's action (``TAKES_ROW``), the
     category's scores by name (``CATEGORY_NAMES`` order), the card's by card of the
     deck, then the tokens on the card's and the tokens owned's by count, 0 to ``rows``
     − 1 each. The rows are the memory's own score columns
@@ -91,7 +91,7 @@ class ScoreTables:
         self._takes = takes
         self.table = np.empty((0, len(takes)))
         self.rows = 0  # counts held per token slot
-        self.on_start = _CATEGORY_ROW + _CATEGORIES + high_card - low_card + 1
+        self.on_start = CATEGORY_ROW + N_CATEGORIES + high_card - low_card + 1
         self.own_start = self.on_start
 
     def current(self, low_card: int, high_card: int) -> bool:
@@ -103,7 +103,7 @@ class ScoreTables:
                 and high_card == self.deck[1])
 
     def card_row(self, card: int) -> int:
-        return _CATEGORY_ROW + _CATEGORIES + card - self.deck[0]
+        return CATEGORY_ROW + N_CATEGORIES + card - self.deck[0]
 
     def _scores(self, category: str, card: int, on_card: int, owned: int):
         """The four score columns of a state, as the memory's compiled retrieval gets
@@ -126,12 +126,12 @@ class ScoreTables:
             table[head:head + old] = self.table[head:head + old]
             table[head + new:head + new + old] = self.table[head + old:head + 2 * old]
         else:
-            table[_TAKES_ROW] = self._takes
+            table[TAKES_ROW] = self._takes
             for index, name in enumerate(CATEGORY_NAMES):
                 columns = self._scores(name, low, 0, 0)
                 if columns is None:
                     return False
-                table[_CATEGORY_ROW + index] = columns[0]
+                table[CATEGORY_ROW + index] = columns[0]
             for card in range(low, high + 1):
                 columns = self._scores(CATEGORY_NAMES[0], card, 0, 0)
                 if columns is None:
