@@ -11,17 +11,17 @@ import math
 import shlex
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import cli_checks as checks
 from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder, replacing
+from .base import Runner
 
 if TYPE_CHECKING:
     from ..studies.calibration import Parameter
 
-Runner = Callable[[argparse.Namespace], int]
 #: Most trials one study may be asked for (the shipped studies have 16 to 40).
 MAX_TRIALS = 10_000
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from .. import cli_checks as checks
@@ -18,8 +17,8 @@ from ..outputs import (
     fresh_folder,
     replacing,
 )
+from .base import Runner
 
-Runner = Callable[[argparse.Namespace], int]
 #: Most synthetic participants one ``nothanks synthetic`` makes (ids are numbered
 #: ``synthetic-NN``; the thesis had 30).
 MAX_PARTICIPANTS = 999

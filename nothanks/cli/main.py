@@ -10,7 +10,7 @@ import argparse
 import errno
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from .. import cli_checks as checks
@@ -22,9 +22,7 @@ from ..outputs import (
     fresh_folder,
     replacing,
 )
-
-Runner = Callable[[argparse.Namespace], int]
-Configure = Callable[[argparse.ArgumentParser], Runner]
+from .base import Configure, Runner
 
 
 def _variant_arguments(parser: argparse.ArgumentParser) -> None:

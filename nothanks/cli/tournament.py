@@ -12,14 +12,13 @@ import argparse
 import importlib.util
 import shlex
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import cli_checks as checks
 from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder
+from .base import Runner
 
-Runner = Callable[[argparse.Namespace], int]
 #: Files written into the leaderboard folder.
 LEADERBOARD_FILES = ("leaderboard.csv", "leaderboard.md", "tournament.png")
 
