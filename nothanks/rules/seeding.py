@@ -12,11 +12,11 @@ seed because each seed below is a pure function of its inputs:
 - :func:`text_seed`, :func:`key_seed` and :func:`name_word`: seeds from names (a
   participant's id, a logged decision graded by the search, a perturbation's operation);
 - :func:`stream`: a NumPy generator from entropy; :func:`state_words`: raw state words;
+  :func:`spawn`: independent child sequences of a seed;
 - :func:`reseed` and :func:`seeded`: Mersenne Twister generators in the state
-  ``random.Random(seed)`` would have, for less (seeding is most of what dealing a game and
-  starting a random agent cost: about 4 µs of C work per seed that no call avoids; what
-  is skipped is a new generator object per deal and ``random.Random.seed``'s
-  Python-level checks of the seed's type).
+  ``random.Random(seed)`` would have, without a new generator object per deal and
+  without ``random.Random.seed``'s Python-level checks of the seed's type (what seeding
+  costs: docs/benchmarks.md).
 """
 from __future__ import annotations
 
@@ -86,6 +86,12 @@ def state_words(*entropy: int, words: int = 1, dtype: type = np.uint32) -> np.nd
     return np.random.SeedSequence(list(entropy)).generate_state(words, dtype)
 
 
+def spawn(seed: int, count: int) -> list[np.random.SeedSequence]:
+    """``count`` independent child sequences of ``SeedSequence(seed)`` (e.g. one per
+    memory of a model)."""
+    return np.random.SeedSequence(seed).spawn(count)
+
+
 def stream(*entropy: int) -> np.random.Generator:
     """A NumPy generator seeded with ``SeedSequence(entropy)``."""
     return np.random.default_rng(np.random.SeedSequence(list(entropy)))
@@ -144,9 +150,8 @@ def derive_seeds(entropies: Sequence[Sequence[int]]) -> list[int]:
     The same 63-bit seeds as :func:`game_seed` and :func:`agent_seed` (their entropy is
     ``[root, index]`` and ``[seed, 1 + seat]``): NumPy's SeedSequence hashing, replayed
     on ``uint32`` arrays (whose arithmetic wraps like its C code), one array operation per
-    step for a whole batch. A run of many short games spends less on its seeds this way
-    (under 1 µs per seed instead of 13; tests/agreement/test_engine.py
-    checks every value).
+    step for a whole batch (tests/agreement/test_engine.py checks every value; the cost
+    per seed: docs/benchmarks.md).
     """
     seeds = [0] * len(entropies)
     for positions, entropy in _word_rows(entropies):

@@ -25,6 +25,7 @@ import numpy as np
 from ...actr import NOISE_MODES, NOISE_STREAMS, DeclarativeMemory, ExactMatch, Linear, Weber
 from ...actr.memory import real_number
 from ...rules import Action, Event, Passed, Took, Variant, View
+from ...rules.seeding import spawn
 from ..base import Agent
 from . import tom_kernel
 from .instance_sets import load_instances
@@ -239,7 +240,7 @@ class ToMAgent(Agent):
         The instance chunks are kept from game to game (they never change: fixed
         activation); :meth:`DeclarativeMemory.restart` resets their clock and noise.
         """
-        instance_seed, token_seed = np.random.SeedSequence(seed).spawn(2)
+        instance_seed, token_seed = spawn(seed, 2)
         if max(1, variant.high_card - variant.low_card) != self._instance_range:
             self._build_instance_memory(variant)
         # seeded from the sequences (not generators made here): each memory then owns
@@ -761,8 +762,8 @@ _INSTANCE_CHUNKS_KEPT = 4
 
 def _instance_chunks(instance_set: InstanceSet) -> DeclarativeMemory:
     """A memory with ``instance_set`` stored as fixed-activation chunks (activation 0),
-    built once per set: storing ~2,000 chunks costs more than a game, copying them a
-    hundredth of that."""
+    built once per set (storing ~2,000 chunks costs more than a game; copying them is
+    cheap: docs/benchmarks.md)."""
     kept = _INSTANCE_CHUNKS.get(id(instance_set))
     if kept is not None and kept[0] is instance_set:
         return kept[1]

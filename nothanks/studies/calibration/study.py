@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ... import experiments as ex
 from ...experiments.design import Design
+from ...rules.seeding import state_words
 from .outputs import Study, finished_trials, write_outputs
 from .space import (
     MODEL_PARAMETERS,
@@ -241,7 +242,6 @@ def _propose(study, space: Mapping[str, object], seed: int, startup: int) -> dic
     """The next point to try: TPE's proposal from the study's finished trials, seeded by
     ``seed`` and their number (so a resumed or extended study proposes what an
     uninterrupted one would), redrawn until it is not a point already finished."""
-    import numpy as np
     import optuna
     from optuna.trial import TrialState
     finished = study.get_trials(deepcopy=True, states=(TrialState.COMPLETE,
@@ -256,7 +256,7 @@ def _propose(study, space: Mapping[str, object], seed: int, startup: int) -> dic
     scratch = optuna.create_study(direction="minimize")  # in memory: the proposals only
     scratch.add_trials(finished)
     for attempt in range(PROPOSALS):
-        words = np.random.SeedSequence([seed, len(finished), attempt]).generate_state(1)
+        words = state_words(seed, len(finished), attempt)
         scratch.sampler = optuna.samplers.TPESampler(seed=int(words[0]),
                                                      n_startup_trials=startup)
         point = scratch.ask(dict(space)).params
