@@ -1,0 +1,93 @@
+"""The public API for fast paths: the members of :class:`~nothanks.actr.DeclarativeMemory`
+that code computing retrievals of its own from the memory's state reads (the ToM
+recursion's compiled decision, the token memory's kept rows; docs/actr.md, "Public API for
+fast paths"). Nothing outside ``nothanks.actr`` reads a private member of the memory.
+
+The arrays handed out are the memory's own (valid until the clock moves or a chunk is
+stored): read them, never write to them.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .parameters import Parameters
+from .records import SlotValue
+
+
+class FastPathView:
+    """The fast-path members of :class:`~nothanks.actr.DeclarativeMemory` (a part of the
+    memory, not a class of its own); with :attr:`~ParameterSettings.parameters`,
+    ``time``, ``len(memory)``, ``chunks`` and ``add_past`` they are the whole seam."""
+
+    @property
+    def compiled_view(self) -> tuple[float, int, Parameters, np.ndarray | None]:
+        """``(time, chunks, parameters, noise)`` in one read: the model time, how many
+        chunks are stored, :attr:`parameters`, and the per-time noise drawn so far at
+        this time (None when none is yet; it may hold fewer rows than a caller needs,
+        who then asks :meth:`per_time_noise`). A plain tuple, made anew at every read: a
+        fast path reads it once per call instead of four members."""
+        parameters = self._parameters
+        if parameters is None:
+            parameters = self.parameters
+        time = self._time
+        return (time, len(self._chunks), parameters,
+                self._time_noise if self._time_noise_at == time else None)
+
+    @property
+    def learned_count(self) -> int:
+        """How many chunks have a learned (not a fixed) base level."""
+        return self._learned
+
+    @property
+    def mismatch_version(self) -> int:
+        """A number that changes whenever a mismatch function is set or removed: mismatch
+        scores kept outside the memory are stale once it differs."""
+        return self._mismatch_changes
+
+    def fixed_activations(self) -> np.ndarray:
+        """Every chunk's fixed activation in storing order, NaN for a learned chunk: the
+        base levels themselves while :attr:`learned_count` is 0. A view of the memory's
+        own array, valid until the next chunk is stored; do not write to it."""
+        return self._fixed.view()
+
+    def per_time_noise(self, count: int | None = None) -> np.ndarray:
+        """The per-time noise of the first ``count`` chunks (default: every chunk) at the
+        current model time: the draws every retrieval at this time adds, drawn now if
+        none has needed them yet. The array may be longer than ``count``; do not write
+        to it.
+
+        A caller keeping chunks of its own not yet stored here (the token memory, which
+        stores them later with :meth:`add_past`) may ask for more rows than are stored:
+        the draws, in order, are those the stored chunks will have.
+
+        Raises:
+            ValueError: the noise is off (s = 0) or drawn per retrieval, so there is no
+                per-time noise.
+        """
+        if count is None:
+            count = len(self._chunks)
+        noise = self._time_noise
+        if noise is None or self._time_noise_at != self._time or len(noise) < count:
+            if self._noise_mode != "per_time" or not self._noise > 0:
+                raise ValueError(f"per-time noise needs noise_mode='per_time' and noise > 0; "
+                                 f"this memory has noise_mode={self._noise_mode!r}, "
+                                 f"noise={self._noise!r}")
+            return self._noise_for(count)
+        return noise
+
+    def score_columns(self, items: Sequence[tuple[str, SlotValue]]
+                      ) -> tuple[np.ndarray, ...] | None:
+        """Every chunk's unscaled mismatch for each slot of the request ``items`` (its
+        ``(slot, value)`` pairs), in the request's order: the columns the compiled
+        retrieval adds, times MP, to the base levels and noise. None when the compiled
+        retrieval would not take the request as one pass over every chunk: an exact-match
+        slot, a slot some chunk lacks, a user-defined mismatch function, or the compiled
+        kernels off. The arrays are the memory's own cached columns (valid until a chunk
+        is stored or a mismatch function set); do not write to them.
+        """
+        rows, scored = self._split(dict(items))
+        if rows is not None:
+            return None
+        return self._compiled_scores(scored)

@@ -1,0 +1,276 @@
+"""Activation noise: the memory's generator, the two noise streams, per-time noise, saved
+random states and tie draws (docs/actr.md, "Noise" and "Noise streams").
+
+All randomness of a memory comes from its own generator. On the ``"pcg64"`` stream noise is
+handed out from pre-drawn blocks of NumPy uniforms (``_draw_noise`` says how, and what it
+guarantees about the generator's consumption); on the ``"counter"`` stream a draw is a pure
+function of the stream's key and positions (``counter_noise``, its compiled twin in
+``kernel``).
+"""
+from __future__ import annotations
+
+import math
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+
+from . import counter_noise
+from . import kernel as _kernel_module
+
+_NOISE_BLOCK = 4096  # standard logistic draws fetched from the generator at a time
+
+
+def _make_rng(seed: Any) -> np.random.Generator:
+    """The generator of ``seed`` (an int >= 0, a SeedSequence or None), or ``seed`` itself
+    if it is a Generator; a TypeError otherwise."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
+        raise TypeError(f"seed must be a non-negative int, a numpy.random.SeedSequence, a "
+                        f"numpy.random.Generator or None, got {seed!r}")
+    return np.random.default_rng(int(seed))
+
+
+def _uniforms_of(bits: np.ndarray) -> np.ndarray:
+    """The uniforms ``Generator.random`` makes of the raw 64-bit outputs ``bits``
+    (``(bits >> 11) · 2⁻⁵³``: exact in a double)."""
+    return (bits >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
+def _redraw_zeros(rng: np.random.Generator, uniform: np.ndarray) -> None:
+    """Replace the zeros among ``uniform`` (chance 2^-53 a draw; ``ln(u/(1−u))`` would be
+    −inf) by fresh draws, in order."""
+    zero = uniform == 0.0
+    uniform[zero] = rng.random(int(zero.sum()))
+
+
+class NoiseSource:
+    """The noise of :class:`~nothanks.actr.DeclarativeMemory` (a part of the memory, not a
+    class of its own): its generator, the draws of either stream, the per-time noise of
+    each model time, saved random states and the random pick among tied candidates."""
+
+    def _seed_noise(self, seed: int | np.random.SeedSequence | np.random.Generator | None
+                    ) -> None:
+        """The generator from ``seed`` and noise drawn afresh from it (``reseed_noise``).
+        A block's unused tail may be left in the generator (see _draw_noise) only in a
+        generator this memory made itself (nobody else draws from it), while it holds no
+        half of a 32-bit draw (PCG64.advance drops that half)."""
+        self.reseed_noise(_make_rng(seed))
+        self._tail_skippable = not isinstance(seed, np.random.Generator)
+
+    def random_state(self) -> tuple:
+        """What decides the next noise draws (the generator, the pre-drawn block and the
+        current model time's noise), to re-decide a state with other noise and then come
+        back with :meth:`set_random_state` (e.g. estimating a model's choice probability)."""
+        if self._noise_skipped:
+            self._draw_skipped()  # the generator handed out as if the block was drawn whole
+        return (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
+                self._time_noise, self._time_noise_at, self._tail_skippable,
+                self._stream_key, self._stream_position)
+
+    def set_random_state(self, state: tuple) -> None:
+        """Go back to a state saved by :meth:`random_state` (of a memory on the same
+        noise stream)."""
+        if (state[7] is None) != (self._noise_stream == "pcg64"):
+            saved = "pcg64" if state[7] is None else "counter"
+            raise ValueError(f"a random state saved on the {saved} noise stream cannot be "
+                             f"restored into a memory on the {self._noise_stream} stream")
+        (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
+         self._time_noise, self._time_noise_at, self._tail_skippable,
+         self._stream_key, self._stream_position) = state
+        self._noise_skipped = 0
+        self._noise_scaled = None  # scaled anew from the restored block when needed
+
+    def reseed_noise(self, rng: np.random.Generator) -> None:
+        """Draw all further noise from ``rng``, starting afresh (nothing pre-drawn). On the
+        counter stream ``rng`` gives a new key (two raw outputs, taken now) and then only
+        tie draws."""
+        self._rng = rng
+        # the counter stream's key (None: the pcg64 stream) and next position
+        self._stream_key = (counter_noise.stream_key(rng) if self._noise_stream == "counter"
+                            else None)
+        self._stream_position = 0
+        self._tail_skippable = False  # others may draw from it
+        self._noise_skipped = 0  # uniforms of the current block still in the generator
+        self._time_noise: np.ndarray | None = None  # per-time noise, at _time_noise_at
+        self._time_noise_at = math.nan
+        self._noise_buffer = np.empty(0)
+        self._noise_raw = False  # whether the buffer holds uniforms not yet transformed
+        self._noise_position = 0
+        # the transformed block times s, handed out as slices (None: a raw block, or not
+        # scaled with the current s yet)
+        self._noise_scaled: np.ndarray | None = None
+
+    def _draw_noise(self, count: int) -> np.ndarray:
+        """``count`` logistic draws with scale s, taken from a pre-drawn block (a view:
+        never written to).
+
+        The block is refilled in fixed sizes, so the generator is consumed in the same
+        way whatever is inspected or recorded along the way. A draw is the logistic's
+        inverse CDF, ``s·ln(u/(1−u))``, on a block of uniforms: twice as fast as
+        Generator.logistic, which does the same one draw at a time. A block is
+        transformed whole when refilled and kept times s too, so a draw is a slice (the
+        same multiplication of the same numbers as scaling each draw when handed out),
+        except when one draw takes most of it (ToM0's 2,117 instance chunks take a fresh
+        4,096-uniform block at every model time): then only the uniforms handed out are
+        transformed, when they are (elementwise: the same bits), and the unused tail
+        never is. With the compiled kernels the zero check over a new block and
+        ``u/(1−u)`` of the uniforms transformed now are one pass (``kernel.odds``: the
+        same quotients, the same zeros redrawn); the logarithm stays NumPy's.
+
+        Such a block's tail is not even drawn while the memory owns its generator: only
+        its head (with the compiled kernels as the generator's raw outputs,
+        ``kernel.odds_of_bits``), the tail left in the generator (``_noise_skipped``),
+        which the next block jumps (``PCG64.advance``: the same state as drawing it) and
+        a draw reaching into it, a saved random state and a tie draw draw first (the
+        same uniforms).
+        The one difference from drawing the block whole: a zero in a tail never drawn
+        (chance ~2·10⁻¹³ a block) is not redrawn, which would have shifted every later
+        draw by one (docs/actr.md, "Performance").
+        """
+        key = self._stream_key
+        if key is not None:  # the counter stream: positions, nothing pre-drawn
+            start = self._stream_position
+            self._stream_position = start + count
+            compiled = _kernel_module.kernels()
+            if compiled is None:
+                return counter_noise.logistic(key, start, count, self._noise)
+            return compiled.counter_logistic(key[0], key[1], start, self._noise,
+                                             np.empty(count))
+        start = self._noise_position
+        end = start + count
+        scaled = self._noise_scaled
+        if scaled is not None and end <= len(scaled):  # the common case: a slice
+            self._noise_position = end
+            return scaled[start:end]
+        compiled = _kernel_module.kernels()
+        skipped = self._noise_skipped
+        if skipped and len(self._noise_buffer) < end <= len(self._noise_buffer) + skipped:
+            self._draw_skipped()  # a draw reaching into the tail left in the generator
+            skipped = 0
+        if end > len(self._noise_buffer):
+            if skipped:  # the last block's tail, never drawn: the generator jumps it
+                self._rng.bit_generator.advance(skipped)
+                self._noise_skipped = 0
+            size = max(_NOISE_BLOCK, count)
+            self._noise_raw = raw = 2 * count > size
+            skipped = size - count if raw and self._tail_skippable else 0
+            self._noise_scaled = None
+            self._noise_position = count
+            if skipped:  # only the head this draw takes
+                if compiled is not None:  # as the generator's raw outputs
+                    odds = np.empty(count)
+                    bits = self._rng.bit_generator.random_raw(count)
+                    if not compiled.odds_of_bits(bits, odds):
+                        self._noise_skipped = skipped
+                        self._noise_buffer = bits  # read only as uniforms: _draw_skipped
+                        noise = np.log(odds, out=odds)
+                        noise *= self._noise
+                        return noise
+                    uniform = _uniforms_of(bits)  # a zero among them
+                else:
+                    uniform = self._rng.random(count)
+                if compiled is not None or uniform.min() == 0.0:
+                    # a zero in the head: the whole block, as its zeros are redrawn in order
+                    uniform = np.concatenate([uniform, self._rng.random(skipped)])
+                    skipped = 0
+            else:
+                uniform = self._rng.random(size)
+            if compiled is not None:  # the zero check and u / (1 − u) in one pass
+                odds = np.empty(count if raw else len(uniform))
+                zeros = compiled.odds(uniform, len(odds), odds)
+                while zeros:
+                    _redraw_zeros(self._rng, uniform)
+                    zeros = compiled.odds(uniform, len(odds), odds)
+                self._noise_skipped = skipped
+                noise = np.log(odds, out=odds)
+                if raw:
+                    self._noise_buffer = uniform
+                    noise *= self._noise
+                    return noise
+                self._noise_buffer = noise
+                self._noise_scaled = noise * self._noise
+                return self._noise_scaled[:count]
+            while uniform.min() == 0.0:  # u = 0 (chance 2^-53 a draw) would give −inf
+                _redraw_zeros(self._rng, uniform)
+            self._noise_skipped = skipped
+            if raw:
+                self._noise_buffer = uniform
+            else:
+                ratio = np.subtract(1.0, uniform)  # u / (1 − u), with one temporary
+                np.divide(uniform, ratio, out=ratio)
+                self._noise_buffer = np.log(ratio, out=ratio)
+            start, end = 0, count
+        else:
+            self._noise_position = end
+        if not self._noise_raw:
+            # a fresh array: a slice handed out earlier (kept as some time's noise, or in
+            # a saved random state) keeps its values
+            self._noise_scaled = self._noise_buffer * self._noise
+            return self._noise_scaled[start:end]
+        drawn = self._noise_buffer[start:end]
+        if compiled is not None:
+            noise = np.empty(count)
+            compiled.odds(drawn, count, noise)  # no zeros: the block was checked whole
+        else:
+            noise = np.subtract(1.0, drawn)
+            np.divide(drawn, noise, out=noise)
+        np.log(noise, out=noise)
+        noise *= self._noise
+        return noise
+
+    def _draw_skipped(self) -> None:
+        """Draw the tail of the current block left in the generator (see _draw_noise):
+        the uniforms the whole block would have held there, its zeros redrawn as the
+        whole block's were (its head had none)."""
+        tail = self._rng.random(self._noise_skipped)
+        self._noise_skipped = 0
+        while tail.min() == 0.0:
+            _redraw_zeros(self._rng, tail)
+        head = self._noise_buffer
+        if head.dtype == np.uint64:  # kept as the generator's raw outputs
+            head = _uniforms_of(head)
+        self._noise_buffer = np.concatenate([head, tail])
+
+    def _noise_now(self) -> np.ndarray:
+        """Per-time noise of every chunk, drawn once per model time.
+
+        Chunks added since the draw get their own draws appended; the others keep theirs.
+        """
+        noise = self._time_noise
+        if (noise is None or self._time_noise_at != self._time
+                or len(noise) < len(self._chunks)):
+            return self._noise_for(len(self._chunks))
+        return noise
+
+    def _noise_for(self, count: int) -> np.ndarray:
+        """Per-time noise of the first ``count`` chunks (``_noise_now`` for all of them).
+
+        A caller that keeps chunks of its own not yet stored here (the token memory, which
+        stores them on demand with :meth:`add_past`) asks for its full count: the draws,
+        and their order, are those the stored chunks would have had.
+        """
+        noise = self._time_noise
+        if noise is None or self._time_noise_at != self._time:
+            noise = self._draw_noise(count)
+        elif len(noise) < count:
+            noise = np.concatenate([noise, self._draw_noise(count - len(noise))])
+        else:
+            return noise
+        self._time_noise, self._time_noise_at = noise, self._time
+        return noise
+
+    def _break_tie(self, total: np.ndarray, best: int, activation: float) -> int:
+        """The winner among candidates tied at the best activation, drawn at random. With
+        noise on, two candidates tie only if their continuous draws coincide exactly, so
+        callers check only when s = 0 (a draw from the stream only when there is a tie)."""
+        ties = np.flatnonzero(total == activation)
+        if len(ties) < 2:
+            return best
+        if self._noise_skipped:  # the block's tail first, as if drawn with it
+            self._draw_skipped()
+        self._tail_skippable = False  # a 32-bit draw may leave its other half held
+        return int(ties[self._rng.integers(len(ties))])
