@@ -2,7 +2,7 @@
 
 A retrieval in NumPy is a dozen array operations, each a few hundred nanoseconds of call
 overhead however few chunks there are; compiled with numba it is one loop. The kernel
-computes exactly what the NumPy path in ``memory.py`` computes, in the same floating-point
+computes exactly what the NumPy path in ``retrieval.py`` computes, in the same floating-point
 order, so both give bit-identical activations and the same winner (tested on random
 histories):
 
