@@ -422,7 +422,7 @@ class ToMAgent(Agent):
         requests not all scored, a negative count assumed)."""
         compiled = tom_kernel.compiled()
         memory = self._instance_dm
-        parameters = memory.parameters
+        _, count, parameters, noise = memory.compiled_view  # read once per decision
         if (compiled is None or parameters.noise <= 0 or memory.learned_count
                 or parameters.noise_mode != "per_time"):  # (the mode may change after start)
             return None
@@ -457,7 +457,8 @@ class ToMAgent(Agent):
         tail += counts
         tail += assumed
         tail += self._others_flat
-        noise = memory.per_time_noise()  # what the memory's own retrievals add now
+        if noise is None or len(noise) < count:  # not drawn for every chunk at this time
+            noise = memory.per_time_noise()  # what the memory's own retrievals add now
         fixed = memory.fixed_activations()  # the base levels: no learned instances
         predictions = self._predicted
         while True:
