@@ -62,7 +62,7 @@ def _process_alive(pid: int) -> bool:
 
 @contextmanager
 def _folder_mutex(folder: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``folder`` (a few microseconds at a time): every
+    """Hold an exclusive ``flock`` on ``folder`` (briefly): every
     reading and writing of the locks in a folder happens under it, so a lock's check
     and its claim are one step for every other process. On a file system that cannot
     lock a folder (some network mounts) the locks work as before, unguarded."""

@@ -54,7 +54,7 @@ def execute(chunks: Sequence[Chunk], design: Design, context: LogContext, traces
 
 
 #: Garbage-collector thresholds while playing: the models allocate many small objects,
-#: and the default (700, 10, 10) rescans them so often that table7 runs about 7% slower.
+#: which the default (700, 10, 10) rescans often (the cost: docs/benchmarks.md).
 GC_THRESHOLDS = (10_000, 10, 10)
 
 

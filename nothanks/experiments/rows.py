@@ -191,9 +191,8 @@ class LogRows:
         """Append the rows of one played game (``plan``: its place in the design).
 
         Built column by column (a game's decisions transposed at once, the rows of
-        predictions and recalls gathered as tuples and transposed per game): a ToM game of
-        the table7 design has ~120 decisions and ~330 prediction and recall rows, and
-        appending them value by value took about twice as long.
+        predictions and recalls gathered as tuples and transposed per game): the values and
+        types of appending row by row (tests/agreement/test_log_rows.py).
         """
         cond = self.design.conditions[plan.condition]
         roles = plan.roles

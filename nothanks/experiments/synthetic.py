@@ -47,7 +47,7 @@ PRESET = "thesis-humans"
 #: Bad-move marks: ``critic`` ~ Gamma(shape, mean / shape), at most 1. A skewed draw
 #: because the thesis's marks were concentrated (§5.1.2: the top 10% of participants
 #: gave 38% of them, 43% gave fewer than 10); the mean aims at the thesis's 1.2% of
-#: model moves marked (the shipped set marks 1.5-1.7%; docs/calibration.md).
+#: model moves marked (the shipped set's rates: docs/calibration.md).
 CRITIC_SHAPE, CRITIC_MEAN = 0.7, 0.36
 
 

@@ -23,7 +23,8 @@ except ModuleNotFoundError as _exc:  # pragma: no cover - partial install
 
 
 def build_agents(design: Design, condition: int) -> list[Agent]:
-    """One fresh agent per role of ``condition`` (the human role gets ``design.human``)."""
+    """One fresh agent per role of ``condition`` (the human role gets ``design.human``);
+    :class:`DesignError` when the design seats a human and gives no stand-in."""
     agents = []
     for spec in design.conditions[condition].players:
         if spec == HUMAN:
@@ -40,10 +41,8 @@ def build_agents(design: Design, condition: int) -> list[Agent]:
 def prepare_to_fork(design: Design) -> None:
     """Load, in the process about to fork workers, what each worker would otherwise load
     for itself: when the design seats a cognitive model, its compiled ACT-R kernels.
-    Forked workers inherit them: numba's load (~0.15 s of CPU per worker) happens once.
-    A small gain, measured side by side (benchmarks/compare.py figure_designs, 4 rounds,
-    two designs on two workers): 4% less CPU, 1% less wall time. (Playing a throwaway
-    game here as well, to warm the models' caches, made it 4% slower: not done.)"""
+    Forked workers inherit them, so numba's load happens once (docs/benchmarks.md).
+    Designs without a cognitive model load nothing."""
     specs = {design.human if spec == HUMAN else spec
              for condition in design.conditions for spec in condition.players}
     if any(make_agent(spec).tom_order is not None for spec in specs if spec is not None):

@@ -2,9 +2,8 @@
 
 Agents, loggers and user interfaces subscribe to these; they never see hidden state.
 
-Events are immutable named tuples: a game makes about 70 of them, and a tuple is built
-about four times faster than a frozen dataclass (whose ``__init__`` pays an
-``object.__setattr__`` per field). Unlike plain named tuples, an event equals only an
+Events are immutable named tuples (cheaper to build than frozen dataclasses:
+docs/benchmarks.md). Unlike plain named tuples, an event equals only an
 event of the same type with the same fields (``Passed(0, 1, 20, 1)`` is neither
 ``Took(0, 1, 20, 1)`` nor the tuple ``(0, 1, 20, 1)``), and events do not order.
 """

@@ -164,8 +164,8 @@ class Game:
         drivers and records; agents see a :class:`View`), as one immutable plain tuple:
         ``(turn, seat, card, tokens_on_card, token_counts, cards, cards_left)``, where
         ``seat`` is the player to move, ``token_counts`` every seat's count and ``cards``
-        the player to move's cards. (A plain tuple: a driver reads it at every decision,
-        and a named tuple costs several times as much to make.)
+        the player to move's cards (a plain tuple: the cheapest to build, see
+        docs/benchmarks.md).
 
         Raises:
             IllegalActionError: the game is over (nobody is to move).

@@ -13,7 +13,7 @@ import html
 
 from ..rules import View
 
-#: Search budget of one piece of advice (a few tens of milliseconds).
+#: Search budget (iterations) of one piece of advice; its cost: docs/ismcts.md, "The advisor".
 ADVISOR_ITERATIONS = 2000
 
 

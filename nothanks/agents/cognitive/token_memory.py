@@ -134,10 +134,10 @@ class TokenMemory:
     recall needs only each chunk's reference time and per-time noise: the token memory
     keeps those itself, per player the updates whose leaf and root rows it made, and
     recalls from them directly, in one compiled call searching the leaves and, only if
-    the best fails, the roots (about three microseconds instead of the ten to twenty of
-    two generic retrievals). While every model time is a multiple of one step (a model's fixed time
-    per turn), every age is too, so each age's log strength is computed once (by the
-    calls the memory makes, elementwise: the same bits) and looked up at later times.
+    the best fails, the roots (the cost: docs/benchmarks.md). While every model time is
+    a multiple of one step (a model's fixed time per turn), every age is too, so each
+    age's log strength is computed once (by the calls the memory makes, elementwise: the
+    same bits) and looked up at later times.
     The chunks reach ``memory`` when it is read: :attr:`memory` stores the ones still
     waiting, at their own model times, so it holds what storing each at once would have
     built, and every recall draws the same noise in the same order (the model's clock
@@ -152,7 +152,7 @@ class TokenMemory:
 
     # slots: CPython keeps at most 30 attributes of an instance in its fast inline form;
     # with more, every lookup and store goes through a dict (an update or recall makes
-    # dozens: 6-10% of their time here)
+    # dozens; docs/benchmarks.md)
     __slots__ = ("_memory", "merge", "leaf_penalty", "record", "history", "stored", "_newest",
                  "truth", "_keeping", "_count", "_synced", "_kept", "_seat_of", "_tokens_of",
                  "_time_of", "_grid_of", "_times", "_last_time", "_last_grid",

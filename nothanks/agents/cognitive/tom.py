@@ -763,8 +763,8 @@ _INSTANCE_CHUNKS_KEPT = 4
 
 def _instance_chunks(instance_set: InstanceSet) -> DeclarativeMemory:
     """A memory with ``instance_set`` stored as fixed-activation chunks (activation 0),
-    built once per set (storing ~2,000 chunks costs more than a game; copying them is
-    cheap: docs/benchmarks.md)."""
+    built once per set and kept for the sets used last (a model copies its chunks from
+    it)."""
     kept = _INSTANCE_CHUNKS.get(id(instance_set))
     if kept is not None and kept[0] is instance_set:
         return kept[1]
