@@ -1,6 +1,6 @@
 """Where commands write: the folder they are told, never the shipped results unasked.
 
-Every ``nothanks`` command that writes follows three rules (issue 33):
+Every ``nothanks`` command that writes follows three rules:
 
 * its outputs go to the folder it is given (``--out``); a command that has a default
   folder makes a fresh one, ``runs/<command>-<timestamp>`` (:func:`fresh_folder`;

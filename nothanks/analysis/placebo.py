@@ -39,7 +39,7 @@ SET_GAMES = 500
 #: 30 participants, 7 scored games against each order (21 of 24, block 1 practice).
 PARTICIPANTS = 30
 PARTICIPANT_GAMES = 7
-#: A test is fit to flag when its placebo rate is within this band (issue 26).
+#: A test is fit to flag when its placebo rate is within this band.
 VALID_BAND = (0.04, 0.06)
 #: Rank points of a game: 3/2/1/0, summing to 6 with or without ties.
 PARITY = 1.5
@@ -197,7 +197,7 @@ def clopper_pearson(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     return float(interval.low), float(interval.high)
 
 
-#: Sets a pool needs before its rates judge whether a test may flag (issue 26: 1,000).
+#: Sets a pool needs before its rates judge whether a test may flag.
 JUDGING_SETS = 1000
 
 

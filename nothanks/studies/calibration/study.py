@@ -66,7 +66,7 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
     Args:
         params: free parameters (names of :data:`PARAMETERS`); the others keep defaults.
         targets: fitted targets (names of :data:`TARGETS`); ``heldout`` are only reported.
-        games: games per condition per trial (the issue's 2,000 for a real study).
+        games: games per condition per trial (2,000 for a real study: docs/calibrate.md).
         seed: root seed of the fit; stage *i* plays the deals of ``seed + i``.
         stages: fractions of ``games`` after which a trial reports and may be pruned.
         storage: an Optuna storage URL or storage object (default: SQLite ``study.db``
@@ -79,6 +79,10 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         fixed: values of parameters that are not free in this study (e.g. a stand-in's
             base rules kept at an earlier fit's values while its habits are searched);
             parameters neither free nor fixed keep their defaults. The preset gets both.
+
+    Raises:
+        CalibrationError: a bad parameter, target or setting, settings that differ from
+            the stored study's, or Optuna not installed.
     """
     try:
         import optuna

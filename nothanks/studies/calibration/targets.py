@@ -289,7 +289,7 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     Target("human_pass_share", "§5.1.2", "about 80%", _pass_share_all, "human vs ToM0", 0.78,
            0.82, scale=0.03, tables=HUMAN_TABLES),
 )}
-#: The thesis's whole simulation profile (issue: fit it with the instance family).
+#: The thesis's whole simulation profile (fitted with the instance family's parameters free).
 PROFILE_TARGETS = ("tom1_share", "tom2_share", "tom2_edge", "tom1_lower_places",
                    "tom2_lower_places", "fig14_tom2_dip")
 #: The stand-in study's targets (thesis Figure 8 and the pass share).
