@@ -36,6 +36,7 @@ def register(name: str, factory: Factory) -> None:
 
 
 def registered() -> list[str]:
+    """The names usable in agent specs, sorted."""
     return sorted(_REGISTRY)
 
 
@@ -53,7 +54,8 @@ class AgentSpec:
 
 
 def parse_spec(text: str) -> AgentSpec:
-    """Split ``name:key=value,...`` into an :class:`AgentSpec` (no validation of names)."""
+    """Split ``name:key=value,...`` into an :class:`AgentSpec` (no validation of names);
+    :class:`AgentSpecError` for malformed text."""
     text = text.strip()
     name, _, rest = text.partition(":")
     params: dict[str, str] = {}
@@ -170,7 +172,8 @@ def resolve_params(parsed: AgentSpec) -> dict[str, str]:
 
 
 def make_agent(spec: str | AgentSpec) -> Agent:
-    """Build the agent a spec names, validating its name and parameters."""
+    """Build the agent a spec names, validating its name and parameters;
+    :class:`AgentSpecError` names the spec and what would be valid."""
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.name not in _REGISTRY:
         raise AgentSpecError(

@@ -4,6 +4,8 @@ See :mod:`.frames` for input checks and derived tables, :mod:`.stats` for the te
 :mod:`.tables` for the named tables the figures are drawn from and :mod:`.results` for
 our numbers beside the thesis's. Labels, theory-of-mind orders and parameters come from
 the logged columns, so importing this package never imports the cognitive models.
+A frame that lacks a column or rows a function needs raises :class:`AnalysisInputError`
+(a ``ValueError``) naming the frame and what is missing.
 """
 from .adaptive import adaptive_markdown, adaptive_table
 from .frames import (

@@ -167,6 +167,7 @@ class Design:
 
     @cached_property
     def total_games(self) -> int:
+        """Games over all conditions (each condition's ``games`` summed)."""
         return sum(c.games for c in self.conditions)
 
     @cached_property
@@ -188,7 +189,8 @@ class Design:
         return out
 
     def game(self, position: int) -> PlannedGame:
-        """The game at ``position`` (0-based) of the design."""
+        """The game at ``position`` (0-based) of the design; ``IndexError`` outside
+        ``0 .. total_games - 1``."""
         if not 0 <= position < self.total_games:
             raise IndexError(f"design {self.name!r} has games 0 to {self.total_games - 1}; "
                              f"asked for {position}")
@@ -250,6 +252,12 @@ class Design:
 
     @classmethod
     def from_dict(cls, data: Mapping, source: str = "<design>") -> Design:
+        """The design a parsed TOML mapping describes (``source`` names it in errors).
+
+        Raises:
+            DesignError: an unknown or missing key, or a bad value; the message names
+                ``source``, the key and what would be valid.
+        """
         return _parse(data, source)
 
     def validate_agents(self) -> None:
@@ -274,6 +282,7 @@ class Design:
 
     @property
     def has_human(self) -> bool:
+        """Whether any table seats the human role."""
         return any(HUMAN in t.players for t in self.tables)
 
 
@@ -488,7 +497,9 @@ def shipped_designs() -> dict[str, Path]:
 
 
 def load_design(name_or_path: str | Path | Design) -> Design:
-    """A shipped design by name, or a design file by path, parsed and checked."""
+    """A shipped design by name, or a design file by path, parsed and checked (a
+    :class:`Design` is returned as it is); :class:`DesignError` for an unknown name or
+    a bad file."""
     if isinstance(name_or_path, Design):
         return name_or_path
     path = Path(name_or_path)

@@ -32,6 +32,7 @@ class Log:
     traces: pd.DataFrame
 
     def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table of the log by name, in schema order."""
         return {name: getattr(self, name) for name in TABLES}
 
     def sweep(self) -> pd.DataFrame:
@@ -42,7 +43,8 @@ class Log:
 
 
 def experiment_dirs(path: str | Path) -> list[Path]:
-    """``path`` if it is an experiment directory, else its experiment subdirectories."""
+    """``path`` if it is an experiment directory, else its experiment subdirectories;
+    :class:`LogError` if ``path`` does not exist or holds none."""
     path = Path(path)
     if (path / MANIFEST).exists():
         return [path]

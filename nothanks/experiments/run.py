@@ -82,6 +82,13 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
         in_flight: chunks submitted ahead (default: twice the workers); bounds memory.
         command: the command line that writes ``out`` (kept in a new folder's manifest;
             ``nothanks verify`` names it as the repair).
+
+    Returns:
+        The run's :class:`RunSummary`.
+
+    Raises:
+        DesignError: a bad design or agent spec.
+        RunError: a bad option, an unreachable scheduler, or ``out`` locked or unusable.
     """
     design = load_design(design)
     design.validate_agents()

@@ -207,6 +207,8 @@ ROW_TABLES = ("traces", "recalls", "predictions", "decisions", "games")
 
 
 def arrow_schema(table: str) -> pa.Schema:
+    """The Arrow schema of ``table`` (a name of :data:`TABLES`; ``KeyError`` otherwise),
+    its metadata naming the schema version and the table."""
     columns = TABLES[table]
     return pa.schema(
         [pa.field(c.name, c.type, nullable=c.nullable) for c in columns],
@@ -228,9 +230,8 @@ def to_arrow(table: str, columns: Mapping[str, Sequence]) -> pa.Table:
 #: conditions): zstd, with column statistics for readers that filter.
 KEEP: Mapping[str, object] = MappingProxyType({"compression": "zstd"})
 #: Write options of part files, which live only until the merge reads them back once:
-#: snappy without statistics. The values read back are the same as with :data:`KEEP`;
-#: on the parts of a table7 and a figure14 run it writes in half the time and reads back
-#: in half the time, for files 6% larger.
+#: snappy without statistics (faster to write and read back, slightly larger:
+#: docs/benchmarks.md). The values read back are the same as with :data:`KEEP`.
 PART: Mapping[str, object] = MappingProxyType({"compression": "snappy",
                                                "write_statistics": False})
 
@@ -246,8 +247,9 @@ def parquet_bytes(table: pa.Table, options: Mapping[str, object] = KEEP) -> byte
 def read_table(path: Path, table: str) -> pa.Table:
     """Read one Parquet file of ``table`` and check it against the schema, strictly.
 
-    (``pq.ParquetFile`` reads a small part file in about half the time, but raised the
-    peak memory of a 100,000-game run's merge from 241 to 253 MB: not used.)
+    Raises:
+        LogError: the file cannot be read as Parquet (truncated or corrupted) or does
+            not match the schema of ``table``.
     """
     path = Path(path)
     try:
@@ -341,14 +343,17 @@ def _type_name(arrow_type: pa.DataType) -> str:
 
 
 def json_text(value: object) -> str:
+    """``value`` as compact JSON with sorted keys (the same text for equal values)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def empty_columns(table: str) -> dict[str, list]:
+    """An empty list per column of ``table``, in schema order."""
     return {c.name: [] for c in TABLES[table]}
 
 
 def concat_parts(tables: Iterable[pa.Table]) -> pa.Table:
+    """The parts' rows in the order given, as one table (their schemas must be equal)."""
     return pa.concat_tables(list(tables))
 
 

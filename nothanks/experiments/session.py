@@ -243,7 +243,8 @@ class ParticipantSession:
 
     # ------------------------------------------------------------------ acting
     def step(self) -> DecisionRecord:
-        """Play one model turn and return its record."""
+        """Play one model turn and return its record; :class:`SessionError` when the game
+        is over or it is the participant's turn."""
         match = self._require_match()
         if match.over:
             raise SessionError("the game is over; call next_game()")
@@ -261,7 +262,9 @@ class ParticipantSession:
 
     def human_acts(self, action: Action | str, marks: Iterable[int] = ()) -> DecisionRecord:
         """The participant takes or passes; ``marks`` are the opponent seats whose last
-        move they mark as bad at this turn."""
+        move they mark as bad at this turn. Raises :class:`SessionError` when it is not
+        their turn, ``IllegalActionError`` for a pass without tokens and ``ValueError``
+        for an unknown action or a mark that is not an opponent seat that has moved."""
         match = self._require_match()
         game = match.game
         if not self.human_to_move:

@@ -89,6 +89,7 @@ def _now() -> str:
 
 
 def part_name(start: int, stop: int) -> str:
+    """The file name of the part holding games ``start`` to ``stop`` (exclusive)."""
     return f"part-{start:09d}-{stop:09d}.parquet"
 
 
@@ -241,6 +242,7 @@ class ExperimentDir:
 
     # ------------------------------------------------------------ chunks
     def chunks(self) -> list[tuple[int, int]]:
+        """Every chunk of the run as ``(start, stop)`` game positions, in order."""
         size, total = self.manifest["chunk_size"], self.manifest["games"]
         return [(a, min(a + size, total)) for a in range(0, total, size)]
 
@@ -260,6 +262,7 @@ class ExperimentDir:
         return {_part_range(p.with_suffix(".parquet")) for p in folder.glob("part-*.json")}
 
     def missing_chunks(self) -> list[tuple[int, int]]:
+        """The chunks not yet done (see :meth:`done_chunks`), in order."""
         done = self.done_chunks()
         return [c for c in self.chunks() if c not in done]
 
@@ -596,6 +599,12 @@ def read_receipt(folder: Path) -> dict | None:
 
 
 def read_manifest(path: Path) -> dict:
+    """The manifest of the experiment directory ``path``.
+
+    Raises:
+        LogError: no manifest, one that is not valid JSON, one missing a key, or one of
+            another schema version; the message names the file.
+    """
     file = Path(path) / MANIFEST
     try:
         manifest = json.loads(file.read_text())

@@ -65,9 +65,12 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
+        """Whether no problem was found (notes do not count)."""
         return not self.problems
 
     def render(self) -> str:
+        """The report as text: a head line, one line per problem and note, and the
+        repair command when there are problems."""
         state = "OK" if self.ok else f"{len(self.problems)} problem(s)"
         head = f"{self.path} ({self.kind}): {state}"
         lines = [head, *(f"  - {p}" for p in self.problems), *(f"  · {n}" for n in self.notes)]

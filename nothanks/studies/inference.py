@@ -135,7 +135,7 @@ class InferenceSettings:
 # ------------------------------------------------------------------ the probe
 _TOM0_CACHE: dict[tuple, float] = {}
 #: Candidate agents per spec, reused from game to game in this process: building a ToM
-#: model stores its ~2,000 instances (a third of a second), and ``start`` resets
+#: model stores its ~2,000 instances, and ``start`` resets
 #: everything else with the game's seeds, so reuse does not change a number.
 _AGENTS: dict[str, Agent] = {}
 
@@ -388,6 +388,7 @@ class OrderInference:
 
     @property
     def models(self) -> tuple[str, ...]:
+        """The candidate models, in the settings' order."""
         return self.settings.models
 
     def _last(self, by: Sequence[str], column: str) -> pd.DataFrame:
@@ -479,6 +480,10 @@ def infer_order(log, player: str | Sequence[str] | None = None, *,
         practice: include the practice block (excluded from analysis by default).
         processes: worker processes for the replays.
         cache: folder for per-participant likelihood tables (Parquet), keyed by settings.
+
+    Raises:
+        InferenceError: a bad candidate or parameter, a participant not in the log, or a
+            logged game that cannot be replayed; the message names which.
     """
     if isinstance(log, (str, Path)):
         from ..experiments.log import load
@@ -564,7 +569,8 @@ def simulate_players(out_dir: str | Path, *, types: Iterable[str] = tuple(PLAYER
                      prefix: str = "sim", design: object = "human-schedule") -> list[str]:
     """Simulated players of each type (``sim-tom1-03`` ...), each a participant session
     of ``design`` (default: the Table 6 schedule, 24 games against three ToM0, ToM1 or
-    ToM2 models); resumable like any session."""
+    ToM2 models); resumable like any session. Returns the players' ids;
+    :class:`InferenceError` for an unknown player type."""
     jobs = []
     extra = ",".join(f"{k}={_param_text(v)}" for k, v in sorted((params or {}).items()))
     for name in types:

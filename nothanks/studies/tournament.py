@@ -230,7 +230,8 @@ def shipped_tournaments() -> dict[str, Path]:
 
 
 def tournament_from_dict(data: Mapping, source: str = "<tournament>") -> Tournament:
-    """A :class:`Tournament` from plain data (a parsed TOML file)."""
+    """A :class:`Tournament` from plain data (a parsed TOML file); :class:`TournamentError`
+    for an unknown or missing key or a bad value."""
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise TournamentError(f"{source}: unknown key(s) {unknown}; valid keys: "
@@ -250,7 +251,8 @@ def tournament_from_dict(data: Mapping, source: str = "<tournament>") -> Tournam
 
 
 def load_tournament(name_or_path: str | Path | Tournament) -> Tournament:
-    """A shipped tournament by name, or a tournament file by path, parsed and checked."""
+    """A shipped tournament by name, or a tournament file by path, parsed and checked;
+    :class:`TournamentError` for an unknown name or a bad file."""
     if isinstance(name_or_path, Tournament):
         return name_or_path
     shipped = shipped_tournaments()

@@ -66,7 +66,8 @@ def heldout_check(study_out: str | Path, params: Mapping[str, object],
     """Defaults vs fitted parameters on an unseen seed; writes ``heldout.md``.
 
     ``compare``: further configurations shown between the two (name -> parameters),
-    e.g. the values an earlier study shipped.
+    e.g. the values an earlier study shipped. Returns the path of ``heldout.md``;
+    :class:`CalibrationError` if ``seed`` is one of ``fit_seeds``.
     """
     if seed in fit_seeds:
         raise CalibrationError(f"evaluation seed {seed} was used in fitting (seeds "
