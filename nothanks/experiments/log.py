@@ -81,12 +81,12 @@ def _load_one(path: Path, allow_incomplete: bool) -> dict[str, pa.Table]:
            "conditions": read_table(path / "conditions.parquet", "conditions")}
     # (ExperimentDir has no public list of its row tables yet: store.py's owner to add)
     if manifest["compacted"]:
-        for table in directory._tables():  # noqa: SLF001
+        for table in directory.row_tables():
             out[table] = read_table(path / f"{table}.parquet", table)
         chunks = directory.chunks()
     else:
         chunks = sorted(directory.done_chunks())
-        for table in directory._tables():  # noqa: SLF001
+        for table in directory.row_tables():
             files = [path / PARTS / table / part_name(a, b) for a, b in chunks]
             for file in files:
                 if not file.exists():

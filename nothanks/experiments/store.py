@@ -246,7 +246,8 @@ class ExperimentDir:
         size, total = self.manifest["chunk_size"], self.manifest["games"]
         return [(a, min(a + size, total)) for a in range(0, total, size)]
 
-    def _tables(self) -> tuple[str, ...]:
+    def row_tables(self) -> tuple[str, ...]:
+        """The row tables this run logs (``traces`` only when the run keeps traces)."""
         return tuple(t for t in ROW_TABLES if t != "traces" or self.manifest["traces"])
 
     def _receipt(self, chunk: tuple[int, int]) -> Path:
@@ -276,7 +277,7 @@ class ExperimentDir:
         """Write a chunk's parts atomically, then its receipt (row counts and checksums of
         every part), which marks the chunk complete."""
         receipt = {}
-        for table in self._tables():
+        for table in self.row_tables():
             folder = self.path / PARTS / table
             folder.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(parts[table], folder / part_name(start, stop))
@@ -306,7 +307,7 @@ class ExperimentDir:
             except (OSError, ValueError):
                 found.append(Damage(receipt_path, "unreadable receipt", chunk))
                 continue
-            for table in self._tables():
+            for table in self.row_tables():
                 path = self.path / PARTS / table / part_name(*chunk)
                 found += _check_file(path, receipt.get(table), chunk)
         return found
@@ -383,7 +384,7 @@ class ExperimentDir:
         if not played:
             return damaged
         if self.manifest["compacted"]:
-            self._set_aside([self.path / f"{t}.parquet" for t in self._tables()])
+            self._set_aside([self.path / f"{t}.parquet" for t in self.row_tables()])
             self.manifest["compacted"] = False
             self.manifest.pop("merged", None)
             self._write_experiment()
@@ -392,7 +393,7 @@ class ExperimentDir:
         for chunk in sorted({d.chunk for d in damaged if d.chunk is not None}):
             # the receipt first: once it is gone the chunk is not done any more
             self._set_aside([self._receipt(chunk)] + [
-                self.path / PARTS / table / part_name(*chunk) for table in self._tables()])
+                self.path / PARTS / table / part_name(*chunk) for table in self.row_tables()])
         return damaged
 
     def _set_aside(self, files: list[Path]) -> None:
@@ -417,7 +418,7 @@ class ExperimentDir:
             merged = {}
             temporary: dict[str, Path] = {}
             try:
-                for table in self._tables():
+                for table in self.row_tables():
                     temporary[table] = self._merge(table)
                 for table, tmp in temporary.items():
                     merged[table] = file_record(tmp)
