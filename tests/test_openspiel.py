@@ -58,9 +58,14 @@ def _play_both(variant: Variant, seed: int, actions_rng: random.Random):
             card = next(reveals)
             assert card - low in dict(state.chance_outcomes())
             state.apply_action(card - low)
-        view = ours.view(ours.seat)
         assert state.current_player() == ours.seat
-        assert nt_openspiel.seen(state, ours.seat).card == view.card == ours.card
+        for seat in range(variant.players):  # every seat sees what its View shows
+            view, seen = ours.view(seat), nt_openspiel.seen(state, seat)
+            assert (seen.card, seen.tokens_on_card, seen.own_tokens, seen.cards,
+                    seen.cards_left, seen.history) == (
+                view.card, view.tokens_on_card, view.own_tokens, view.cards,
+                view.cards_left, view.history)
+            assert seen.tokens == (ours.token_counts if variant.open_tokens else None)
         legal = [nt_openspiel.ACTIONS[a] for a in state.legal_actions()]
         assert tuple(legal) == ours.legal_actions()
         action = actions_rng.choice(legal)
