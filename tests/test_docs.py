@@ -47,7 +47,8 @@ def html(tmp_path_factory) -> Path:
 GUIDE = {
     "Tutorials": ["tour", "notebooks"],
     "How-to guides": ["run-experiments", "dask", "calibrate", "lab-session",
-                      "participant-logs"],
+                      "participant-logs", "openspiel",
+                      "pettingzoo"],
     "Reference": ["cli", "log-schema", "agent-specs", "rules", "benchmarks"],
     "Explanation": ["architecture", "actr", "models", "readings", "thesis-results",
                     "which-order", "higher-orders", "ismcts", "tournament", "calibration"],

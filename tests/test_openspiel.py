@@ -34,6 +34,9 @@ def test_parameters_make_the_variant_and_bad_ones_are_refused():
     assert game.variant == Variant(players=6, removed=4)
     assert game.get_type().short_name == nt_openspiel.SHORT_NAME
     assert game.get_parameters()["open_tokens"] is False  # hidden tokens: the default
+    # the loading strings of docs/openspiel.md
+    assert pyspiel.load_game("python_no_thanks(players=4)").variant == Variant()
+    assert pyspiel.load_game("python_no_thanks(open_tokens=true)").variant.open_tokens
     with pytest.raises(Exception, match=r"players=8 is not supported; valid: 3 to 7"):
         pyspiel.load_game("python_no_thanks(players=8)")
     with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['jokers'\]"):
