@@ -1,6 +1,10 @@
 """The PettingZoo AEC environment (nothanks.integrations.pettingzoo): PettingZoo's own
 conformance tests, and a differential check against nothanks.rules.Game."""
+import re
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -67,6 +71,7 @@ def play_randomly(environment, variant: Variant, seed: int):
     for agent in environment.agent_iter():
         obs, reward, termination, truncation, info = environment.last()
         if termination or truncation:
+            assert not obs["action_mask"].any()
             final_rewards[agent], final_infos[agent] = reward, info
             environment.step(None)
             continue
@@ -170,3 +175,18 @@ def test_render_shows_the_state():
     bare.reset(seed=3)
     game = Game(Variant(players=3), 3)
     assert bare.render().startswith(f"card {game.card} +0t, 23 left, player_0 to move")
+
+
+def test_the_how_to_runs(tmp_path):
+    """docs/pettingzoo.md's Python blocks, in order, in a fresh process (its agent
+    registration stays there) writing under tmp_path: the evaluation, then the tournament
+    with the policy as an agent spec."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "pettingzoo.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
+    assert len(blocks) == 3
+    result = subprocess.run([sys.executable, "-c", "\n".join(blocks)], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "mean rank points of player_0:" in result.stdout
+    assert "| `third-of-value` | 32 |" in result.stdout
+    assert (tmp_path / "runs" / "outside-agent" / "games.parquet").is_file()

@@ -86,6 +86,23 @@ def encode_view(view: View) -> np.ndarray:
     return vector
 
 
+def legal_mask(view: View) -> np.ndarray:
+    """The legal actions of ``view``'s seat as a 0/1 mask over (:data:`TAKE`,
+    :data:`PASS`): none unless it is to move in a game not over; pass only with tokens."""
+    mask = np.zeros(2, dtype=np.int8)
+    if view.my_turn and view.card is not None:
+        mask[TAKE] = 1
+        mask[PASS] = int(view.own_tokens > 0)
+    return mask
+
+
+def observation(view: View) -> dict[str, np.ndarray]:
+    """The environment's observation of ``view``: ``{"observation": encode_view(view),
+    "action_mask": legal_mask(view)}``. An agent of the suite that decides from a view can
+    call a policy trained on the environment with it (docs/pettingzoo.md)."""
+    return {"observation": encode_view(view), "action_mask": legal_mask(view)}
+
+
 class NoThanksEnv(AECEnv):
     """No Thanks! for ``variant.players`` agents (see the module docstring for the
     actions, observations, rewards and seeding). Build it with :func:`env` to get the
@@ -169,14 +186,8 @@ class NoThanksEnv(AECEnv):
         return self.game
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """What ``agent``'s seat sees now, and its legal actions (none unless it is to move)."""
-        game = self._game()
-        seat = self._seats[agent]
-        mask = np.zeros(2, dtype=np.int8)
-        if not game.over and game.seat == seat:
-            for action in game.legal_actions():
-                mask[ACTIONS.index(action)] = 1
-        return {"observation": encode_view(game.view(seat)), "action_mask": mask}
+        """What ``agent``'s seat sees now, and its legal actions (see :func:`observation`)."""
+        return observation(self._game().view(self._seats[agent]))
 
     def step(self, action: int | None) -> None:
         """Play ``action`` (:data:`TAKE` or :data:`PASS`) for the agent to move; after the
