@@ -152,7 +152,9 @@ class _Candidates:
 
     def __init__(self, settings: InferenceSettings, game_seed: int) -> None:
         self.settings = settings
-        self.game_seed = game_seed
+        #: the inference seed and the game's seed as entropy words: every stream of the
+        #: game's candidates starts from them
+        self.game_entropy = (settings.seed, *seed_words(game_seed))
         self.models = {m: _agent(settings.spec(m)) for m in settings.models}
         self.tom0 = _agent(settings.spec("ToM0"))
         self.observers = [a.observe for a in self.models.values() if a.observes()]
@@ -161,7 +163,7 @@ class _Candidates:
         """Every candidate starts from the same seed (common random numbers): ToM1 and
         ToM2 then hold the same token memory and, at a decision, draw the same noise, so
         their estimates differ only where the models decide differently, not by chance."""
-        state = state_words(self.settings.seed, *seed_words(self.game_seed), 1000, words=2)
+        state = state_words(*self.game_entropy, 1000, words=2)
         for agent in dict.fromkeys([self.tom0, *self.models.values()]):
             agent.start(seat, variant, int(state[0]) << 31 | int(state[1]) >> 1)
 
@@ -188,7 +190,7 @@ class _Candidates:
             elif isinstance(agent, ToMAgent) and p0 == 0.0 and view.own_tokens > 0:
                 p, n = 0.0, self.settings.samples  # ToM-k takes only if its ToM0 does
             else:
-                rng = stream(self.settings.seed, *seed_words(self.game_seed), logged["turn"])
+                rng = stream(*self.game_entropy, logged["turn"])
                 p, n = take_probability(agent, view, self.settings.samples, rng)
             row[f"p_take:{model}"] = p
             row[f"samples:{model}"] = n

@@ -181,7 +181,8 @@ class LoggedGame:
         if rows.empty:
             raise LoggedGameError(f"game {game_id}: the log has no decisions for it")
         self.rows = rows.reset_index(drop=True)
-        self.moves = logged_moves(self.rows.to_dict(orient="records"))
+        self.records = self.rows.to_dict(orient="records")
+        self.moves = logged_moves(self.records)
         self.decisions = self._replay()
         self._shadowed: set[int] = set()
         self._pool: dict[str, Agent] = {}  # reused: start() resets an agent
@@ -211,8 +212,7 @@ class LoggedGame:
                       game_id=self.game_id, specs=self.specs, listeners=listeners)
 
     def _replay(self) -> list[LoggedDecision]:
-        rows = self.rows.to_dict(orient="records")
-        return [LoggedDecision(step.index, rows[step.index], step.view, step.record)
+        return [LoggedDecision(step.index, self.records[step.index], step.view, step.record)
                 for step in self._replay_steps()]
 
     def _own_spec(self, seat: int) -> str | None:
