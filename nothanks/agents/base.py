@@ -25,6 +25,13 @@ class Agent:
     traces: bool = False
     #: The trace of the last decision while ``traces`` is on, else ``None``.
     last_trace: object | None = None
+    #: Whether this kind of agent learns from experience; its :meth:`decision_info` then
+    #: holds a ``"learning"`` mapping (its learning state), logged in the ``learning`` table.
+    learns: ClassVar[bool] = False
+    #: Whether this agent keeps what it learned from one game to the next (a learning agent
+    #: with ``carry=true``). Such an agent must play its games in order: a design seats it
+    #: only with ``trial = N`` (each trial starts from a fresh agent).
+    carries: bool = False
 
     def __init__(self) -> None:
         self.seat = -1

@@ -17,6 +17,8 @@ TOML layout (every key is documented in ``data/README.md``)::
     games = 500            # games per condition (designs without a schedule)
     rotate = true          # rotate the table's roles over the seats game by game
     human = "human-standin"  # optional: who plays a "human" seat outside a session
+    trial = 10             # optional: games per trial; a trial's games are played in order
+                           # by the same agents (learning carries over), fresh at each trial
 
     [variant]              # optional rules variant (nothanks.rules.Variant fields)
     players = 4
@@ -135,6 +137,11 @@ class Design:
     schedule: Schedule | None = None
     human: str | None = None
     description: str = ""
+    #: Games per trial (``None``: no trials). Deals ``k*trial .. (k+1)*trial - 1`` of a
+    #: condition form its trial ``k``: played in order by the same agent objects, which are
+    #: built fresh at the start of every trial (learning agents with ``carry=true`` carry
+    #: what they learned from game to game within a trial, never across trials).
+    trial: int | None = None
 
     def __post_init__(self) -> None:
         _check_design(self)
@@ -236,6 +243,8 @@ class Design:
                                 "practice_blocks": list(self.schedule.practice_blocks)}
         if self.human is not None:
             data["human"] = self.human
+        if self.trial is not None:  # absent otherwise: older designs keep their hash
+            data["trial"] = self.trial
         return data
 
     @cached_property
@@ -274,11 +283,35 @@ class Design:
                     continue
                 checked.add(spec)
                 try:
-                    make_agent(spec).start(role, self.variant, 0)  # e.g. instances vs deck
+                    agent = make_agent(spec)
+                    agent.start(role, self.variant, 0)  # e.g. instances vs deck
                 except (AgentSpecError, ValueError) as exc:
                     raise DesignError(
                         f"design {self.name!r}, condition {cond.label!r}, role {role}: {exc}"
                     ) from None
+                if agent.carries and self.trial is None:
+                    raise DesignError(
+                        f"design {self.name!r}, condition {cond.label!r}, role {role}: "
+                        f"{spec!r} carries what it learns from game to game, so its games "
+                        "must be played in order: give the design 'trial = N' (games per "
+                        "trial), or use carry=false")
+
+    @cached_property
+    def learns(self) -> bool:
+        """Whether any agent of the design learns from experience (its runs then log the
+        ``learning`` table)."""
+        return any(make_agent(spec).learns for spec in self.agent_specs())
+
+    def agent_specs(self) -> set[str]:
+        """Every agent spec the design seats (the human role's stand-in included)."""
+        return {self.human if spec == HUMAN else spec for c in self.conditions
+                for spec in c.players if spec != HUMAN or self.human is not None}
+
+    def trial_of(self, plan: PlannedGame) -> tuple[int, int] | None:
+        """``(trial, game within the trial)`` of a planned game; ``None`` without trials."""
+        if self.trial is None:
+            return None
+        return divmod(plan.occurrence, self.trial)
 
     @property
     def has_human(self) -> bool:
@@ -288,7 +321,7 @@ class Design:
 
 # ------------------------------------------------------------------------ parsing
 _TOP_KEYS = {"name", "description", "seed", "games", "rotate", "variant", "tables", "sweeps",
-             "schedule", "human"}
+             "schedule", "human", "trial"}
 
 
 def _parse(data: Mapping, source: str) -> Design:
@@ -362,6 +395,7 @@ def _parse(data: Mapping, source: str) -> Design:
             rotate=_typed(data, "rotate", bool, True),
             variant=variant, sweeps=tuple(sweeps), schedule=schedule,
             human=data.get("human"), description=str(data.get("description", "")).strip(),
+            trial=_typed(data, "trial", int) if "trial" in data else None,
         )
     except DesignError as exc:
         raise DesignError(f"{source}: {exc}") from None
@@ -447,6 +481,15 @@ def _check_design(d: Design) -> None:
         bad = sorted(set(sc.practice_blocks) - set(sc.blocks))
         if bad:
             raise DesignError(f"schedule: practice_blocks {bad} are not blocks of the schedule")
+    if d.trial is not None:
+        if isinstance(d.trial, bool) or not isinstance(d.trial, int) or d.trial < 1:
+            raise DesignError(f"'trial' must be a whole number of games >= 1 (got {d.trial!r})")
+        if d.schedule is not None:
+            raise DesignError("a design with a schedule cannot also have trials")
+        if d.games % d.trial:
+            raise DesignError(
+                f"'games' ({d.games}) must be a multiple of 'trial' ({d.trial}): every trial "
+                f"is whole; e.g. games = {d.games - d.games % d.trial or d.trial}")
     if d.human is not None:
         try:
             parse_spec(d.human)

@@ -30,6 +30,7 @@ class Log:
     predictions: pd.DataFrame
     recalls: pd.DataFrame
     traces: pd.DataFrame
+    learning: pd.DataFrame
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table of the log by name, in schema order."""
@@ -93,8 +94,9 @@ def _load_one(path: Path, allow_incomplete: bool) -> dict[str, pa.Table]:
                     raise LogError(f"{file}: missing, although the chunk's games part exists")
             out[table] = pa.concat_tables([read_table(f, table) for f in files]) if files \
                 else arrow_schema(table).empty_table()
-    if "traces" not in out:
-        out["traces"] = arrow_schema("traces").empty_table()
+    for table in ("traces", "learning"):  # kept only by some runs
+        if table not in out:
+            out[table] = arrow_schema(table).empty_table()
     for name, data in out.items():
         for column, value in expected.items():
             if data.num_rows and set(data.column(column).unique().to_pylist()) != {value}:

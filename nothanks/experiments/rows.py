@@ -163,6 +163,9 @@ _PREDICTION_FIELDS = ("turn", "seat", "agent", "index", "target_seat", "predicte
 _RECALL_FIELDS = ("turn", "seat", "agent", "target_seat", "recalled", "source", "true_tokens",
                   "exact", "leaf_is_newest")
 
+#: Columns of a learning row after game_id, in the order add_game gathers them.
+_LEARNING_FIELDS = ("turn", "seat", "agent", "trial", "trial_game", "state")
+
 
 def _extend(columns: dict[str, list], fields: Sequence[str], rows: Sequence[tuple],
             game_id: int) -> None:
@@ -310,6 +313,14 @@ class LogRows:
         d["recall_failures"] += failed
         _extend(self.columns["predictions"], _PREDICTION_FIELDS, predicted, plan.position)
         _extend(self.columns["recalls"], _RECALL_FIELDS, recalled_rows, plan.position)
+        if self.design.learns:
+            learned = [(dec.turn, dec.seat, dec.agent, json.dumps(
+                _json_ready(info["learning"]), default=_plain, sort_keys=True))
+                for dec, info in zip(decisions, infos, strict=True) if "learning" in info]
+            trial = self.design.trial_of(plan) or (None, None)
+            _extend(self.columns["learning"], _LEARNING_FIELDS,
+                    [(turn, seat, spec, *trial, state) for turn, seat, spec, state in learned],
+                    plan.position)
         if self.traces:
             t = self.columns["traces"]
             for dec in decisions:
@@ -326,7 +337,8 @@ class LogRows:
                                             ctx.synthetic), strict=True))
         out = {}
         for table in schema.ROW_TABLES:
-            if table == "traces" and not self.traces:
+            if (table == "traces" and not self.traces) or (
+                    table == "learning" and not self.design.learns):
                 continue
             columns = self.columns[table]
             rows = len(columns["game_id"])

@@ -35,9 +35,11 @@ class RunSummary:
     complete: bool
 
 
-def default_chunk_size(total: int) -> int:
-    """About 50 games per chunk, smaller for small designs so every worker gets work."""
-    return max(1, min(50, -(-total // 16)))
+def default_chunk_size(total: int, trial: int | None = None) -> int:
+    """About 50 games per chunk, smaller for small designs so every worker gets work;
+    with trials, a whole number of trials (a chunk never splits one)."""
+    size = max(1, min(50, -(-total // 16)))
+    return size if trial is None else trial * max(1, round(size / trial))
 
 
 class RunError(ValueError):
@@ -102,6 +104,9 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
                                   or value < 1):
             raise RunError(f"{name}={value!r} is invalid; valid: a whole number >= 1 (or "
                            "leave it out for the default)")
+    if design.trial is not None and chunk_size is not None and chunk_size % design.trial:
+        raise RunError(f"chunk_size={chunk_size} splits the design's trials of {design.trial} "
+                       f"games; valid: a multiple of {design.trial}")
     if isinstance(client, str):
         with connect(client) as own:
             return run_design(design, out, jobs=jobs, client=own, chunk_size=chunk_size,
@@ -113,7 +118,8 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
         context = LogContext(design.name, design.hash, participant,
                              synthetic=design.has_human)
         directory = ExperimentDir.open(
-            out, design, chunk_size or default_chunk_size(design.total_games), traces=traces,
+            out, design, chunk_size or default_chunk_size(design.total_games, design.trial),
+            traces=traces,
             participant=participant, synthetic=context.synthetic, command=command)
         for damage in directory.repair():
             print(f"{damage}: set aside in {directory.path / DAMAGED}; "

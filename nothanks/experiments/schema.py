@@ -200,10 +200,24 @@ TABLES: dict[str, tuple[Column, ...]] = {
                             "token-memory retrievals (source, candidates, leaf and root "
                             "activations, threshold, latency, true count)"),
     ),
+    "learning": (
+        *_KEYS, _GAME[0],
+        Column("turn", _I16, "turn of the decision"),
+        Column("seat", _I8, "seat of the learning agent"),
+        Column("agent", _S, "agent spec of the learning agent"),
+        Column("trial", _I32, "trial of the design (deal // trial); null in designs without "
+                              "trials", nullable=True),
+        Column("trial_game", _I32, "game within its trial (deal % trial, 0-based); null in "
+                                   "designs without trials", nullable=True),
+        Column("state", _S, "JSON object: the agent's learning state after the decision "
+                            "(utility agents: utilities and the chosen strategy; IBL agents: "
+                            "the instance count and blended values)"),
+    ),
 }
 #: Row tables written per game (in the order parts are written; games last marks a chunk
-#: complete).
-ROW_TABLES = ("traces", "recalls", "predictions", "decisions", "games")
+#: complete). ``traces`` is written only by runs with traces, ``learning`` only by runs
+#: that seat a learning agent.
+ROW_TABLES = ("traces", "learning", "recalls", "predictions", "decisions", "games")
 
 
 def arrow_schema(table: str) -> pa.Schema:

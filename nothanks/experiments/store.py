@@ -154,7 +154,8 @@ class ExperimentDir:
             "schema_version": SCHEMA_VERSION, "experiment": design.name,
             "design_hash": design.hash, "design": design.to_dict(),
             "participant": participant, "synthetic": synthetic, "chunk_size": chunk_size,
-            "games": design.total_games, "traces": traces, "compacted": False,
+            "games": design.total_games, "traces": traces, "learning": design.learns,
+            "compacted": False,
             "code_version": code_version(), "parameters": _parameters(design), "runs": [],
             DERIVED_KEY: {}, COMMAND_KEY: command,
         }
@@ -247,8 +248,11 @@ class ExperimentDir:
         return [(a, min(a + size, total)) for a in range(0, total, size)]
 
     def row_tables(self) -> tuple[str, ...]:
-        """The row tables this run logs (``traces`` only when the run keeps traces)."""
-        return tuple(t for t in ROW_TABLES if t != "traces" or self.manifest["traces"])
+        """The row tables this run logs (``traces`` only when the run keeps traces,
+        ``learning`` only when it seats a learning agent)."""
+        kept = {"traces": self.manifest["traces"],
+                "learning": self.manifest.get("learning", False)}  # older runs: no key
+        return tuple(t for t in ROW_TABLES if kept.get(t, True))
 
     def _receipt(self, chunk: tuple[int, int]) -> Path:
         return self.path / PARTS / RECEIPTS / (part_name(*chunk)[:-len(".parquet")] + ".json")

@@ -43,9 +43,7 @@ def prepare_to_fork(design: Design) -> None:
     for itself: when the design seats a cognitive model, its compiled ACT-R kernels.
     Forked workers inherit them, so numba's load happens once (docs/benchmarks.md).
     Designs without a cognitive model load nothing."""
-    specs = {design.human if spec == HUMAN else spec
-             for condition in design.conditions for spec in condition.players}
-    if any(make_agent(spec).tom_order is not None for spec in specs if spec is not None):
+    if any(make_agent(spec).tom_order is not None for spec in design.agent_specs()):
         from ..actr import kernel
         from ..agents.cognitive import tom_kernel
         kernel.warm()
@@ -73,8 +71,17 @@ def play_chunk(design: Design, start: int, stop: int, context: LogContext,
                traces: bool = False) -> dict[str, bytes]:
     """Play games ``start .. stop-1`` and return their log tables as Parquet bytes."""
     rows = LogRows(context, design, traces)
+    pool: list[Agent] = []
     for plan in design.plan(start, stop):
-        pool = _agents_for(design, plan.condition)
+        trial = design.trial_of(plan)
+        if trial is None:
+            pool = _agents_for(design, plan.condition)
+        elif trial[1] == 0:  # a trial starts from fresh agents and keeps them to its end
+            pool = build_agents(design, plan.condition)
+        elif not pool:
+            raise ValueError(f"chunk {start}-{stop} of design {design.name!r} starts inside "
+                             f"a trial (game {trial[1]} of trial {trial[0]}); chunks of a "
+                             f"design with trials must hold whole trials of {design.trial}")
         seated = [pool[r] for r in plan.roles]
         for agent in seated:  # switched per game: the cache is shared by traced runs
             if agent.can_trace:

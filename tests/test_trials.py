@@ -1,0 +1,120 @@
+"""Designs with trials: a trial's games are played in order by the same agents, fresh at
+every trial, whatever the chunking or the number of workers; learning agents' states are
+logged in the ``learning`` table."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from nothanks.agents import RandomAgent, register
+from nothanks.experiments import load, run_design
+from nothanks.experiments.design import Design, DesignError, Table, load_design
+from nothanks.experiments.run import RunError
+from nothanks.experiments.verify import verify
+from nothanks.rules import Event, GameOver
+
+
+class CountingLearner(RandomAgent):
+    """A random player that 'learns' how many games it has finished: with ``carry`` the
+    count goes on from game to game, without it every game starts from zero."""
+
+    name = "test-counting-learner"
+    learns = True
+
+    def __init__(self, p: float = 0.5, carry: bool = False) -> None:
+        super().__init__(p=p)
+        self.carries = bool(carry)
+        self.spec = f"{self.name}:p={p},carry={str(bool(carry)).lower()}"
+        self.finished = 0
+
+    def start(self, seat, variant, seed) -> None:
+        super().start(seat, variant, seed)
+        if not self.carries:
+            self.finished = 0
+
+    def observe(self, event: Event) -> None:
+        if isinstance(event, GameOver):
+            self.finished += 1
+
+    def decision_info(self) -> dict[str, object]:
+        return {"learning": {"finished": self.finished}}
+
+
+register(CountingLearner.name, CountingLearner)
+
+
+def learner_design(trial: int | None = 3, games: int = 6, carry: bool = True) -> Design:
+    learner = f"test-counting-learner:carry={str(carry).lower()}"
+    return Design(name="trials", seed=5, games=games, trial=trial, tables=(
+        Table("learner vs random", (learner, "random", "random", "random"), focal=0),
+        Table("two learners", (learner, learner, "random", "random")),
+    ))
+
+
+def learning_rows(out) -> pd.DataFrame:
+    rows = load(out).learning
+    state = pd.DataFrame([json.loads(s) for s in rows["state"]], index=rows.index)
+    return pd.concat([rows.drop(columns=["state"]), state], axis=1)
+
+
+def test_trials_are_whole_and_fresh_whatever_the_chunks_and_workers(tmp_path):
+    design = learner_design()
+    runs = {}
+    for name, options in {"chunks of 3": dict(jobs=1, chunk_size=3),
+                          "chunks of 6": dict(jobs=1, chunk_size=6),
+                          "2 workers": dict(jobs=2, chunk_size=3)}.items():
+        run_design(design, tmp_path / name.replace(" ", "-"), progress=False, **options)
+        runs[name] = learning_rows(tmp_path / name.replace(" ", "-"))
+    first = runs["chunks of 3"]
+    for other in runs.values():
+        pd.testing.assert_frame_equal(first, other)
+    # the learner has finished exactly the earlier games of its trial: carried within a
+    # trial, never across trials or conditions
+    assert (first["finished"] == first["trial_game"]).all()
+    assert set(first["trial_game"]) == {0, 1, 2} and set(first["trial"]) == {0, 1}
+    log = load(tmp_path / "chunks-of-3")
+    learner_decisions = log.decisions["agent"].str.startswith("test-counting-learner")
+    assert len(first) == learner_decisions.sum()  # one learning row per learner decision
+    assert (tmp_path / "chunks-of-3" / "learning.parquet").exists()
+    report, = verify(tmp_path / "chunks-of-3")
+    assert report.ok, report.render()
+    (tmp_path / "chunks-of-3" / "learning.parquet").unlink()
+    report, = verify(tmp_path / "chunks-of-3")
+    assert not report.ok and "learning.parquet" in report.render()
+
+
+def test_without_carry_every_game_starts_from_nothing(tmp_path):
+    run_design(learner_design(carry=False), tmp_path / "run", jobs=1, progress=False)
+    rows = learning_rows(tmp_path / "run")
+    assert len(rows) and (rows["finished"] == 0).all()
+
+
+def test_a_carrying_learner_needs_trials():
+    with pytest.raises(DesignError, match=r"carries what it learns .* give the design "
+                                          r"'trial = N'"):
+        learner_design(trial=None).validate_agents()
+    learner_design(trial=None, carry=False).validate_agents()  # learns within a game only
+
+
+def test_trial_errors_say_what_is_valid(tmp_path):
+    with pytest.raises(DesignError, match=r"'games' \(7\) must be a multiple of 'trial' "
+                                          r"\(3\).*games = 6"):
+        learner_design(games=7)
+    with pytest.raises(DesignError, match="'trial' must be a whole number of games >= 1"):
+        learner_design(trial=0)
+    with pytest.raises(RunError, match="chunk_size=4 splits the design's trials of 3 games; "
+                                       "valid: a multiple of 3"):
+        run_design(learner_design(), tmp_path / "run", chunk_size=4, progress=False)
+    assert not (tmp_path / "run").exists()
+
+
+def test_designs_without_trials_keep_their_hash_and_log_no_learning_table(tmp_path):
+    design = load_design("smoke")
+    assert "trial" not in design.to_dict() and not design.learns
+    with_trial = Design.from_dict(design.to_dict() | {"trial": 1})
+    assert with_trial.hash != design.hash and with_trial.trial == 1
+    run_design(design, tmp_path / "smoke", jobs=1, progress=False)
+    assert not (tmp_path / "smoke" / "learning.parquet").exists()
+    assert load(tmp_path / "smoke").learning.empty
