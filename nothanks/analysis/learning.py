@@ -1,0 +1,198 @@
+"""Learning from experience: curves, slopes and paired comparisons over trials of games.
+
+A design with trials (``trial = N``) plays deals ``k*N .. (k+1)*N - 1`` of a condition as
+trial ``k``: one learning agent, fresh at the trial's start, plays those games in order
+(docs/learning.md). Trials are independent of each other, the games of one trial are
+not, so every interval here resamples or clusters by **trial**:
+
+- :func:`learning_curve`: the focal player's mean rank points and first-place share at
+  each game of a trial, with intervals over trials;
+- :func:`learning_slope`: the slope of rank points over the game index, with a
+  cluster-robust (by trial) standard error, as seed 002's slope test;
+- :func:`improved_trials`: the share of trials whose last game beats their first;
+- :func:`paired_by_trial`: two conditions on the same deals (a learner and its
+  no-learning control, or a fixed model in its seat), trial by trial;
+- :func:`states_over_games` and :func:`final_states`: the learning state logged at each
+  decision (the ``learning`` table), per game of a trial and at the end of each trial.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .frames import AnalysisInputError, require_columns, require_rows
+from .paired import bootstrap_interval, focal_by_deal, paired_difference, wilson_interval
+
+
+def trial_length(experiments: pd.DataFrame) -> int:
+    """Games per trial of the logged design (its ``trial`` key); an error naming what is
+    wrong when the log holds no design with trials, or several different ones."""
+    require_columns(experiments, ["design"], "experiments")
+    require_rows(experiments, "experiments")
+    lengths = {json.loads(text).get("trial") for text in experiments["design"]}
+    if None in lengths:
+        raise AnalysisInputError("experiments: a design without trials ('trial = N'); learning "
+                                 "curves need a design with trials")
+    if len(lengths) != 1:
+        raise AnalysisInputError(f"experiments: designs with different trial lengths "
+                                 f"{sorted(lengths)}; analyse one at a time")
+    return int(lengths.pop())
+
+
+def focal_trials(games: pd.DataFrame, condition: int, trial: int) -> pd.DataFrame:
+    """The focal player's result per deal of ``condition`` with its ``trial`` and
+    ``game`` (index within the trial); only whole trials are kept."""
+    if trial < 1:
+        raise AnalysisInputError(f"trial length {trial}; valid: a whole number >= 1")
+    focal = focal_by_deal(games, condition).reset_index()
+    focal["trial"] = focal["deal"] // trial
+    focal["game"] = focal["deal"] % trial
+    whole = focal.groupby("trial")["game"].transform("size") == trial
+    if not whole.any():
+        raise AnalysisInputError(f"condition {condition}: no whole trial of {trial} games "
+                                 "logged (an interrupted run?)")
+    return focal[whole].reset_index(drop=True)
+
+
+def learning_curve(games: pd.DataFrame, condition: int, trial: int) -> pd.DataFrame:
+    """Per game of a trial: the focal player's mean rank points and first-place share
+    over the trials, with 95% bootstrap intervals over trials (one value per trial)."""
+    focal = focal_trials(games, condition, trial)
+    rows = []
+    for game, part in focal.groupby("game", sort=True):
+        points = part["rank_points"].to_numpy(float)
+        wins = part["win"].to_numpy(float)
+        low, high = bootstrap_interval(points)
+        win_low, win_high = wilson_interval(int(wins.sum()), len(wins))
+        rows.append({"condition": condition, "game": int(game), "trials": len(part),
+                     "rank_points": float(points.mean()), "ci_low": low, "ci_high": high,
+                     "win_share": float(wins.mean()), "win_ci_low": win_low,
+                     "win_ci_high": win_high})
+    return pd.DataFrame(rows)
+
+
+def learning_slope(games: pd.DataFrame, condition: int, trial: int) -> dict:
+    """OLS slope of the focal player's rank points over the game index of its trial, with
+    standard errors clustered by trial (statsmodels); rank points per game of the trial."""
+    import statsmodels.formula.api as smf
+
+    focal = focal_trials(games, condition, trial)
+    trials = focal["trial"].nunique()
+    if trials < 2 or trial < 2:
+        raise AnalysisInputError(f"condition {condition}: a slope needs at least 2 trials of "
+                                 f"at least 2 games (got {trials} of {trial})")
+    fit = smf.ols("rank_points ~ game", data=focal).fit(
+        cov_type="cluster", cov_kwds={"groups": focal["trial"].to_numpy()})
+    low, high = fit.conf_int().loc["game"]
+    return {"condition": condition, "trials": trials, "games_per_trial": trial,
+            "slope": float(fit.params["game"]), "ci_low": float(low), "ci_high": float(high),
+            "p": float(fit.pvalues["game"]), "intercept": float(fit.params["Intercept"])}
+
+
+def improved_trials(games: pd.DataFrame, condition: int, trial: int) -> dict:
+    """The share of trials whose last game gave the focal player more rank points than
+    its first (Wilson interval over trials), and the shares of ties and of worse ends."""
+    focal = focal_trials(games, condition, trial)
+    ends = focal.pivot(index="trial", columns="game", values="rank_points")
+    change = ends[trial - 1] - ends[0]
+    n, better = len(change), int((change > 0).sum())
+    low, high = wilson_interval(better, n)
+    return {"condition": condition, "trials": n, "better": better / n, "ci_low": low,
+            "ci_high": high, "tied": float((change == 0).mean()),
+            "worse": float((change < 0).mean())}
+
+
+def paired_by_trial(games: pd.DataFrame, a: int, b: int, trial: int,
+                    games_in_trial: Sequence[int] | None = None) -> dict:
+    """Focal rank points of condition ``a`` minus condition ``b`` on the same deals, one
+    pair per trial (its mean over ``games_in_trial``, default every game of the trial):
+    :func:`~nothanks.analysis.paired.paired_difference` over trials."""
+    left, right = focal_trials(games, a, trial), focal_trials(games, b, trial)
+    if games_in_trial is not None:
+        wanted = set(games_in_trial)
+        bad = sorted(wanted - set(range(trial)))
+        if bad:
+            raise AnalysisInputError(f"games_in_trial {bad} outside 0..{trial - 1}")
+        left, right = left[left["game"].isin(wanted)], right[right["game"].isin(wanted)]
+    per_a = left.groupby("trial")["rank_points"].mean()
+    per_b = right.groupby("trial")["rank_points"].mean()
+    common = per_a.index.intersection(per_b.index)
+    if len(common) < 2:
+        raise AnalysisInputError(f"conditions {a} and {b} share {len(common)} whole trial(s); "
+                                 "a paired comparison needs at least 2")
+    result = paired_difference(per_a.loc[common].to_numpy(), per_b.loc[common].to_numpy())
+    return {"a": a, "b": b, "trials": len(common), **result}
+
+
+def _states(learning: pd.DataFrame, games: pd.DataFrame, key: str) -> pd.DataFrame:
+    """One row per learning row with the condition and the numbers of ``state[key]``
+    (a mapping of names to values) as columns."""
+    require_columns(learning, ["game_id", "turn", "seat", "trial", "trial_game", "state"],
+                    "learning")
+    require_columns(games, ["game_id", "condition"], "games")
+    require_rows(learning, "learning")
+    if learning["trial"].isna().any():
+        raise AnalysisInputError("learning: rows without a trial; states over games need a "
+                                 "design with trials")
+    values = []
+    for i, text in enumerate(learning["state"]):
+        state = json.loads(text)
+        if not isinstance(state.get(key), dict):
+            raise AnalysisInputError(f"learning row {i}: its state has no mapping {key!r} "
+                                     f"(keys: {sorted(state)})")
+        values.append(state[key])
+    table = pd.DataFrame(values, index=learning.index).astype(float)
+    conditions = games.drop_duplicates("game_id").set_index("game_id")["condition"]
+    frame = learning[["game_id", "turn", "seat", "agent", "trial", "trial_game"]].copy()
+    frame["condition"] = frame["game_id"].map(conditions).astype(int)
+    return pd.concat([frame, table], axis=1)
+
+
+def states_over_games(learning: pd.DataFrame, games: pd.DataFrame, key: str = "utilities"
+                      ) -> pd.DataFrame:
+    """Per condition, game of the trial and name in ``state[key]``: the mean over trials of
+    the value at the learner's last decision of that game, with a bootstrap interval."""
+    frame = _states(learning, games, key)
+    names = [c for c in frame.columns if c not in
+             ("game_id", "turn", "seat", "agent", "trial", "trial_game", "condition")]
+    last = frame.sort_values(["game_id", "seat", "turn"]).groupby(
+        ["condition", "trial", "trial_game", "seat"], sort=True).tail(1)
+    rows = []
+    for (condition, game), part in last.groupby(["condition", "trial_game"], sort=True):
+        per_trial = part.groupby("trial")[names].mean()
+        for name in names:
+            values = per_trial[name].dropna().to_numpy(float)
+            if not len(values):
+                continue
+            low, high = bootstrap_interval(values)
+            rows.append({"condition": int(condition), "game": int(game), "name": name,
+                         "trials": len(values), "mean": float(values.mean()),
+                         "ci_low": low, "ci_high": high})
+    return pd.DataFrame(rows)
+
+
+def final_states(learning: pd.DataFrame, games: pd.DataFrame, key: str = "utilities"
+                 ) -> pd.DataFrame:
+    """Per condition and name in ``state[key]``: the value at the end of each trial (the
+    learner's last decision), its mean over trials with a bootstrap interval, and the
+    share of trials in which it was the highest (ties shared)."""
+    frame = _states(learning, games, key)
+    names = [c for c in frame.columns if c not in
+             ("game_id", "turn", "seat", "agent", "trial", "trial_game", "condition")]
+    ends = frame.sort_values(["trial_game", "game_id", "turn"]).groupby(
+        ["condition", "trial", "seat"], sort=True).tail(1)
+    rows = []
+    for condition, part in ends.groupby("condition", sort=True):
+        values = part[names].to_numpy(float)
+        best = np.nanmax(values, axis=1, keepdims=True)
+        top = (values == best) / (values == best).sum(axis=1, keepdims=True)
+        for j, name in enumerate(names):
+            column = values[:, j][~np.isnan(values[:, j])]
+            low, high = bootstrap_interval(column)
+            rows.append({"condition": int(condition), "name": name, "trials": len(column),
+                         "mean": float(column.mean()), "ci_low": low, "ci_high": high,
+                         "top_share": float(top[:, j].mean())})
+    return pd.DataFrame(rows)
