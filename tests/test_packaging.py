@@ -31,8 +31,14 @@ def test_environment_yml_installs_the_package_with_existing_extras():
     assert wanted <= extras, f"environment.yml names extras {wanted - extras} not in pyproject"
     # no dependency is pinned in environment.yml behind pyproject's back
     deps_section = env.split("\ndependencies:", 1)[1]
-    conda_deps = re.findall(r"^\s+- ([a-zA-Z][\w-]*)", deps_section, flags=re.M)
+    conda_section, _, pip_section = deps_section.partition("- pip:")
+    conda_deps = re.findall(r"^\s+- ([a-zA-Z][\w-]*)", conda_section, flags=re.M)
     assert set(conda_deps) <= {"python", "pip"}, conda_deps
+    # a pip line besides the package is a pin pyproject's extras hold too (e.g. pyibl)
+    declared = {d.replace(" ", "") for deps in pyproject["project"]["optional-dependencies"]
+                .values() for d in deps}
+    pinned = set(re.findall(r"^\s+- ([a-zA-Z][\w.-]*==[\w.]+)", pip_section, flags=re.M))
+    assert pinned <= declared, f"environment.yml pins {pinned - declared} not in pyproject"
 
 
 def test_dev_extra_covers_notebooks_and_dask():

@@ -1,9 +1,18 @@
 """ACT-R declarative memory (thesis §1.1.2, §3.3).
 
 Chunks, base-level learning, logistic noise, partial matching, retrieval with latency
-and inspectable records. Knows nothing of No Thanks!.
+and inspectable records; blending of instances, IBL style (:class:`InstanceMemory`).
+Knows nothing of No Thanks!.
 Equations, parameters and defaults: docs/actr.md.
 """
+from .blending import (
+    CREDIT_SCHEMES,
+    Blend,
+    BlendingLearner,
+    InstanceMemory,
+    Similarity,
+    assign_credit,
+)
 from .memory import (
     NOISE_MODES,
     NOISE_STREAMS,
@@ -24,22 +33,28 @@ from .records import (
 )
 
 __all__ = [
+    "CREDIT_SCHEMES",
     "NOISE_MODES",
     "NOISE_STREAMS",
     "ActivationComponents",
+    "Blend",
+    "BlendingLearner",
     "CandidateColumns",
     "Chunk",
     "CurrentTimeReferenceError",
     "DeclarativeMemory",
     "ExactMatch",
+    "InstanceMemory",
     "Linear",
     "MismatchFunction",
     "NoiseMode",
     "Parameters",
     "Retrieval",
     "RetrievalRecord",
+    "Similarity",
     "SlotValue",
     "VectorizedMismatch",
     "Weber",
+    "assign_credit",
     "recall_probability",
 ]

@@ -1,0 +1,635 @@
+"""Blending, instance-based learning (IBL) style: the blended value of an option is the
+retrieval-probability-weighted mean of the outcomes of the instances that match it
+(docs/actr.md, "Blending").
+
+An instance is a set of attribute values and an outcome, with the times it was experienced.
+At time ``t`` an instance i matching an option has the activation::
+
+    A_i = ln Σ_j (t − t_j)^(−d)  +  MP · Σ_k w_k · M_k(option value, instance value)  +  ε_i
+
+(base level over its references t_j; the mismatch functions of :mod:`nothanks.actr.mismatch`
+weighted per attribute for the partially matched attributes; ε logistic with scale σ, a fresh
+draw per instance per blend). Its retrieval probability and the option's blended value are::
+
+    P_i = exp(A_i / τ) / Σ_m exp(A_m / τ)        V = Σ_i P_i · u_i
+
+with temperature τ = σ·√2 unless given. An attribute with a mismatch function is scored over
+every instance; one without must match exactly. Identical (attributes, outcome) pairs are
+one instance with several references. These are pyibl's (5.2) definitions; a pyibl
+similarity ``s`` in [0, 1] is the mismatch ``s − 1`` here (tests/test_blending.py checks the
+agreement to 1e-9).
+
+:class:`BlendingLearner` chooses and learns as pyibl's ``Agent`` does (the clock advances by one
+per decision; an outcome may be delayed: the instance first holds the expected value and is
+replaced later, at its original time) and assigns credit over an episode with
+:func:`assign_credit`: ``"equal"``, ``"exponential"`` (γ) or ``"td"`` (γ).
+
+The blend runs in one compiled pass (numba, ``cache=True``) over the references and the
+candidates; without numba, in NumPy.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any, Literal, NamedTuple
+
+import numpy as np
+
+from .base_level import CurrentTimeReferenceError, log_in_place
+from .growable import Growable
+from .mismatch import BUILT_IN_MISMATCH, ExactMatch, MismatchFunction
+from .parameters import check_at_least, real_number
+
+CreditScheme = Literal["equal", "exponential", "td"]
+#: The credit schemes and what each gives decision t of an episode of T decisions.
+CREDIT_SCHEMES: dict[str, str] = {
+    "equal": "every decision gets the episode's return R = Σ r",
+    "exponential": "decision t gets γ^(T−1−t) · R (the last gets R)",
+    "td": "decision t gets r_t + γ · V_{t+1} (V_{t+1}: the best blended value at the next "
+          "decision); the last gets r_{T−1}",
+}
+
+_SQRT2 = math.sqrt(2.0)
+_kernels: Any = None
+_compiled = False
+
+
+def _compile() -> Any:
+    """The compiled base-level and blend kernels, or None without numba."""
+    try:
+        import numba
+    except ImportError:
+        return None
+
+    @numba.njit(cache=True, nogil=True)
+    def base_levels(ref_time, ref_row, t, d, out):
+        """``out[i] = ln Σ (t − t_j)^(−d)`` over row i's references (row −1: removed)."""
+        out[:] = 0.0
+        half = d == 0.5
+        for j in range(ref_time.shape[0]):
+            row = ref_row[j]
+            if row >= 0:
+                age = t - ref_time[j]
+                out[row] += 1.0 / math.sqrt(age) if half else age ** -d
+        for i in range(out.shape[0]):
+            out[i] = math.log(out[i]) if out[i] > 0.0 else -math.inf
+
+    @numba.njit(cache=True, nogil=True)
+    def blend(base, rows, mismatch, penalty, noise, outcomes, tau, probabilities):
+        """The blended value over the candidate ``rows`` (empty: every row); fills
+        ``probabilities`` (one per candidate) when it is not empty."""
+        count = rows.shape[0] if rows.shape[0] else base.shape[0]
+        use_rows = rows.shape[0] != 0
+        scored = mismatch.shape[0] != 0
+        noisy = noise.shape[0] != 0
+        keep = probabilities.shape[0] != 0
+        activations = np.empty(count)
+        best = -math.inf
+        for c in range(count):
+            i = rows[c] if use_rows else c
+            a = base[i]
+            if noisy:
+                a += noise[c]
+            if scored:
+                a += mismatch[i] * penalty
+            activations[c] = a
+            if a > best:
+                best = a
+        total = 0.0
+        value = 0.0
+        for c in range(count):
+            i = rows[c] if use_rows else c
+            w = math.exp((activations[c] - best) / tau)
+            total += w
+            value += w * outcomes[i]
+            if keep:
+                probabilities[c] = w
+        if keep:
+            for c in range(count):
+                probabilities[c] /= total
+        return value / total
+
+    return type("Kernels", (), {"base_levels": staticmethod(base_levels),
+                                "blend": staticmethod(blend)})
+
+
+def _kernels_now() -> Any:
+    global _kernels, _compiled
+    if not _compiled:
+        _compiled = True
+        _kernels = _compile()
+    return _kernels
+
+
+_EMPTY = np.empty(0)
+_NO_ROWS = np.empty(0, dtype=np.int64)
+
+
+class Blend(NamedTuple):
+    """One option's blend: its value, the instances consulted (rows of
+    :meth:`InstanceMemory.instance`) and their retrieval probabilities."""
+
+    value: float
+    rows: np.ndarray
+    probabilities: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class Similarity:
+    """An attribute's partial matching: a mismatch function (≤ 0, 0 for a perfect match)
+    and the attribute's weight w > 0 (pyibl's similarity weight)."""
+
+    function: MismatchFunction
+    weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not callable(self.function):
+            raise TypeError(f"a similarity needs a mismatch function (e.g. Linear(32), "
+                            f"Weber()), got {self.function!r}")
+        weight = check_at_least("similarity weight", self.weight, 0.0, True,
+                                "how much the attribute's mismatch counts")
+        object.__setattr__(self, "weight", weight)
+
+
+class InstanceMemory:
+    """Instances of (attribute values, outcome) with reference times, blended at the
+    current time.
+
+    Args:
+        attributes: the attribute names every instance and option has.
+        decay: base-level decay d >= 0.
+        noise: activation noise σ >= 0 (logistic scale).
+        temperature: τ > 0 of the retrieval probabilities; None: σ·√2 (then σ must be > 0).
+        mismatch_penalty: MP >= 0, or None: no partial matching (every attribute exact).
+        similarity: attribute -> mismatch function or :class:`Similarity`; attributes not
+            named must match exactly.
+        seed: int, SeedSequence, Generator or None: the noise's only source.
+    """
+
+    def __init__(self, attributes: Sequence[str], *, decay: float = 0.5, noise: float = 0.25,
+                 temperature: float | None = None, mismatch_penalty: float | None = None,
+                 similarity: Mapping[str, MismatchFunction | Similarity] | None = None,
+                 seed: int | np.random.SeedSequence | np.random.Generator | None = None):
+        names = tuple(attributes)
+        if not names or not all(isinstance(n, str) and n for n in names):
+            raise ValueError(f"attributes must be non-empty strings, at least one; got {names!r}")
+        if len(set(names)) != len(names):
+            raise ValueError(f"attribute names must be distinct, got {names!r}")
+        self.attributes = names
+        self.decay = check_at_least("decay", decay, 0.0, False, "the base-level decay d")
+        self.noise = check_at_least("noise", noise, 0.0, False, "the logistic scale σ")
+        if temperature is None:
+            if self.noise == 0:
+                raise ValueError("temperature=None means τ = σ·√2, but noise σ is 0; give a "
+                                 "temperature > 0 (e.g. temperature=1)")
+            self.temperature = self.noise * _SQRT2
+        else:
+            self.temperature = check_at_least("temperature", temperature, 0.0, True,
+                                              "τ of the retrieval probabilities")
+        self.mismatch_penalty = None if mismatch_penalty is None else check_at_least(
+            "mismatch_penalty", mismatch_penalty, 0.0, False, "MP, or None for exact matching")
+        self.similarity: dict[str, Similarity] = {}
+        for name, spec in (similarity or {}).items():
+            if name not in names:
+                raise ValueError(f"similarity for {name!r}, which is not an attribute; "
+                                 f"valid: {', '.join(names)}")
+            self.similarity[name] = spec if isinstance(spec, Similarity) else Similarity(spec)
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self.time = 0
+        # instances: one row each; values per attribute (float64 when every value is a
+        # number, else object), outcome, live reference count
+        self._row_of: dict[tuple, int] = {}
+        self._keys: list[tuple] = []
+        self._values = {name: Growable(np.float64) for name in names}
+        self._numeric = dict.fromkeys(names, True)
+        self._outcomes = Growable(np.float64)
+        self._counts: list[int] = []
+        self._dead = 0  # rows whose references were all removed
+        # exact-match index: attribute -> value -> rows
+        self._index: dict[str, dict[Hashable, Growable]] = {n: {} for n in names}
+        # references (a removed one gets row -1)
+        self._ref_time = Growable(np.float64)
+        self._ref_row = Growable(np.int64)
+        self._refs_at: dict[tuple[int, float], list[int]] = {}
+        self._latest = -math.inf
+        # mismatch columns per (attribute, value), extended as rows arrive
+        self._scores: dict[str, dict[Hashable, Growable]] = {n: {} for n in self.similarity}
+        self._base_key: tuple | None = None
+        self._base = _EMPTY
+
+    # ------------------------------------------------------------------ storing
+    def key(self, option: Mapping[str, Hashable] | Sequence[Hashable]) -> tuple:
+        """The option's values in attribute order (a mapping by name or a sequence), or
+        a ValueError naming what is wrong."""
+        if isinstance(option, Mapping):
+            missing = [n for n in self.attributes if n not in option]
+            extra = [n for n in option if n not in self.attributes]
+            if missing or extra:
+                raise ValueError(f"option {dict(option)!r} must give exactly the attributes "
+                                 f"{', '.join(self.attributes)} (missing {missing}, unknown "
+                                 f"{extra})")
+            return tuple(option[n] for n in self.attributes)
+        values = tuple(option)
+        if len(values) != len(self.attributes):
+            raise ValueError(f"option {values!r} has {len(values)} values; the attributes "
+                             f"are {', '.join(self.attributes)}")
+        return values
+
+    def learn(self, option: Mapping[str, Hashable] | Sequence[Hashable], outcome: float,
+              when: float | None = None) -> int:
+        """Add a reference at ``when`` (default: now; never in the future) to the instance
+        (option, outcome), made if new; returns its row."""
+        when = self.time if when is None else real_number("when", when)
+        if when > self.time:
+            raise ValueError(f"when={when!r} is in the future (time is {self.time})")
+        outcome = real_number("outcome", outcome)
+        if not math.isfinite(outcome):
+            raise ValueError(f"outcome must be finite, got {outcome!r}")
+        key = (*self.key(option), outcome)
+        row = self._row_of.get(key)
+        if row is None:
+            row = self._add_row(key)
+        elif self._counts[row] == 0:
+            self._dead -= 1
+        self._counts[row] += 1
+        self._refs_at.setdefault((row, when), []).append(len(self._ref_time))
+        self._ref_time.append(when)
+        self._ref_row.append(row)
+        self._latest = max(self._latest, when)
+        self._base_key = None
+        return row
+
+    def _add_row(self, key: tuple) -> int:
+        row = len(self._keys)
+        try:
+            self._row_of[key] = row
+        except TypeError:
+            raise TypeError(f"attribute values must be hashable, got {key[:-1]!r}") from None
+        self._keys.append(key)
+        for name, value in zip(self.attributes, key, strict=False):
+            column = self._values[name]
+            if self._numeric[name] and not (isinstance(value, Real)
+                                            and not isinstance(value, bool)):
+                self._numeric[name] = False  # a symbol: the column holds objects from now on
+                self._values[name] = column = Growable(object, column.items)
+            column.append(value)
+            index = self._index[name].get(value)
+            if index is None:
+                index = self._index[name][value] = Growable(np.int64)
+            index.append(row)
+        self._outcomes.append(key[-1])
+        self._counts.append(0)
+        return row
+
+    def forget(self, option: Mapping[str, Hashable] | Sequence[Hashable], outcome: float,
+               when: float) -> bool:
+        """Remove the reference at ``when`` of the instance (option, outcome), as pyibl's
+        delayed responses do; False if there is no such reference."""
+        key = (*self.key(option), real_number("outcome", outcome))
+        row = self._row_of.get(key)
+        refs = None if row is None else self._refs_at.get((row, real_number("when", when)))
+        if not refs:
+            return False
+        self._ref_row[refs.pop()] = -1
+        self._counts[row] -= 1
+        if self._counts[row] == 0:
+            self._dead += 1
+        self._base_key = None
+        return True
+
+    def advance(self, dt: int = 1) -> int:
+        """Move the clock forward by ``dt >= 0``; returns the new time."""
+        if isinstance(dt, bool) or not isinstance(dt, int) or dt < 0:
+            raise ValueError(f"dt must be a whole number >= 0, got {dt!r}")
+        self.time += dt
+        return self.time
+
+    def __len__(self) -> int:
+        """Instances with at least one reference."""
+        return len(self._keys) - self._dead
+
+    def instance(self, row: int) -> tuple[dict[str, Hashable], float, tuple[float, ...]]:
+        """Row ``row``'s attribute values, outcome and reference times."""
+        key = self._keys[row]
+        times = tuple(t for (r, t), refs in self._refs_at.items() if r == row
+                      for _ in refs)
+        return dict(zip(self.attributes, key, strict=False)), key[-1], tuple(sorted(times))
+
+    # ------------------------------------------------------------------ blending
+    def _base_levels(self) -> np.ndarray:
+        """Every row's base level now (kept until the clock or the references change)."""
+        key = (self.time, len(self._ref_time), len(self._keys))
+        if key == self._base_key:
+            return self._base
+        if self._latest >= self.time:
+            raise CurrentTimeReferenceError(
+                f"an instance has a reference at time {self._latest:g} >= the current time "
+                f"{self.time}: its base level is infinite; advance the clock first")
+        times, rows = self._ref_time.view(), self._ref_row.view()
+        compiled = _kernels_now()
+        base = np.empty(len(self._keys))
+        if compiled is not None:
+            compiled.base_levels(times, rows, float(self.time), self.decay, base)
+        else:
+            live = rows >= 0
+            strengths = np.power(self.time - times[live], -self.decay)
+            base = log_in_place(np.bincount(rows[live], weights=strengths,
+                                            minlength=len(self._keys)).astype(np.float64))
+        self._base_key, self._base = key, base
+        return base
+
+    def _mismatch_column(self, name: str, value: Hashable, similarity: Similarity
+                         ) -> np.ndarray:
+        """Every row's unscaled mismatch on ``name`` for ``value`` (kept and extended for
+        built-in functions, which are pure)."""
+        column = self._values[name]
+        count = len(column)
+        fn = similarity.function
+        built_in = type(fn) in BUILT_IN_MISMATCH
+        cache = self._scores[name] if built_in else None
+        try:
+            kept = None if cache is None else cache.get(value)
+        except TypeError:
+            raise TypeError(f"option value for {name!r} must be hashable, got {value!r}"
+                            ) from None
+        start = 0 if kept is None else len(kept)
+        if start == count:
+            return kept.view()
+        values = column.view()[start:]
+        try:
+            if type(fn) is ExactMatch or hasattr(fn, "vectorized"):
+                fresh = np.asarray(fn.vectorized(value, values), dtype=np.float64)
+            else:
+                fresh = np.fromiter((fn(value, v) for v in values), np.float64, len(values))
+        except (TypeError, ValueError) as error:
+            raise type(error)(f"mismatch function {fn!r} for attribute {name!r} failed on "
+                              f"option value {value!r}: {error}") from error
+        if not built_in and not (np.isfinite(fresh) & (fresh <= 0)).all():
+            raise ValueError(f"mismatch function {fn!r} for attribute {name!r} must return "
+                             f"finite values <= 0, got {fresh!r}")
+        if cache is None:
+            return fresh
+        if kept is None:
+            if len(cache) >= 4096:
+                cache.clear()
+            kept = cache[value] = Growable(np.float64)
+        kept.items.extend(fresh.tolist())
+        return kept.view()
+
+    def _candidates(self, key: tuple) -> tuple[np.ndarray | None, np.ndarray]:
+        """Rows consulted for an option (None: every row) and their summed weighted
+        mismatch per row (empty: no partial matching)."""
+        rows: np.ndarray | None = None
+        mismatch = _EMPTY
+        partial = self.mismatch_penalty is not None
+        for name, value in zip(self.attributes, key, strict=True):
+            similarity = self.similarity.get(name) if partial else None
+            if similarity is not None:
+                column = self._mismatch_column(name, value, similarity)
+                if similarity.weight != 1.0:
+                    column = column * similarity.weight
+                mismatch = column.copy() if mismatch is _EMPTY else mismatch + column
+                continue
+            try:
+                index = self._index[name].get(value)
+            except TypeError:
+                raise TypeError(f"option value for {name!r} must be hashable, got {value!r}"
+                                ) from None
+            if index is None:
+                return np.empty(0, np.int64), mismatch
+            matching = index.view()
+            rows = matching if rows is None else np.intersect1d(rows, matching,
+                                                                assume_unique=True)
+        if self._dead:
+            counts = np.asarray(self._counts)
+            rows = np.flatnonzero(counts) if rows is None else rows[counts[rows] > 0]
+        return rows, mismatch
+
+    def blend(self, option: Mapping[str, Hashable] | Sequence[Hashable], *,
+              details: bool = False) -> Blend | None:
+        """The blended outcome of the instances matching ``option`` now; None when no
+        instance matches. With ``details`` the consulted rows and their retrieval
+        probabilities are filled in (else empty)."""
+        key = self.key(option)
+        if not self._keys:
+            return None
+        rows, mismatch = self._candidates(key)
+        every = rows is None
+        if every:
+            rows = _NO_ROWS
+        elif not len(rows):
+            return None
+        base = self._base_levels()
+        count = len(base) if every else len(rows)
+        noise = self.rng.logistic(0.0, self.noise, count) if self.noise > 0 else _EMPTY
+        penalty = self.mismatch_penalty or 0.0
+        outcomes = self._outcomes.view()
+        probabilities = np.empty(count) if details else _EMPTY
+        compiled = _kernels_now()
+        if compiled is not None:
+            value = compiled.blend(base, rows, mismatch, penalty, noise, outcomes,
+                                   self.temperature, probabilities)
+        else:
+            value = self._blend_numpy(base, rows, every, mismatch, penalty, noise, outcomes,
+                                      probabilities)
+        if details:
+            rows = np.arange(len(base)) if every else rows
+        return Blend(float(value), rows if details else _NO_ROWS, probabilities)
+
+    def _blend_numpy(self, base, rows, every, mismatch, penalty, noise, outcomes,
+                     probabilities) -> float:
+        """The NumPy path of the blend kernel (the same sums)."""
+        take = slice(None) if every else rows
+        activations = base[take].copy()
+        if len(noise):
+            activations += noise
+        if len(mismatch):
+            activations += mismatch[take] * penalty
+        weights = np.exp((activations - activations.max()) / self.temperature)
+        total = weights.sum()
+        if len(probabilities):
+            probabilities[:] = weights / total
+        return float(np.dot(weights, outcomes[take]) / total)
+
+
+# ---------------------------------------------------------------------- credit
+def assign_credit(scheme: CreditScheme, rewards: Sequence[float],
+                  next_values: Sequence[float] = (), gamma: float = 0.9) -> list[float]:
+    """The outcome each decision of an episode learns (``CREDIT_SCHEMES``).
+
+    ``rewards[t]`` is decision t's reward (the episode's return is their sum);
+    ``next_values[t]`` (td only) the best blended value at decision t + 1, one fewer than
+    the decisions. ``gamma`` is γ in [0, 1].
+    """
+    if scheme not in CREDIT_SCHEMES:
+        raise ValueError(f"unknown credit scheme {scheme!r}; valid: {', '.join(CREDIT_SCHEMES)}")
+    gamma = real_number("gamma", gamma)
+    if not 0.0 <= gamma <= 1.0:
+        raise ValueError(f"gamma must be in [0, 1], got {gamma!r}")
+    count = len(rewards)
+    if scheme == "td":
+        if len(next_values) != max(count - 1, 0):
+            raise ValueError(f"td credit needs one next value per decision but the last: "
+                             f"{count} rewards, {len(next_values)} next values")
+        return [float(r) + gamma * float(v) for r, v in zip(rewards, next_values,
+                                                             strict=False)] + (
+            [float(rewards[-1])] if count else [])
+    total = float(sum(rewards))
+    if scheme == "equal":
+        return [total] * count
+    return [gamma ** (count - 1 - t) * total for t in range(count)]
+
+
+@dataclass
+class Delayed:
+    """A decision whose outcome is not final yet: its option, the time it was learned at,
+    and the outcome it holds now (at first the blended value expected)."""
+
+    option: tuple
+    time: int
+    outcome: float
+    expectation: float
+    resolved: bool = False
+
+
+class BlendingLearner:
+    """Chooses among options by blended value and learns from outcomes, as pyibl's
+    ``Agent`` (``choose`` advances the clock by one after a response; ties broken at
+    random), with credit over episodes.
+
+    Args:
+        memory: the instance memory it learns into.
+        credit: the credit scheme of :meth:`end_episode` (``CREDIT_SCHEMES``).
+        gamma: γ of the exponential and td schemes.
+        default_utility: the outcome of an option no instance matches, also stored as an
+            instance at time 0 (pyibl's ``default_utility`` with ``default_utility_populates``);
+            None: such an option is an error.
+    """
+
+    def __init__(self, memory: InstanceMemory, *, credit: CreditScheme = "equal",
+                 gamma: float = 0.9, default_utility: float | None = None):
+        if credit not in CREDIT_SCHEMES:
+            raise ValueError(f"unknown credit scheme {credit!r}; valid: "
+                             f"{', '.join(CREDIT_SCHEMES)}")
+        assign_credit(credit, [], [], gamma)  # checks gamma
+        self.memory = memory
+        self.credit = credit
+        self.gamma = float(gamma)
+        self.default_utility = None if default_utility is None else real_number(
+            "default_utility", default_utility)
+        self._last_learned = 0  # as pyibl: the first choice is made at time 1
+        self._pending: tuple[list[tuple], list[float], int] | None = None
+        self.episode: list[Delayed] = []
+        self._rewards: list[float] = []
+        self._next_values: list[float] = []
+
+    def blended_values(self, options: Sequence[Mapping | Sequence]) -> list[float]:
+        """Each option's blended value now, default utilities filled in (stored at time 0)."""
+        values = []
+        for option in options:
+            blended = self.memory.blend(option)
+            if blended is None:
+                if self.default_utility is None:
+                    raise RuntimeError(f"no instance matches option {option!r} and there is "
+                                       "no default utility")
+                self.memory.learn(option, self.default_utility, when=0)
+                values.append(self.default_utility)
+            else:
+                values.append(blended.value)
+        return values
+
+    def choose(self, options: Sequence[Mapping | Sequence],
+               allowed: Sequence[bool] | None = None) -> tuple[int, list[float]]:
+        """The index of the option with the highest blended value (ties at random) among
+        the ``allowed`` ones (default: all), and every option's blended value."""
+        if self._pending is not None:
+            raise RuntimeError("choose() called again before respond()")
+        if not options:
+            raise ValueError("choose() needs at least one option")
+        memory = self.memory
+        if self._last_learned >= memory.time:
+            memory.advance(self._last_learned - memory.time + 1)
+        values = self.blended_values(options)
+        ok = [True] * len(values) if allowed is None else list(allowed)
+        if len(ok) != len(values) or not any(ok):
+            raise ValueError(f"allowed must flag each of the {len(values)} options, at least "
+                             f"one True; got {allowed!r}")
+        best = max(v for v, a in zip(values, ok, strict=True) if a)
+        ties = [i for i, (v, a) in enumerate(zip(values, ok, strict=True)) if a and v == best]
+        choice = ties[0] if len(ties) == 1 else int(memory.rng.choice(ties))
+        if self.credit == "td" and self.episode:
+            self._next_values.append(best)
+            self._resolve_td()
+        self._pending = ([memory.key(o) for o in options], values, choice)
+        return choice, values
+
+    def respond(self, outcome: float | None = None, choice: int | None = None
+                ) -> Delayed | None:
+        """Learn the outcome of the pending decision (of option ``choice``, default the one
+        chosen); with no outcome the blended value expected is learned and a
+        :class:`Delayed` returned, to :meth:`update` later."""
+        if self._pending is None:
+            raise RuntimeError("respond() without a pending choose()")
+        keys, values, chosen = self._pending
+        index = chosen if choice is None else choice
+        if not 0 <= index < len(keys):
+            raise ValueError(f"choice {choice!r} is not an option index 0..{len(keys) - 1}")
+        self._pending = None
+        now = self.memory.time
+        self._last_learned = now
+        if outcome is not None:
+            self.memory.learn(keys[index], outcome)
+            return None
+        self.memory.learn(keys[index], values[index])
+        return Delayed(keys[index], now, values[index], values[index])
+
+    def update(self, delayed: Delayed, outcome: float) -> float:
+        """Replace a delayed decision's outcome (learned at its original time); returns the
+        outcome it held."""
+        outcome = real_number("outcome", outcome)
+        old = delayed.outcome
+        self.memory.forget(delayed.option, old, delayed.time)
+        self.memory.learn(delayed.option, outcome, when=delayed.time)
+        delayed.outcome, delayed.resolved = outcome, True
+        return old
+
+    # -------------------------------------------------------------- episodes
+    def step(self, reward: float = 0.0) -> Delayed:
+        """Respond to the pending decision as one step of an episode with ``reward``; its
+        outcome is settled by the credit scheme (td: at the next choice)."""
+        delayed = self.respond()
+        self.episode.append(delayed)
+        self._rewards.append(real_number("reward", reward))
+        return delayed
+
+    def _resolve_td(self) -> None:
+        """td: the previous step learns r + γ·(the best blended value now)."""
+        t = len(self._next_values) - 1
+        self.update(self.episode[t], self._rewards[t] + self.gamma * self._next_values[t])
+
+    def end_episode(self, final_reward: float = 0.0) -> list[float]:
+        """Close the episode: ``final_reward`` is added to the last step's reward, every
+        step learns its credited outcome; returns those outcomes."""
+        if self._pending is not None:
+            raise RuntimeError("end_episode() with a decision still pending: respond first")
+        if not self.episode:
+            self._next_values.clear()
+            self._rewards.clear()
+            return []
+        self._rewards[-1] += real_number("final_reward", final_reward)
+        outcomes = assign_credit(self.credit, self._rewards, self._next_values, self.gamma)
+        start = len(self._next_values) if self.credit == "td" else 0
+        for delayed, outcome in zip(self.episode[start:], outcomes[start:], strict=True):
+            self.update(delayed, outcome)
+        self.episode, self._rewards, self._next_values = [], [], []
+        return outcomes
+
+
+
+def use_compiled(enabled: bool) -> None:
+    """Switch the compiled kernels on (when numba is there) or off for this process (tests
+    compare the two paths)."""
+    global _kernels, _compiled
+    _kernels, _compiled = (None, False) if enabled else (None, True)
