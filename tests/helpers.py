@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from nothanks.agents import RandomAgent
 from nothanks.experiments.design import Design, Table
-from nothanks.rules import Variant, View
+from nothanks.rules import Event, GameOver, Variant, View
 
 ROOT = Path(__file__).resolve().parents[1]
 VARIANT = Variant()
@@ -43,3 +44,32 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+class CountingLearner(RandomAgent):
+    """A random player that 'learns' how many games it has finished: with ``carry`` the
+    count goes on from game to game, without it every game starts from zero. Register it
+    (``register(CountingLearner.name, CountingLearner)``) where a test needs it by name."""
+
+    name = "test-counting-learner"
+    learns = True
+
+    def __init__(self, p: float = 0.5, carry: bool = False) -> None:
+        super().__init__(p=p)
+        self.carries = bool(carry)
+        self.spec = f"{self.name}:p={p},carry={str(bool(carry)).lower()}"
+        self.finished = 0
+
+    def start(self, seat, variant, seed) -> None:
+        super().start(seat, variant, seed)
+        if not self.carries:
+            self.finished = 0
+
+    def observe(self, event: Event) -> None:
+        if isinstance(event, GameOver):
+            self.finished += 1
+
+    def decision_info(self) -> dict[str, object]:
+        return {"learning": {"finished": self.finished,
+                             "counts": {"finished": self.finished, "left": 9 - self.finished}}}
+

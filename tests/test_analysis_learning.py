@@ -92,7 +92,7 @@ def test_states_over_games_and_final_states():
         trial, game = divmod(deal, TRIAL)
         for turn in range(3):  # the last decision of a game holds its end-of-game state
             utilities = {"take-all": float(game + turn / 10), "pass-all": float(trial)}
-            rows.append({"game_id": game_id, "turn": turn, "seat": 0, "agent": "learner",
+            rows.append({"game_id": game_id, "turn": turn, "role": 0, "agent": "learner",
                          "trial": trial, "trial_game": game,
                          "state": json.dumps({"utilities": utilities})})
     learning = pd.DataFrame(rows)

@@ -8,39 +8,13 @@ import json
 import pandas as pd
 import pytest
 
-from nothanks.agents import RandomAgent, register
+from nothanks.agents import register
 from nothanks.experiments import load, run_design
 from nothanks.experiments.design import Design, DesignError, Table, load_design
 from nothanks.experiments.run import RunError
 from nothanks.experiments.verify import verify
-from nothanks.rules import Event, GameOver
 
-
-class CountingLearner(RandomAgent):
-    """A random player that 'learns' how many games it has finished: with ``carry`` the
-    count goes on from game to game, without it every game starts from zero."""
-
-    name = "test-counting-learner"
-    learns = True
-
-    def __init__(self, p: float = 0.5, carry: bool = False) -> None:
-        super().__init__(p=p)
-        self.carries = bool(carry)
-        self.spec = f"{self.name}:p={p},carry={str(bool(carry)).lower()}"
-        self.finished = 0
-
-    def start(self, seat, variant, seed) -> None:
-        super().start(seat, variant, seed)
-        if not self.carries:
-            self.finished = 0
-
-    def observe(self, event: Event) -> None:
-        if isinstance(event, GameOver):
-            self.finished += 1
-
-    def decision_info(self) -> dict[str, object]:
-        return {"learning": {"finished": self.finished}}
-
+from helpers import CountingLearner
 
 register(CountingLearner.name, CountingLearner)
 
@@ -118,3 +92,38 @@ def test_designs_without_trials_keep_their_hash_and_log_no_learning_table(tmp_pa
     run_design(design, tmp_path / "smoke", jobs=1, progress=False)
     assert not (tmp_path / "smoke" / "learning.parquet").exists()
     assert load(tmp_path / "smoke").learning.empty
+
+
+def test_a_learning_design_gives_its_tables_and_figures(tmp_path):
+    from nothanks.analysis.learning import learning_markdown, learning_tables, trial_length
+    from nothanks.figures.learning import learning_curves, states_over_games_lines
+
+    learner = "test-counting-learner:carry=true"
+    design = Design(name="learning-mini", seed=3, games=12, trial=4, tables=(
+        Table("counter vs 3 random", (learner, "random", "random", "random"), focal=0),
+        Table("no learning vs 3 random",
+              ("test-counting-learner:carry=false", "random", "random", "random"), focal=0),
+        Table("random vs 3 random", ("random:p=0.4", "random", "random", "random"), focal=0),
+    ))
+    run_design(design, tmp_path / "run", jobs=1, progress=False)
+    log = load(tmp_path / "run")
+    tables = learning_tables(log.games, log.conditions, log.learning,
+                             trial_length(log.experiments))
+    curves = tables["learning_curves"]
+    assert set(curves["arm"]) == {"counter", "no learning", "random"}
+    assert (curves["trials"] == 3).all() and set(curves["game"]) == {0, 1, 2, 3}
+    paired = tables["learning_paired"]  # both counters against the other two arms
+    assert set(zip(paired["arm"], paired["versus"], strict=True)) == {
+        ("counter", "no learning"), ("counter", "random"), ("no learning", "counter"),
+        ("no learning", "random")}
+    states = tables["learning_states"]
+    carried = states[(states["arm"] == "counter") & (states["name"] == "finished")]
+    assert list(carried["mean"]) == [0, 1, 2, 3]  # the state carried through each trial
+    fresh = states[(states["arm"] == "no learning") & (states["name"] == "finished")]
+    assert (fresh["mean"] == 0).all()
+    final = tables["learning_final"].set_index(["arm", "name"])
+    assert final.loc[("counter", "left"), "mean"] == 6  # 9 - 3 finished games
+    text = learning_markdown(tables)
+    assert "| 3 random | counter | no learning | last game | 3 |" in text
+    for fig in (learning_curves(curves), states_over_games_lines(states)):
+        assert len(fig.axes) >= 1

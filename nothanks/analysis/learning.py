@@ -130,7 +130,7 @@ def paired_by_trial(games: pd.DataFrame, a: int, b: int, trial: int,
 def _states(learning: pd.DataFrame, games: pd.DataFrame, key: str) -> pd.DataFrame:
     """One row per learning row with the condition and the numbers of ``state[key]``
     (a mapping of names to values) as columns."""
-    require_columns(learning, ["game_id", "turn", "seat", "trial", "trial_game", "state"],
+    require_columns(learning, ["game_id", "turn", "role", "trial", "trial_game", "state"],
                     "learning")
     require_columns(games, ["game_id", "condition"], "games")
     require_rows(learning, "learning")
@@ -146,7 +146,7 @@ def _states(learning: pd.DataFrame, games: pd.DataFrame, key: str) -> pd.DataFra
         values.append(state[key])
     table = pd.DataFrame(values, index=learning.index).astype(float)
     conditions = games.drop_duplicates("game_id").set_index("game_id")["condition"]
-    frame = learning[["game_id", "turn", "seat", "agent", "trial", "trial_game"]].copy()
+    frame = learning[["game_id", "turn", "role", "trial", "trial_game"]].copy()
     frame["condition"] = frame["game_id"].map(conditions).astype(int)
     return pd.concat([frame, table], axis=1)
 
@@ -157,9 +157,9 @@ def states_over_games(learning: pd.DataFrame, games: pd.DataFrame, key: str = "u
     the value at the learner's last decision of that game, with a bootstrap interval."""
     frame = _states(learning, games, key)
     names = [c for c in frame.columns if c not in
-             ("game_id", "turn", "seat", "agent", "trial", "trial_game", "condition")]
-    last = frame.sort_values(["game_id", "seat", "turn"]).groupby(
-        ["condition", "trial", "trial_game", "seat"], sort=True).tail(1)
+             ("game_id", "turn", "role", "trial", "trial_game", "condition")]
+    last = frame.sort_values(["game_id", "role", "turn"]).groupby(
+        ["condition", "trial", "trial_game", "role"], sort=True).tail(1)
     rows = []
     for (condition, game), part in last.groupby(["condition", "trial_game"], sort=True):
         per_trial = part.groupby("trial")[names].mean()
@@ -181,9 +181,9 @@ def final_states(learning: pd.DataFrame, games: pd.DataFrame, key: str = "utilit
     share of trials in which it was the highest (ties shared)."""
     frame = _states(learning, games, key)
     names = [c for c in frame.columns if c not in
-             ("game_id", "turn", "seat", "agent", "trial", "trial_game", "condition")]
+             ("game_id", "turn", "role", "trial", "trial_game", "condition")]
     ends = frame.sort_values(["trial_game", "game_id", "turn"]).groupby(
-        ["condition", "trial", "seat"], sort=True).tail(1)
+        ["condition", "trial", "role"], sort=True).tail(1)
     rows = []
     for condition, part in ends.groupby("condition", sort=True):
         values = part[names].to_numpy(float)
@@ -196,3 +196,119 @@ def final_states(learning: pd.DataFrame, games: pd.DataFrame, key: str = "utilit
                          "mean": float(column.mean()), "ci_low": low, "ci_high": high,
                          "top_share": float(top[:, j].mean())})
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------ a learning design
+#: Arm of a condition whose learner does not learn (same agent, learning switched off).
+CONTROL_ARM = "no learning"
+#: Separator of a learning design's table labels: ``ARM vs OPPONENTS``.
+ARM_SEPARATOR = " vs "
+
+
+def arm_and_panel(table: str) -> tuple[str, str]:
+    """The arm (who sits in the focal seat: a learner, ``no learning``, a fixed model) and
+    the panel (the opponents) of a learning design's table label ``ARM vs OPPONENTS``."""
+    arm, sep, panel = table.partition(ARM_SEPARATOR)
+    if not sep or not arm or not panel:
+        raise AnalysisInputError(f"table label {table!r} is not of the form 'ARM vs "
+                                 "OPPONENTS' (e.g. 'utility vs 3 ToM0', 'no learning vs "
+                                 "3 ToM0'), as a learning design's labels must be")
+    return arm.strip(), panel.strip()
+
+
+def learning_tables(games: pd.DataFrame, conditions: pd.DataFrame, learning: pd.DataFrame,
+                    trial: int) -> dict[str, pd.DataFrame]:
+    """Every table of a learning design (tables labelled ``ARM vs OPPONENTS``; every arm
+    of one opponent table plays the same deals):
+
+    - ``learning_curves``: :func:`learning_curve` per condition;
+    - ``learning_slopes``: :func:`learning_slope` and :func:`improved_trials` per condition;
+    - ``learning_paired``: every learning arm minus each other arm of its panel, over all
+      games of a trial and over its last game (:func:`paired_by_trial`);
+    - ``learning_states`` and ``learning_final``: each learning state mapping (e.g.
+      ``utilities``, ``blended``) per game and at trial end (:func:`states_over_games`,
+      :func:`final_states`), for the conditions that logged one.
+    """
+    require_columns(conditions, ["condition", "table"], "conditions")
+    labels = {int(c): arm_and_panel(t) for c, t in zip(conditions["condition"],
+                                                       conditions["table"], strict=True)}
+    condition_of = games.drop_duplicates("game_id").set_index("game_id")["condition"]
+    learned = set(condition_of.loc[learning["game_id"].unique()]) if len(learning) else set()
+
+    curves, slopes, paired = [], [], []
+    for condition in sorted(labels):
+        curve = learning_curve(games, condition, trial)
+        arm, panel = labels[condition]
+        curves.append(curve.assign(panel=panel, arm=arm))
+        slope = learning_slope(games, condition, trial)
+        better = improved_trials(games, condition, trial)
+        slopes.append({"panel": panel, "arm": arm, **slope, "better": better["better"],
+                       "better_ci_low": better["ci_low"], "better_ci_high": better["ci_high"],
+                       "tied": better["tied"], "worse": better["worse"]})
+    for a in sorted(learned):
+        arm, panel = labels[a]
+        for b in sorted(labels):
+            other, other_panel = labels[b]
+            if b == a or other_panel != panel:
+                continue
+            for span, picked in (("all games", None), ("last game", [trial - 1])):
+                row = paired_by_trial(games, a, b, trial, picked)
+                paired.append({"panel": panel, "arm": arm, "versus": other, "games": span,
+                               **row})
+    out = {"learning_curves": pd.concat(curves, ignore_index=True),
+           "learning_slopes": pd.DataFrame(slopes),
+           "learning_paired": pd.DataFrame(paired)}
+    if len(learning):
+        keys = sorted({k for text in learning["state"]
+                       for k, v in json.loads(text).items() if isinstance(v, dict)})
+        states, finals = [], []
+        for key in keys:
+            has = learning[[isinstance(json.loads(t).get(key), dict)
+                            for t in learning["state"]]]
+            for frame, target in ((states_over_games(has, games, key), states),
+                                  (final_states(has, games, key), finals)):
+                panels = frame["condition"].map(lambda c: labels[int(c)][1])
+                arms = frame["condition"].map(lambda c: labels[int(c)][0])
+                target.append(frame.assign(key=key, panel=panels, arm=arms))
+        if states:
+            out["learning_states"] = pd.concat(states, ignore_index=True)
+            out["learning_final"] = pd.concat(finals, ignore_index=True)
+    return out
+
+
+def learning_markdown(tables: dict[str, pd.DataFrame] | None, title: str = "Learning"
+                      ) -> str:
+    """The results.md section of a learning design's tables (:func:`learning_tables`)."""
+    if not tables:
+        return ""
+    slopes, paired = tables["learning_slopes"], tables["learning_paired"]
+    lines = [f"\n## {title}\n",
+             "Per opponent table and arm: the slope of the focal player's rank points over "
+             "the games of a trial (SEs clustered by trial), the share of trials whose last "
+             "game beat their first (Wilson), and each learner against the other arms on "
+             "the same deals, one pair per trial (paired t over trials).\n",
+             "| opponents | arm | trials | slope per game [95% CI] | p | last beats first "
+             "[95% CI] |", "| --- | --- | --- | --- | --- | --- |"]
+    for _, r in slopes.iterrows():
+        lines.append(f"| {r['panel']} | {r['arm']} | {r['trials']} | {r['slope']:+.3f} "
+                     f"[{r['ci_low']:+.3f}, {r['ci_high']:+.3f}] | {r['p']:.3g} | "
+                     f"{r['better']:.0%} [{r['better_ci_low']:.0%}, "
+                     f"{r['better_ci_high']:.0%}] |")
+    if len(paired):
+        lines += ["", "| opponents | learner | minus | games | trials | difference [95% CI] "
+                      "| p |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        for _, r in paired.iterrows():
+            lines.append(f"| {r['panel']} | {r['arm']} | {r['versus']} | {r['games']} | "
+                         f"{r['trials']} | {r['difference']:+.3f} [{r['ci_low']:+.3f}, "
+                         f"{r['ci_high']:+.3f}] | {r['p']:.3g} |")
+    final = tables.get("learning_final")
+    if final is not None and len(final):
+        lines += ["", "Learning state at the end of a trial (mean over trials; top: share of "
+                      "trials in which it was the highest):", "",
+                  "| opponents | arm | state | name | mean [95% CI] | top |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        for _, r in final.iterrows():
+            lines.append(f"| {r['panel']} | {r['arm']} | {r['key']} | {r['name']} | "
+                         f"{r['mean']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | "
+                         f"{r['top_share']:.0%} |")
+    return "\n".join(lines) + "\n"

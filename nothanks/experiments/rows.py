@@ -164,7 +164,7 @@ _RECALL_FIELDS = ("turn", "seat", "agent", "target_seat", "recalled", "source", 
                   "exact", "leaf_is_newest")
 
 #: Columns of a learning row after game_id, in the order add_game gathers them.
-_LEARNING_FIELDS = ("turn", "seat", "agent", "trial", "trial_game", "state")
+_LEARNING_FIELDS = ("turn", "seat", "role", "agent", "trial", "trial_game", "state")
 
 
 def _extend(columns: dict[str, list], fields: Sequence[str], rows: Sequence[tuple],
@@ -319,8 +319,8 @@ class LogRows:
                 for dec, info in zip(decisions, infos, strict=True) if "learning" in info]
             trial = self.design.trial_of(plan) or (None, None)
             _extend(self.columns["learning"], _LEARNING_FIELDS,
-                    [(turn, seat, spec, *trial, state) for turn, seat, spec, state in learned],
-                    plan.position)
+                    [(turn, seat, roles[seat], spec, *trial, state)
+                     for turn, seat, spec, state in learned], plan.position)
         if self.traces:
             t = self.columns["traces"]
             for dec in decisions:

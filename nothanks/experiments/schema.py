@@ -204,6 +204,8 @@ TABLES: dict[str, tuple[Column, ...]] = {
         *_KEYS, _GAME[0],
         Column("turn", _I16, "turn of the decision"),
         Column("seat", _I8, "seat of the learning agent"),
+        Column("role", _I8, "index of the learning agent in the table's players list (its "
+                            "seat changes from game to game when roles rotate)"),
         Column("agent", _S, "agent spec of the learning agent"),
         Column("trial", _I32, "trial of the design (deal // trial); null in designs without "
                               "trials", nullable=True),
