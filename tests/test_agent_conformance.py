@@ -36,7 +36,7 @@ from nothanks.rules import Action, Game, Variant
 from nothanks.rules.game import deal
 
 #: Parameters that keep an agent's games short in a test (every other agent: defaults).
-CHEAP = {"ismcts": "iterations=12"}
+CHEAP = {"ismcts": "iterations=12", "openspiel-mcts": "sims=2", "openspiel-ismcts": "sims=2"}
 #: Decision-info keys the decisions table keeps in a column of the same name.
 LOGGED_AS_COLUMN = ("model_time", "latency", "reason", "instance_failures")
 #: Keys the log turns into rows of other tables or derived columns.

@@ -1,6 +1,7 @@
 """Agents: baselines and the cognitive models, all behind one protocol and spec strings."""
 from .base import Agent
 from .baselines import AlwaysPassAgent, HeuristicAgent, RandomAgent
+from .outside import OpenSpielISMCTSAgent, OpenSpielMCTSAgent
 from .search import ISMCTSAgent
 from .spec import (
     AgentSpec,
@@ -22,6 +23,8 @@ register("heuristic", HeuristicAgent)
 register("always-pass", AlwaysPassAgent)
 register(HumanStandIn.name, HumanStandIn)
 register(ISMCTSAgent.name, ISMCTSAgent)
+register(OpenSpielMCTSAgent.name, OpenSpielMCTSAgent)
+register(OpenSpielISMCTSAgent.name, OpenSpielISMCTSAgent)
 
 __all__ = [
     "Agent",

@@ -37,6 +37,7 @@ public history; never the removed cards or a card not yet revealed.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +107,14 @@ def variant_from_params(params: dict[str, Any]) -> Variant:
     merged = {**DEFAULT_PARAMS, **params}
     tokens = merged.pop("starting_tokens")
     return Variant(**merged, starting_tokens=None if tokens == -1 else tokens)
+
+
+def load_variant(variant: Variant) -> NoThanksGame:
+    """``pyspiel.load_game`` of ``python_no_thanks`` for ``variant`` (the inverse of
+    :func:`variant_from_params`)."""
+    params = {name: getattr(variant, name) for name in DEFAULT_PARAMS}
+    params["starting_tokens"] = -1 if variant.starting_tokens is None else variant.tokens
+    return pyspiel.load_game(SHORT_NAME, params)
 
 
 class NoThanksGame(pyspiel.Game):
@@ -210,6 +219,32 @@ class NoThanksState(pyspiel.State):
         self.game.apply(move)
         self._takes += move is Action.TAKE
 
+    def resample_from_infostate(self, player_id: int,
+                                probability_sampler: Any) -> NoThanksState:
+        """A state ``player_id`` cannot tell from this one, for OpenSpiel's IS-MCTS: the
+        same reveals and player actions, the removed cards drawn afresh (uniformly, without
+        replacement) among the cards not revealed.
+
+        With perfect recall of the public history every seat knows every token count (each
+        starts with the variant's tokens, a pass costs one, a take gains the card's), so
+        the removed cards are the only thing hidden, and from every seat alike: the result
+        has the same information state for every seat. ``probability_sampler()`` returns
+        floats in [0, 1) (``pyspiel.UniformProbabilitySampler``). The C++
+        ``pyspiel.ISMCTSBot`` cannot call this (docs/openspiel.md, "OpenSpiel's bots as
+        agents");
+        ``open_spiel.python.algorithms.ismcts`` does.
+        """
+        del player_id  # hidden from every seat alike
+        v = self.variant
+        revealed = set(self.revealed)
+        pool = [c for c in range(v.low_card, v.high_card + 1) if c not in revealed]
+        removed = []
+        for _ in self.removed:
+            pick = min(int(probability_sampler() * len(pool)), len(pool) - 1)
+            removed.append(pool.pop(pick))
+        later = self.history()[len(self.removed):]
+        return state_with_removed(self.get_game(), removed, later)
+
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             card = self.variant.low_card + action
@@ -235,6 +270,44 @@ class NoThanksState(pyspiel.State):
         hands = [list(g.cards(seat)) for seat in range(self.variant.players)]
         return (f"removed={self.removed} revealed={self.revealed} actions={moves} "
                 f"tokens={list(g.token_counts)} cards={hands}")
+
+
+def public_actions(variant: Variant, events: Iterable[Event]) -> list[int]:
+    """The OpenSpiel action ids of a game's public events after the removals: a reveal's
+    chance outcome, ``0`` for a take, ``1`` for a pass (``GameOver`` adds none)."""
+    ids = []
+    for event in events:
+        if isinstance(event, CardRevealed):
+            ids.append(event.card - variant.low_card)
+        elif isinstance(event, (Passed, Took)):
+            ids.append(_ACTION_ID[Action.PASS if isinstance(event, Passed) else Action.TAKE])
+    return ids
+
+
+def state_with_removed(game: pyspiel.Game, removed: Sequence[int],
+                       actions: Iterable[int]) -> NoThanksState:
+    """The state of ``game`` whose removed cards are ``removed`` (cards, in order) and whose
+    later history is ``actions`` (ids as :func:`public_actions` gives them).
+
+    Raises:
+        ValueError: ``removed`` is not the variant's number of distinct deck cards, or an
+            action is not legal where it comes (the message says which and where).
+    """
+    state = game.new_initial_state()
+    v = state.variant
+    if len(removed) != v.removed or len(set(removed)) != len(removed) or not all(
+            v.low_card <= c <= v.high_card for c in removed):
+        raise ValueError(f"{SHORT_NAME}: removed cards {list(removed)} are not "
+                         f"{v.removed} distinct cards of {v.low_card}-{v.high_card}")
+    for step, action in enumerate((*(c - v.low_card for c in removed), *actions)):
+        legal = (state.legal_actions() if not state.is_chance_node()
+                 else [a for a, _ in state.chance_outcomes()])
+        if action not in legal:
+            raise ValueError(f"{SHORT_NAME}: action {action} at step {step} "
+                             f"({'chance' if state.is_chance_node() else 'player'}) is not "
+                             f"legal there; legal: {legal}")
+        state.apply_action(action)
+    return state
 
 
 @dataclass(frozen=True, slots=True)
