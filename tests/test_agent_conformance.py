@@ -39,9 +39,10 @@ from nothanks.rules.game import deal
 CHEAP = {"ismcts": "iterations=12", "openspiel-mcts": "sims=2", "openspiel-ismcts": "sims=2"}
 #: Decision-info keys the decisions table keeps in a column of the same name.
 LOGGED_AS_COLUMN = ("model_time", "latency", "reason", "instance_failures")
-#: Keys the log turns into rows of other tables or derived columns.
+#: Keys the log turns into rows of other tables or derived columns (``learning``: the
+#: learning table's state column).
 LOGGED_ELSEWHERE = {"own_tom0_action", "predictions", "recalled_tokens", "leaf_is_newest",
-                    "tom_order"}
+                    "tom_order", "learning"}
 
 
 def spec_of(name: str) -> str:

@@ -166,3 +166,32 @@ def test_bayes_tom_plugs_in_its_opponent_model_instead_of_overriding_reasoning()
     agent = BayesToMAgent()
     assert agent.opponent_model is not None
     assert "_reason" not in vars(BayesToMAgent)
+
+
+def test_base_levels_are_what_retrievals_add_fixed_or_learned():
+    memory = _memory()
+    assert memory.base_levels() is memory.fixed_activations()  # none learned: the same
+    memory.add({"card": 20, "tokens": 2, "kind": "a"})  # learned, referenced at t = 1
+    memory.advance(1.0)
+    memory.add({"card": 20, "tokens": 2, "kind": "a"})  # another presentation at t = 2
+    assert np.isposinf(memory.base_levels()[-1])  # referenced now: no finite base level
+    memory.advance(2.0)
+    base = memory.base_levels()
+    assert base[-1] == pytest.approx(np.log(3.0 ** -0.5 + 2.0 ** -0.5))
+    for row, chunk in enumerate(memory.chunks):
+        assert memory.activation(chunk, {"card": 5}).base_level == base[row]
+
+
+def test_score_rows_extend_score_columns_by_the_chunks_stored_since():
+    memory = _memory()
+    kept = len(memory)
+    for card in (11, 30):
+        memory.add({"card": card, "tokens": 0, "kind": "a"})
+    for slot, values in (("card", [3, 11, 35]), ("tokens", [0, 1, 7])):
+        rows = memory.score_rows(slot, values, kept)
+        assert rows.shape == (3, 2)
+        for index, value in enumerate(values):
+            column = memory.score_columns(((slot, value),))[0]
+            assert np.array_equal(rows[index], column[kept:])
+    assert memory.score_rows("kind", ["a"]) is None  # exact match: no score
+    assert memory.score_rows("colour", [1]) is None  # no chunk holds the slot

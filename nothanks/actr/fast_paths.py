@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from . import kernel as _kernel_module
+from .mismatch import BUILT_IN_MISMATCH, ExactMatch
 from .parameters import Parameters
 from .records import SlotValue
 
@@ -52,6 +54,17 @@ class FastPathView:
         own array, valid until the next chunk is stored; do not write to it."""
         return self._fixed.view()
 
+    def base_levels(self) -> np.ndarray:
+        """Every chunk's base level at the current time, in storing order: what a
+        retrieval now adds for each chunk before mismatches and noise (the fixed
+        activations while :attr:`learned_count` is 0, then the same array as
+        :meth:`fixed_activations`). An infinite entry marks a learned chunk referenced at
+        the current time (its retrieval would raise
+        :class:`~nothanks.actr.CurrentTimeReferenceError`). The memory's own cached array,
+        valid until the clock moves or a chunk or reference is stored; do not write to it.
+        """
+        return self._base_levels()
+
     def per_time_noise(self, count: int | None = None) -> np.ndarray:
         """The per-time noise of the first ``count`` chunks (default: every chunk) at the
         current model time: the draws every retrieval at this time adds, drawn now if
@@ -91,3 +104,26 @@ class FastPathView:
         if rows is not None:
             return None
         return self._compiled_scores(scored)
+
+    def score_rows(self, slot: str, values: Sequence[SlotValue], start: int = 0
+                   ) -> np.ndarray | None:
+        """The unscaled mismatch of the chunks stored from row ``start`` on, for ``slot``
+        requested at each of ``values``: one row per value (``len(values)`` by
+        ``len(memory) − start``), each the same bits as that value's column of
+        :meth:`score_columns` from ``start`` on (a caller keeping those columns extends
+        them by the chunks stored since with it). None where :meth:`score_columns` would
+        give None: the slot unknown, without a built-in mismatch function, or lacking
+        in some chunk, or the compiled kernels off.
+        """
+        column = self._columns.get(slot)
+        fn = self._mismatch.get(slot)
+        count = len(self._chunks)
+        if (column is None or fn is None or type(fn) not in BUILT_IN_MISMATCH
+                or column.present < count or _kernel_module.kernels() is None
+                or not (column.numeric or type(fn) is ExactMatch)):
+            return None
+        rows = np.arange(start, count)
+        scored = np.empty((len(values), count - start))
+        for index, value in enumerate(values):
+            scored[index] = self._score_slot(slot, value, column, rows, fn)
+        return scored

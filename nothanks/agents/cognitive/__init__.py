@@ -2,7 +2,8 @@
 
 Agent specs: ``tom0``, ``tom1``, ``tom2`` and ``tom:k=N`` (any order N >= 0), each with
 the parameters of :class:`ToMAgent` as spec keys, e.g. ``tom2:rt=-1.5,trace=true``;
-``bayes-tom`` (:class:`BayesToMAgent`) infers each opponent's model as it plays.
+``bayes-tom`` (:class:`BayesToMAgent`) infers each opponent's model as it plays;
+``learning-tom`` (:class:`LearningToMAgent`) learns its ToM0 instances from its opponents.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..spec import register
 from .bayes import BayesToMAgent, bayes_factory
 from .instance_sets import is_monotone, load_instances, shipped_sets
 from .instances import DEFAULT_INSTANCES, Instance, InstanceFileError, InstanceSet
+from .learning_tom import LearningToMAgent, learning_tom_factory
 from .state import state_chunk
 from .token_memory import TOKEN_CLASSES, Recall, TokenMemory, token_class
 from .tom import Belief, ToMAgent
@@ -37,9 +39,11 @@ for _order in (0, 1, 2):
     register(f"tom{_order}", _factory(_order))
 register("tom", _factory(None))
 register("bayes-tom", bayes_factory())
+register(LearningToMAgent.name, learning_tom_factory())
 
 __all__ = [
     "DEFAULT_INSTANCES", "TOKEN_CLASSES", "BayesToMAgent", "Belief", "DecisionTrace", "Instance",
-    "InstanceFileError", "InstanceSet", "Prediction", "Recall", "ToMAgent", "TokenMemory",
-    "TraceNode", "is_monotone", "load_instances", "shipped_sets", "state_chunk", "token_class",
+    "InstanceFileError", "InstanceSet", "LearningToMAgent", "Prediction", "Recall", "ToMAgent",
+    "TokenMemory", "TraceNode", "is_monotone", "load_instances", "shipped_sets", "state_chunk",
+    "token_class",
 ]

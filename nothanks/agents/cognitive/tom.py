@@ -418,26 +418,35 @@ class ToMAgent(Agent):
     def _reason_compiled(self, view: View, world: tuple[Belief, ...]) -> Outcome | None:
         """:meth:`_reason` at the root in one compiled call (``tom_kernel``): the same
         outcome, bit for bit; None when the compiled recursion cannot take this memory
-        or state (no kernels, no noise or noise per retrieval, learned instances,
-        requests not all scored, a negative count assumed)."""
+        or state (no kernels, no noise or noise per retrieval, no instances, an instance
+        learned at this very time, requests not all scored, a negative count assumed).
+        Learned instances (``learning-tom``) enter with their base levels now; the score
+        tables are remade when the memory holds other chunks than when they were made."""
         compiled = tom_kernel.compiled()
         memory = self._instance_dm
         _, count, parameters, noise = memory.compiled_view  # read once per decision
-        if (compiled is None or parameters.noise <= 0 or memory.learned_count
+        if (compiled is None or parameters.noise <= 0 or count == 0
                 or parameters.noise_mode != "per_time"):  # (the mode may change after start)
             return None
+        if memory.learned_count:
+            fixed = memory.base_levels()  # the learned chunks' base levels at this time
+            if np.isposinf(fixed).any():  # referenced now: the Python path raises
+                return None
+        else:
+            fixed = memory.fixed_activations()  # the base levels: every chunk fixed
         tokens = view.own_tokens
         if tokens == 0:
             return _MUST_TAKE_OUTCOME  # as _reason: no retrieval, no noise drawn
         variant = self.variant
         tables = self._score_tables
         if tables is None or not tables.current(variant.low_card, variant.high_card):
-            takes = np.array([_ACTIONS[chunk["action"]] is Action.TAKE
-                              for chunk in memory.chunks], dtype=np.float64)
-            tables = tom_kernel.ScoreTables(memory, takes, variant.low_card,
-                                            variant.high_card)
-            if not tables.grow(16):
-                return None
+            # chunks learned since the tables were made (learning-tom): score only those
+            if tables is None or not (tables.deck == (variant.low_card, variant.high_card)
+                                      and tables.extend(_takes(memory, tables.chunks))):
+                tables = tom_kernel.ScoreTables(memory, _takes(memory, 0), variant.low_card,
+                                                variant.high_card)
+                if not tables.grow(16):
+                    return None
             self._score_tables = tables
         # the packed state (tom_kernel.decide): its head, each seat's category of the
         # card, each seat's count of assumed counts, the counts (``width`` per seat) and
@@ -459,7 +468,6 @@ class ToMAgent(Agent):
         tail += self._others_flat
         if noise is None or len(noise) < count:  # not drawn for every chunk at this time
             noise = memory.per_time_noise()  # what the memory's own retrievals add now
-        fixed = memory.fixed_activations()  # the base levels: no learned instances
         predictions = self._predicted
         while True:
             state = np.array([self.k, view.seat, view.tokens_on_card, tokens, len(world),
@@ -775,6 +783,12 @@ def _instance_chunks(instance_set: InstanceSet) -> DeclarativeMemory:
         _INSTANCE_CHUNKS.pop(next(iter(_INSTANCE_CHUNKS)))
     _INSTANCE_CHUNKS[id(instance_set)] = (instance_set, memory)
     return memory
+
+
+def _takes(memory: DeclarativeMemory, start: int) -> np.ndarray:
+    """1.0 for each instance chunk from row ``start`` on whose action is take, else 0.0."""
+    return np.array([_ACTIONS[chunk["action"]] is Action.TAKE
+                     for chunk in memory.chunks[start:]], dtype=np.float64)
 
 
 def replace_belief(world: tuple[Belief, ...], seat: int, belief: Belief) -> tuple[Belief, ...]:

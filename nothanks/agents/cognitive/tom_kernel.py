@@ -102,6 +102,38 @@ class ScoreTables:
                 and len(memory) == self._chunks and low_card == self.deck[0]
                 and high_card == self.deck[1])
 
+    @property
+    def chunks(self) -> int:
+        """How many of the memory's chunks the tables score (its first ``chunks``)."""
+        return self._chunks
+
+    def extend(self, takes: np.ndarray) -> bool:
+        """Score the chunks stored since the tables were made (``takes``: their actions,
+        1.0 for take), keeping the columns already made; False (the tables unchanged)
+        unless the memory only gained chunks since, with the same mismatch functions, and
+        scores them all: then the caller makes new tables. The new columns are the
+        memory's own scores (:meth:`~nothanks.actr.DeclarativeMemory.score_rows`)."""
+        memory = self.memory
+        old, new = self._chunks, len(memory)
+        if (memory.mismatch_version != self._changes or new <= old
+                or len(takes) != new - old or not self.rows):
+            return False
+        low, high = self.deck
+        counts = range(self.rows)
+        parts = [memory.score_rows("category", CATEGORY_NAMES, old),
+                 memory.score_rows("card", range(low, high + 1), old),
+                 memory.score_rows("tokens_on_card", counts, old),
+                 memory.score_rows("tokens_owned", counts, old)]
+        if any(part is None for part in parts):
+            return False
+        table = np.empty((len(self.table), new))
+        table[:, :old] = self.table
+        table[TAKES_ROW, old:] = takes
+        table[CATEGORY_ROW:, old:] = np.concatenate(parts)
+        self.table, self._chunks = table, new
+        self._takes = table[TAKES_ROW]
+        return True
+
     def card_row(self, card: int) -> int:
         return CATEGORY_ROW + N_CATEGORIES + card - self.deck[0]
 
