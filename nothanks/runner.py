@@ -14,10 +14,9 @@ import pandas as pd
 from .agents import Agent, make_agent
 from .match import GameRecord, Match
 from .rules import Action, Variant
-from .rules.seeding import agent_seed, derive_seed, derive_seeds, game_seed
+from .rules.seeding import agent_seed, derive_seeds, game_seed
 
-__all__ = ["agent_seed", "game_seed", "play_game", "play_games", "play_trial", "seating",
-           "summarize"]
+__all__ = ["agent_seed", "game_seed", "play_game", "play_games", "seating", "summarize"]
 
 #: Games whose seeds are derived together (a lazy run derives them a batch ahead).
 _SEED_BATCH = 256
@@ -80,56 +79,6 @@ def play_games(
             agent_seeds = per_seat[offset * len(players):(offset + 1) * len(players)]
             yield Match([pool[i] for i in order], variant, seeds[offset], game_id=index,
                         agent_seeds=agent_seeds).run(record)
-
-
-def play_trial(
-    agents: Sequence[Agent | str],
-    games: int,
-    seed: int = 0,
-    variant: Variant | None = None,
-    *,
-    trial: int = 0,
-    rotate: bool = True,
-    record: bool = True,
-) -> list[GameRecord]:
-    """Play one *trial*: ``games`` games in a row with the same agent objects, so an agent
-    that learns across games (e.g. ``utility:carry=true``) carries what it learned.
-
-    Contract:
-
-    - ``agents``: one per seat; agent objects are used as they are (their state going in
-      is the trial's start), specs are built once; one object may not sit at two seats.
-    - Seeds: the trial's root is ``derive_seed(seed, trial)``; game ``g`` (``game_id``
-      ``g``, 0-based) has seed ``game_seed(root, g)`` and its agents ``agent_seed(game
-      seed, seat)``, as in :func:`play_games` with that root. Trials ``0, 1, ...`` of one
-      ``seed`` are thus independent and reproducible, and a control trial given the same
-      ``seed`` and ``trial`` plays the same deals.
-    - Seating: with ``rotate`` agent ``i`` sits at ``seating(agents, g)[...]`` as in
-      :func:`play_games` (each agent in every seat over ``len(agents)`` games); otherwise
-      agent ``i`` always sits at seat ``i``.
-    - Returns the games' records in play order (without decision records if ``record``
-      is false). A ValueError for ``games < 1`` or a wrong number of agents.
-    """
-    variant = variant or Variant()
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ValueError(f"games={games!r}: a trial needs a whole number of games >= 1")
-    if len(agents) != variant.players:
-        raise ValueError(f"{len(agents)} agents given for a {variant.players}-player variant; "
-                         "give one agent or spec per seat")
-    pool = [a if isinstance(a, Agent) else make_agent(a) for a in agents]
-    for i, agent in enumerate(pool):
-        for j in range(i):
-            if pool[j] is agent:
-                raise ValueError(f"the same agent object is given for seats {j} and {i}; "
-                                 "give each seat its own agent")
-    root = derive_seed(seed, trial)
-    seeds = derive_seeds([(root, g) for g in range(games)])
-    players = range(len(pool))
-    out = []
-    for g, game in enumerate(seeds):
-        order = seating(pool, g) if rotate else list(players)
-        out.append(Match([pool[i] for i in order], variant, game, game_id=g).run(record))
-    return out
 
 
 def summarize(games: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:
