@@ -12,11 +12,14 @@ from collections.abc import Iterator, Sequence
 import pandas as pd
 
 from .agents import Agent, make_agent
+from .batch import batchable, play_batch
+from .batch import enabled as batch_enabled
 from .match import GameRecord, Match
 from .rules import Action, Variant
-from .rules.seeding import agent_seed, derive_seeds, game_seed
+from .rules.seeding import agent_seed, derive_seed, derive_seeds, game_seed
 
-__all__ = ["agent_seed", "game_seed", "play_game", "play_games", "seating", "summarize"]
+__all__ = ["agent_seed", "game_seed", "play_game", "play_games", "play_trial", "seating",
+           "summarize"]
 
 #: Games whose seeds are derived together (a lazy run derives them a batch ahead).
 _SEED_BATCH = 256
@@ -59,8 +62,14 @@ def play_games(
     start: int = 0,
     rotate: bool = True,
     record: bool = True,
+    batch: bool = True,
 ) -> Iterator[GameRecord]:
-    """Play games ``start .. start+games-1`` of a run; agents are built once and reused."""
+    """Play games ``start .. start+games-1`` of a run; agents are built once and reused.
+
+    When every agent is a baseline the batch engine plays (:func:`nothanks.batch.batchable`)
+    and ``batch`` is true, the games are played in compiled batches with the same records
+    (``batch=False`` or ``NOTHANKS_BATCH=0``: one :class:`Match` per game).
+    """
     variant = variant or Variant()
     if len(specs) != variant.players:
         raise ValueError(
@@ -69,16 +78,75 @@ def play_games(
         )
     pool = [make_agent(s) for s in specs]
     players = range(len(specs))
+    batched = batch and batchable(pool) and batch_enabled()
     for first in range(start, start + games, _SEED_BATCH):
         # the seeds of game_seed and agent_seed, derived for a batch of games at once
         indices = range(first, min(first + _SEED_BATCH, start + games))
         seeds = derive_seeds([(seed, index) for index in indices])
         per_seat = derive_seeds([(s, 1 + seat) for s in seeds for seat in players])
+        if batched:
+            seated = [[pool[i] for i in (seating(specs, index) if rotate else players)]
+                      for index in indices]
+            width = len(players)
+            yield from play_batch(seated, variant, seeds,
+                                  [per_seat[k:k + width] for k in range(0, len(per_seat), width)],
+                                  indices, record)
+            continue
         for offset, index in enumerate(indices):
             order = seating(specs, index) if rotate else list(players)
             agent_seeds = per_seat[offset * len(players):(offset + 1) * len(players)]
             yield Match([pool[i] for i in order], variant, seeds[offset], game_id=index,
                         agent_seeds=agent_seeds).run(record)
+
+
+def play_trial(
+    agents: Sequence[Agent | str],
+    games: int,
+    seed: int = 0,
+    variant: Variant | None = None,
+    *,
+    trial: int = 0,
+    rotate: bool = True,
+    record: bool = True,
+) -> list[GameRecord]:
+    """Play one *trial*: ``games`` games in a row with the same agent objects, so an agent
+    that learns across games (e.g. ``utility:carry=true``) carries what it learned.
+
+    Contract:
+
+    - ``agents``: one per seat; agent objects are used as they are (their state going in
+      is the trial's start), specs are built once; one object may not sit at two seats.
+    - Seeds: the trial's root is ``derive_seed(seed, trial)``; game ``g`` (``game_id``
+      ``g``, 0-based) has seed ``game_seed(root, g)`` and its agents ``agent_seed(game
+      seed, seat)``, as in :func:`play_games` with that root. Trials ``0, 1, ...`` of one
+      ``seed`` are thus independent and reproducible, and a control trial given the same
+      ``seed`` and ``trial`` plays the same deals.
+    - Seating: with ``rotate`` agent ``i`` sits at ``seating(agents, g)[...]`` as in
+      :func:`play_games` (each agent in every seat over ``len(agents)`` games); otherwise
+      agent ``i`` always sits at seat ``i``.
+    - Returns the games' records in play order (without decision records if ``record``
+      is false). A ValueError for ``games < 1`` or a wrong number of agents.
+    """
+    variant = variant or Variant()
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games={games!r}: a trial needs a whole number of games >= 1")
+    if len(agents) != variant.players:
+        raise ValueError(f"{len(agents)} agents given for a {variant.players}-player variant; "
+                         "give one agent or spec per seat")
+    pool = [a if isinstance(a, Agent) else make_agent(a) for a in agents]
+    for i, agent in enumerate(pool):
+        for j in range(i):
+            if pool[j] is agent:
+                raise ValueError(f"the same agent object is given for seats {j} and {i}; "
+                                 "give each seat its own agent")
+    root = derive_seed(seed, trial)
+    seeds = derive_seeds([(root, g) for g in range(games)])
+    players = range(len(pool))
+    out = []
+    for g, game in enumerate(seeds):
+        order = seating(pool, g) if rotate else list(players)
+        out.append(Match([pool[i] for i in order], variant, game, game_id=g).run(record))
+    return out
 
 
 def summarize(games: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:

@@ -1,8 +1,9 @@
-"""ACT-R declarative memory (thesis §1.1.2, §3.3).
+"""ACT-R declarative memory (thesis §1.1.2, §3.3) and procedural utilities.
 
 Chunks, base-level learning, logistic noise, partial matching, retrieval with latency
-and inspectable records; blending of instances, IBL style (:class:`InstanceMemory`).
-Knows nothing of No Thanks!.
+and inspectable records; production utilities with noisy conflict resolution and utility
+learning (:class:`ProceduralMemory`); blending of instances, IBL style
+(:class:`InstanceMemory`). Knows nothing of No Thanks!.
 Equations, parameters and defaults: docs/actr.md.
 """
 from .blending import (
@@ -23,6 +24,7 @@ from .memory import (
     recall_probability,
 )
 from .mismatch import ExactMatch, Linear, MismatchFunction, VectorizedMismatch, Weber
+from .procedural import CLEAR, ProceduralMemory, Selection, UtilityUpdate
 from .records import (
     ActivationComponents,
     CandidateColumns,
@@ -33,6 +35,7 @@ from .records import (
 )
 
 __all__ = [
+    "CLEAR",
     "CREDIT_SCHEMES",
     "NOISE_MODES",
     "NOISE_STREAMS",
@@ -49,10 +52,13 @@ __all__ = [
     "MismatchFunction",
     "NoiseMode",
     "Parameters",
+    "ProceduralMemory",
     "Retrieval",
     "RetrievalRecord",
+    "Selection",
     "Similarity",
     "SlotValue",
+    "UtilityUpdate",
     "VectorizedMismatch",
     "Weber",
     "assign_credit",

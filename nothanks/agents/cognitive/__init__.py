@@ -3,7 +3,8 @@
 Agent specs: ``tom0``, ``tom1``, ``tom2`` and ``tom:k=N`` (any order N >= 0), each with
 the parameters of :class:`ToMAgent` as spec keys, e.g. ``tom2:rt=-1.5,trace=true``;
 ``bayes-tom`` (:class:`BayesToMAgent`) infers each opponent's model as it plays;
-``learning-tom`` (:class:`LearningToMAgent`) learns its ToM0 instances from its opponents.
+``learning-tom`` (:class:`LearningToMAgent`) learns its ToM0 instances from its opponents;
+``utility`` (:class:`UtilityAgent`) chooses among strategies by learned ACT-R utility.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .state import state_chunk
 from .token_memory import TOKEN_CLASSES, Recall, TokenMemory, token_class
 from .tom import Belief, ToMAgent
 from .traces import DecisionTrace, Prediction, TraceNode
+from .utility import UtilityAgent
 
 
 def _factory(k: int | None):
@@ -40,10 +42,11 @@ for _order in (0, 1, 2):
 register("tom", _factory(None))
 register("bayes-tom", bayes_factory())
 register(LearningToMAgent.name, learning_tom_factory())
+register(UtilityAgent.name, UtilityAgent)
 
 __all__ = [
     "DEFAULT_INSTANCES", "TOKEN_CLASSES", "BayesToMAgent", "Belief", "DecisionTrace", "Instance",
     "InstanceFileError", "InstanceSet", "LearningToMAgent", "Prediction", "Recall", "ToMAgent",
-    "TokenMemory", "TraceNode", "is_monotone", "load_instances", "shipped_sets", "state_chunk",
-    "token_class",
+    "TokenMemory", "TraceNode", "UtilityAgent", "is_monotone", "load_instances", "shipped_sets",
+    "state_chunk", "token_class",
 ]

@@ -1,0 +1,226 @@
+"""Games between baseline agents, many per compiled call: the Python engine's records,
+several times faster.
+
+Games whose every seat is a ``random``, ``heuristic`` or ``always-pass`` agent (no
+traces: they keep none) are played by :func:`nothanks.search.baseline_games.play` on the
+rules kernel, and their columns turned into the :class:`~nothanks.match.GameRecord` and
+:class:`~nothanks.match.DecisionRecord` values that :class:`~nothanks.match.Match` makes
+for the same seeds, equal field for field (tests/agreement/test_batch_engine.py), so
+every log table written from them is identical too.
+
+:func:`nothanks.runner.play_games` and a design run's workers take this path by
+themselves when they can (:func:`batchable`); ``play_games(..., batch=False)`` or the
+environment variable ``NOTHANKS_BATCH=0`` turns it off (:func:`enabled`), and it is off
+without numba (the kernel's plain-Python fallback would be slower than the engine).
+"""
+from __future__ import annotations
+
+import os
+from bisect import insort
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from itertools import islice, repeat
+
+import numpy as np
+
+from .agents import Agent, AlwaysPassAgent, HeuristicAgent, RandomAgent
+from .match import DecisionRecord, GameRecord
+from .rules import Action, Variant
+from .rules.scoring import CATEGORY_BY_NEIGHBOURS
+
+__all__ = ["ENV", "BatchGames", "batchable", "enabled", "play_batch", "play_columns"]
+
+#: The environment variable that turns the batch path off when set to ``0``.
+ENV = "NOTHANKS_BATCH"
+
+#: Games played per compiled call at most (bounds the decision buffers' memory).
+CALL_GAMES = 4096
+
+
+def enabled() -> bool:
+    """Whether the batch path may be used: ``NOTHANKS_BATCH`` is not ``0`` and the rules
+    kernel is compiled (numba present, ``NOTHANKS_SEARCH_KERNEL`` not ``0``)."""
+    if os.environ.get(ENV, "1") == "0":
+        return False
+    from .search import kernel
+    return kernel.COMPILED
+
+
+def _kind(agent: Agent) -> tuple[int, float] | None:
+    """The kernel's kind of player and parameter for ``agent``, or ``None`` if the kernel
+    cannot play it (any other class, a subclass included: it may decide otherwise)."""
+    from .search import baseline_games as bg
+    cls = type(agent)
+    if cls is RandomAgent:
+        return bg.RANDOM, float(agent.p)
+    if cls is HeuristicAgent:
+        return bg.HEURISTIC, float(agent.T)
+    if cls is AlwaysPassAgent:
+        return bg.ALWAYS_PASS, 0.0
+    return None
+
+
+def batchable(agents: Sequence[Agent]) -> bool:
+    """Whether every agent is one the batch path plays exactly (``random``,
+    ``heuristic``, ``always-pass``; not a subclass) and none keeps traces."""
+    cls = (RandomAgent, HeuristicAgent, AlwaysPassAgent)
+    return all(type(a) in cls and not a.traces for a in agents)
+
+
+@dataclass(frozen=True)
+class BatchGames:
+    """The columns of a batch of played games (``G`` games, ``n`` seats, ``D`` decisions).
+
+    ``order[g]``: the dealt cards in the order revealed; ``takers[g, i]``: the seat that
+    took ``order[g, i]``; ``tokens``, ``scores``, ``ranks``, ``rank_points``: ``G x n``
+    outcomes; ``decisions``: ``D`` rows of
+    :data:`nothanks.search.baseline_games.DECISION_FIELDS` in play order (empty unless
+    recorded); ``true_tokens``: every seat's tokens before each decision (``D x n``).
+    """
+
+    order: np.ndarray
+    takers: np.ndarray
+    tokens: np.ndarray
+    scores: np.ndarray
+    ranks: np.ndarray
+    rank_points: np.ndarray
+    decisions: np.ndarray
+    true_tokens: np.ndarray
+
+
+def play_columns(seated: Sequence[Sequence[Agent]], variant: Variant, seeds: Sequence[int],
+                 agent_seeds: Sequence[Sequence[int]], record: bool = True) -> BatchGames:
+    """Play game ``g`` with ``seated[g][seat]`` at each seat, its deal from ``seeds[g]``
+    and each agent's randomness from ``agent_seeds[g][seat]``, as :class:`Match` would.
+
+    Raises ValueError when the lengths disagree or an agent is not :func:`batchable`.
+    """
+    from .search import baseline_games as bg
+    games, n = len(seated), variant.players
+    if len(seeds) != games or len(agent_seeds) != games:
+        raise ValueError(f"{games} seatings, {len(seeds)} seeds and {len(agent_seeds)} "
+                         "agent-seed rows given; give one of each per game")
+    kinds = np.zeros((games, n), dtype=np.int64)
+    params = np.zeros((games, n), dtype=np.float64)
+    seat_words = np.zeros((games, n, 3), dtype=np.int64)
+    seat_words[:, :, 2] = 1
+    known: dict[int, tuple[int, float]] = {}
+    for g, agents in enumerate(seated):
+        if len(agents) != n:
+            raise ValueError(f"game {g}: {len(agents)} agents for a {n}-player variant; "
+                             "give one agent per seat")
+        for seat, agent in enumerate(agents):
+            kind = known.get(id(agent))
+            if kind is None:
+                kind = _kind(agent)
+                if kind is None or agent.traces:
+                    raise ValueError(
+                        f"game {g}, seat {seat}: agent {agent.spec!r} cannot be played by "
+                        "the batch engine; valid: random, heuristic and always-pass "
+                        "agents without traces (play it with nothanks.match.Match)")
+                known[id(agent)] = kind
+            kinds[g, seat], params[g, seat] = kind
+            if kind[0] == bg.RANDOM:
+                seat_words[g, seat] = bg.seed_words(agent_seeds[g][seat])
+    game_words = np.array([bg.seed_words(seed) for seed in seeds],
+                          dtype=np.int64).reshape(games, 3)
+    played, bound = variant.cards_played, bg.decision_bound(n, variant.tokens,
+                                                             variant.cards_played)
+    order = np.zeros((games, played), dtype=np.int64)
+    takers = np.zeros((games, played), dtype=np.int64)
+    finals = np.zeros((games, 3 * n), dtype=np.float64)
+    ranks = np.zeros((games, n), dtype=np.int64)
+    rows = (min(games, CALL_GAMES) * 64 + bound) if record else 0
+    decisions = np.zeros((rows, len(bg.DECISION_FIELDS)), dtype=np.int64)
+    true_tokens = np.zeros((rows, n), dtype=np.int64)
+    count = np.zeros(1, dtype=np.int64)
+    done = 0
+    while done < games:
+        stop = min(games, done + CALL_GAMES)
+        done = bg.play(done, variant.low_card, variant.high_card, played, variant.tokens,
+                       bound, game_words[:stop], kinds[:stop], params[:stop],
+                       seat_words[:stop], bg.START, record, order, takers, finals, ranks, decisions,
+                       true_tokens, count)
+        if done < stop:  # the next game might not fit: grow the decision buffers
+            decisions = np.concatenate([decisions, np.zeros_like(decisions)])
+            true_tokens = np.concatenate([true_tokens, np.zeros_like(true_tokens)])
+    used = int(count[0])
+    return BatchGames(order, takers, finals[:, :n].astype(np.int64),
+                      finals[:, n:2 * n].astype(np.int64), ranks, finals[:, 2 * n:],
+                      decisions[:used], true_tokens[:used])
+
+
+_ACTIONS = (Action.TAKE, Action.PASS)  # by the kernel's TAKE, PASS
+#: A decision record from its fields in order, as Match makes it (tuple.__new__)
+_new_decision = partial(tuple.__new__, DecisionRecord)
+
+
+def play_batch(seated: Sequence[Sequence[Agent]], variant: Variant, seeds: Sequence[int],
+               agent_seeds: Sequence[Sequence[int]], game_ids: Sequence[int],
+               record: bool = True) -> Iterator[GameRecord]:
+    """The records ``Match(seated[g], variant, seeds[g], game_id=game_ids[g],
+    agent_seeds=agent_seeds[g]).run(record)`` returns, for every game ``g`` in turn: the
+    games are played in one batch (:func:`play_columns`; its errors, raised at once),
+    the records made as they are taken.
+
+    The decision records are zipped from per-field columns without Python code per
+    decision, and made lazily, game by game: a batch's records made all at once would
+    outlive the garbage collector's young generation and make its passes several times
+    dearer than the games.
+    """
+    if len(game_ids) != len(seated):
+        raise ValueError(f"{len(seated)} seatings and {len(game_ids)} game ids given; give "
+                         "one id per game")
+    cols = play_columns(seated, variant, seeds, agent_seeds, record)
+    return _records(cols, seated, variant.players, seeds, game_ids, record)
+
+
+def _records(cols: BatchGames, seated: Sequence[Sequence[Agent]], n: int,
+             seeds: Sequence[int], game_ids: Sequence[int],
+             record: bool) -> Iterator[GameRecord]:
+    """The game records of :func:`play_batch`, one game at a time."""
+    games = len(seated)
+    orders, takers = cols.order.tolist(), cols.takers.tolist()
+    tokens, scores = cols.tokens.tolist(), cols.scores.tolist()
+    ranks, points = cols.ranks.tolist(), cols.rank_points.tolist()
+    d = cols.decisions
+    game, seat = d[:, 0], d[:, 2]
+    counts = np.bincount(game, minlength=games).tolist()
+    # every hand a seat held, in the order it grew: hands[base[g * n + seat] + k] is
+    # the first k cards seat took in game g, ascending (what Game keeps)
+    hands: list[tuple[int, ...]] = []
+    base = np.zeros(games * n, dtype=np.int64)
+    finals = []
+    for g in range(games):
+        held: list[list[tuple[int, ...]]] = [[()] for _ in range(n)]
+        for card, taker in zip(orders[g], takers[g], strict=True):
+            hand = list(held[taker][-1])
+            insort(hand, card)
+            held[taker].append(tuple(hand))
+        for s in range(n):
+            base[g * n + s] = len(hands)
+            hands += held[s]
+        finals.append(tuple([h[-1] for h in held]))
+    specs = [tuple([a.spec for a in agents]) for agents in seated]
+    flat_specs = [spec for row in specs for spec in row]
+    count = len(d)
+    own = cols.true_tokens[np.arange(count), seat]
+    key = game * n + seat
+    # the fields of every decision in play order, as lazy columns
+    made = map(_new_decision, zip(
+        (np.arange(count) - np.repeat(np.cumsum([0] + counts[:-1]), counts)).tolist(),
+        d[:, 1].tolist(), seat.tolist(), map(flat_specs.__getitem__, key.tolist()),
+        d[:, 3].tolist(), d[:, 4].tolist(), own.tolist(),
+        map(hands.__getitem__, (base[key] + d[:, 5]).tolist()),
+        d[:, 6].tolist(), map(CATEGORY_BY_NEIGHBOURS.__getitem__, d[:, 7].tolist()),
+        zip(*cols.true_tokens.T.tolist(), strict=True),
+        map(_ACTIONS.__getitem__, d[:, 8].tolist()), (own == 0).tolist(),
+        map(dict, repeat((), count)), repeat(None, count), repeat(None, count),
+        repeat(None, count), strict=True))
+    for g, agents in enumerate(seated):
+        yield GameRecord(
+            game_ids[g], seeds[g], specs[g], tuple([a.label for a in agents]),
+            tuple([a.tom_order for a in agents]), tuple([a.kind for a in agents]), finals[g],
+            tuple(tokens[g]), tuple(scores[g]), tuple(ranks[g]), tuple(points[g]),
+            tuple(islice(made, counts[g])) if record else ())

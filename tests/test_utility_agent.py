@@ -1,0 +1,161 @@
+"""The ``utility`` agent (nothanks.agents.cognitive.utility; docs/agent-specs.md) and
+trials of games with the same agent objects (nothanks.runner.play_trial): rewards by
+scheme, carrying utilities across games, the learning state in every decision's info,
+and that a seeded trial learns to prefer the strategy that scores better."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nothanks.agents import AgentSpecError, make_agent
+from nothanks.experiments.rows import compact_frames
+from nothanks.match import Match
+from nothanks.rules import Variant
+from nothanks.rules.seeding import derive_seed, game_seed
+from nothanks.runner import play_trial
+
+CHEAP = "strategies=T0+T30+seq"  # rules only: no ToM model to load, games in milliseconds
+TABLE = ["heuristic", "heuristic:T=-2", "random:p=0.4"]
+
+
+def rewards_of(agent) -> list[float]:
+    """Record every reward the agent gives its procedural memory."""
+    given: list[float] = []
+    reward = agent.memory.reward
+
+    def recording(value):
+        given.append(value)
+        return reward(value)
+
+    agent.memory.reward = recording
+    return given
+
+
+@pytest.mark.parametrize("scheme", ["take", "rank"])
+def test_rewards_add_up_to_the_score_change_or_are_the_rank(scheme):
+    agent = make_agent(f"utility:{CHEAP},reward={scheme},rank_reward=4")
+    given = rewards_of(agent)
+    record = Match([*TABLE[:1], agent, *TABLE[1:]], Variant(), seed=21).run()
+    score, points = record.scores[1], record.rank_points[1]
+    if scheme == "rank":
+        assert given == [4 * points]
+    else:
+        cards = Variant().cards_played
+        assert len(given) == cards  # one per card settled, whoever took it
+        start = -Variant().tokens  # the score before any move: no cards, starting tokens
+        assert sum(given) == pytest.approx(-(score - start))
+        # a card another player took costs only the tokens paid passing on it
+        others = [d for d in record.decisions if d.action == "take" and d.seat != 1]
+        assert others and all(given[i] <= 0 for i, d in enumerate(
+            d for d in record.decisions if d.action == "take") if d.seat != 1)
+
+
+def test_decision_info_is_the_learning_state_and_simulate_tables_keep_it():
+    agent = make_agent(f"utility:{CHEAP}")
+    record = Match([agent, *TABLE], Variant(), seed=4).run()
+    own = [d for d in record.decisions if d.seat == 0]
+    for d in own:
+        info = d.info
+        assert set(info["utilities"]) == {"T0", "T30", "seq"}
+        if d.forced:
+            assert info["strategy"] is None
+        else:
+            assert info["strategy"] in info["utilities"]
+            assert info["reason"].startswith(f"strategy {info['strategy']}")
+    # the utilities move during the game (the take rewards), and the info shows it
+    assert own[0].info["utilities"] != own[-1].info["utilities"]
+    _, table = compact_frames([record])
+    mine = table[table["seat"] == 0]
+    assert mine["strategy"].tolist() == [d.info["strategy"] for d in own]
+    assert mine["utilities"].str.startswith('{"T0"').all()
+
+
+def test_carry_keeps_the_utilities_from_game_to_game_and_the_default_starts_afresh():
+    carried = make_agent(f"utility:{CHEAP},carry=true")
+    fresh = make_agent(f"utility:{CHEAP}")
+    for agent in (carried, fresh):
+        Match([agent, *TABLE], Variant(), seed=1).run()
+    after_one = dict(carried.utilities)
+    assert after_one != {"T0": 0.0, "T30": 0.0, "seq": 0.0}
+    second = Match([carried, *TABLE], Variant(), seed=2).run()
+    first_info = next(d.info for d in second.decisions if d.seat == 0)
+    assert first_info["utilities"] == after_one  # game 2 starts where game 1 ended
+    second = Match([fresh, *TABLE], Variant(), seed=2).run()
+    first_info = next(d.info for d in second.decisions if d.seat == 0)
+    assert first_info["utilities"] == {"T0": 0.0, "T30": 0.0, "seq": 0.0}
+
+
+@pytest.mark.parametrize(("spec", "names"), [
+    ("utility:reward=both", "reward='both' is unknown; valid: take, rank"),
+    ("utility:strategies=tom3", "'tom3' is not a strategy"),
+    ("utility:strategies=T0+T0", "repeats T0"),
+    ("utility:strategies=T0++seq", "empty entry"),
+    ("utility:egs=-1", "egs must be >= 0"),
+    ("utility:alpha=0", "alpha must be > 0"),
+    ("utility:time_per_turn=-1", "time_per_turn=-1.0 is invalid"),
+])
+def test_bad_keys_are_refused_with_what_is_valid(spec, names):
+    with pytest.raises(AgentSpecError, match=names.replace("(", r"\(").replace(")", r"\)")):
+        make_agent(spec)
+
+
+def test_play_trial_seeds_seating_and_reproducibility():
+    variant = Variant(players=3)
+
+    def trial(seed, index, learner_carry="true"):
+        agents = [make_agent(f"utility:{CHEAP},carry={learner_carry}"), "heuristic", "random"]
+        return play_trial(agents, 4, seed, variant, trial=index), agents[0]
+
+    records, learner = trial(9, 2)
+    root = derive_seed(9, 2)
+    assert [r.seed for r in records] == [game_seed(root, g) for g in range(4)]
+    assert [r.game_id for r in records] == [0, 1, 2, 3]
+    # rotation: the learner (agent 0) sits at seat 0, 2, 1, 0 (runner.seating)
+    assert [r.agents.index(learner.spec) for r in records] == [0, 2, 1, 0]
+    again, _ = trial(9, 2)
+    assert [r.decisions for r in again] == [r.decisions for r in records]
+    other, _ = trial(9, 3)
+    assert [r.seed for r in other] != [r.seed for r in records]
+    # learning carried: the learner's last game starts from utilities it learned
+    last = next(d.info for d in records[-1].decisions if d.agent == learner.spec)
+    assert last["utilities"] != {"T0": 0.0, "T30": 0.0, "seq": 0.0}
+    with pytest.raises(ValueError, match="seats 0 and 1"):
+        play_trial([learner, learner, "random"], 1, 0, variant)
+    with pytest.raises(ValueError, match="games=0"):
+        play_trial(["random"] * 3, 0, 0, variant)
+
+
+def _share_of(records, spec: str, strategy: str) -> float:
+    chosen = [d.info["strategy"] for r in records for d in r.decisions
+              if d.agent == spec and d.info.get("strategy")]
+    return float(np.mean([c == strategy for c in chosen]))
+
+
+def test_a_trial_learns_to_prefer_the_strategy_that_scores_better():
+    """Falsifiable: on these deals T0 (take only free cards) scores far better than T30
+    (take nearly anything); learners carrying their utilities over a trial must end
+    preferring T0 and choose it more in their last games than learners that start every
+    game afresh on the same deals (the no-learning control), and score better there."""
+    spec = "utility:strategies=T0+T30,carry={}"
+    games, seed, trials = 12, 5, 6
+    table = ["heuristic", "heuristic:T=-2", "random:p=0.4"]
+    late = slice(games // 2, games)
+    # the two strategies alone, on the same deals and seats: which one scores better
+    fixed = {rule: np.mean([r.scores[0] for r in play_trial(
+        [f"heuristic:T={rule[1:]}", *table], games, seed, rotate=False)])
+        for rule in ("T0", "T30")}
+    assert fixed["T0"] < fixed["T30"] - 10  # lower scores are better
+    prefer, share, control_share, score, control_score = [], [], [], [], []
+    for trial in range(trials):
+        learner = make_agent(spec.format("true"))
+        learned = play_trial([learner, *table], games, seed, trial=trial, rotate=False)
+        fresh = make_agent(spec.format("false"))
+        control = play_trial([fresh, *table], games, seed, trial=trial, rotate=False)
+        prefer.append(learner.utilities["T0"] > learner.utilities["T30"])
+        share.append(_share_of(learned[late], learner.spec, "T0"))
+        control_share.append(_share_of(control[late], fresh.spec, "T0"))
+        score.append(np.mean([r.scores[0] for r in learned[late]]))
+        control_score.append(np.mean([r.scores[0] for r in control[late]]))
+    assert sum(prefer) == trials
+    assert np.mean(share) > 0.75 and np.mean(share) > np.mean(control_share) + 0.15
+    assert np.mean(score) < np.mean(control_score) - 10
