@@ -24,8 +24,9 @@ per decision; an outcome may be delayed: the instance first holds the expected v
 replaced later, at its original time) and assigns credit over an episode with
 :func:`assign_credit`: ``"equal"``, ``"exponential"`` (γ) or ``"td"`` (γ).
 
-The blend runs in one compiled pass (numba, ``cache=True``) over the references and the
-candidates; without numba, in NumPy.
+A blend is a handful of whole-array NumPy operations over the references and the candidates
+(vectorized ``exp``/``log``/``sqrt``; a compiled scalar loop was 3-5× slower at 5,000
+instances), so the cost of a decision grows linearly with the history.
 """
 from __future__ import annotations
 
@@ -33,13 +34,13 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Real
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
 
 from .base_level import CurrentTimeReferenceError, log_in_place
 from .growable import Growable
-from .mismatch import BUILT_IN_MISMATCH, ExactMatch, MismatchFunction
+from .mismatch import BUILT_IN_MISMATCH, MismatchFunction
 from .parameters import check_at_least, real_number
 
 CreditScheme = Literal["equal", "exponential", "td"]
@@ -52,75 +53,10 @@ CREDIT_SCHEMES: dict[str, str] = {
 }
 
 _SQRT2 = math.sqrt(2.0)
-_kernels: Any = None
-_compiled = False
-
-
-def _compile() -> Any:
-    """The compiled base-level and blend kernels, or None without numba."""
-    try:
-        import numba
-    except ImportError:
-        return None
-
-    @numba.njit(cache=True, nogil=True)
-    def base_levels(ref_time, ref_row, t, d, out):
-        """``out[i] = ln Σ (t − t_j)^(−d)`` over row i's references (row −1: removed)."""
-        out[:] = 0.0
-        half = d == 0.5
-        for j in range(ref_time.shape[0]):
-            row = ref_row[j]
-            if row >= 0:
-                age = t - ref_time[j]
-                out[row] += 1.0 / math.sqrt(age) if half else age ** -d
-        for i in range(out.shape[0]):
-            out[i] = math.log(out[i]) if out[i] > 0.0 else -math.inf
-
-    @numba.njit(cache=True, nogil=True)
-    def blend(base, rows, mismatch, penalty, noise, outcomes, tau, probabilities):
-        """The blended value over the candidate ``rows`` (empty: every row); fills
-        ``probabilities`` (one per candidate) when it is not empty."""
-        count = rows.shape[0] if rows.shape[0] else base.shape[0]
-        use_rows = rows.shape[0] != 0
-        scored = mismatch.shape[0] != 0
-        noisy = noise.shape[0] != 0
-        keep = probabilities.shape[0] != 0
-        activations = np.empty(count)
-        best = -math.inf
-        for c in range(count):
-            i = rows[c] if use_rows else c
-            a = base[i]
-            if noisy:
-                a += noise[c]
-            if scored:
-                a += mismatch[i] * penalty
-            activations[c] = a
-            if a > best:
-                best = a
-        total = 0.0
-        value = 0.0
-        for c in range(count):
-            i = rows[c] if use_rows else c
-            w = math.exp((activations[c] - best) / tau)
-            total += w
-            value += w * outcomes[i]
-            if keep:
-                probabilities[c] = w
-        if keep:
-            for c in range(count):
-                probabilities[c] /= total
-        return value / total
-
-    return type("Kernels", (), {"base_levels": staticmethod(base_levels),
-                                "blend": staticmethod(blend)})
-
-
-def _kernels_now() -> Any:
-    global _kernels, _compiled
-    if not _compiled:
-        _compiled = True
-        _kernels = _compile()
-    return _kernels
+#: Half the spacing of NumPy's uniform doubles: ``random() + _HALF_ULP`` is in (0, 1), so the
+#: logistic ``ln(u / (1 − u))`` is always finite.
+_HALF_ULP = 2.0 ** -54
+_REMOVED = -math.inf  # the time of a removed reference: (t + inf)^(−d) = 0 for d > 0
 
 
 _EMPTY = np.empty(0)
@@ -196,7 +132,7 @@ class InstanceMemory:
                 raise ValueError(f"similarity for {name!r}, which is not an attribute; "
                                  f"valid: {', '.join(names)}")
             self.similarity[name] = spec if isinstance(spec, Similarity) else Similarity(spec)
-        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self.reseed(seed)
         self.time = 0
         # instances: one row each; values per attribute (float64 when every value is a
         # number, else object), outcome, live reference count
@@ -209,15 +145,21 @@ class InstanceMemory:
         self._dead = 0  # rows whose references were all removed
         # exact-match index: attribute -> value -> rows
         self._index: dict[str, dict[Hashable, Growable]] = {n: {} for n in names}
-        # references (a removed one gets row -1)
+        # references (a removed one gets the time -inf, which adds nothing)
         self._ref_time = Growable(np.float64)
         self._ref_row = Growable(np.int64)
         self._refs_at: dict[tuple[int, float], list[int]] = {}
         self._latest = -math.inf
+        self._simple = True  # reference j is instance j's only one (so far)
         # mismatch columns per (attribute, value), extended as rows arrive
-        self._scores: dict[str, dict[Hashable, Growable]] = {n: {} for n in self.similarity}
+        self._scores: dict[str, dict[Hashable, list]] = {n: {} for n in self.similarity}
         self._base_key: tuple | None = None
         self._base = _EMPTY
+
+    def reseed(self, seed: int | np.random.SeedSequence | np.random.Generator | None
+               ) -> None:
+        """Draw the noise (and the learner's tie breaks) from ``seed`` from now on."""
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
     # ------------------------------------------------------------------ storing
     def key(self, option: Mapping[str, Hashable] | Sequence[Hashable]) -> tuple:
@@ -254,6 +196,7 @@ class InstanceMemory:
         elif self._counts[row] == 0:
             self._dead -= 1
         self._counts[row] += 1
+        self._simple = self._simple and row == len(self._ref_row)
         self._refs_at.setdefault((row, when), []).append(len(self._ref_time))
         self._ref_time.append(when)
         self._ref_row.append(row)
@@ -292,7 +235,7 @@ class InstanceMemory:
         refs = None if row is None else self._refs_at.get((row, real_number("when", when)))
         if not refs:
             return False
-        self._ref_row[refs.pop()] = -1
+        self._ref_time[refs.pop()] = _REMOVED
         self._counts[row] -= 1
         if self._counts[row] == 0:
             self._dead += 1
@@ -313,9 +256,17 @@ class InstanceMemory:
     def instance(self, row: int) -> tuple[dict[str, Hashable], float, tuple[float, ...]]:
         """Row ``row``'s attribute values, outcome and reference times."""
         key = self._keys[row]
-        times = tuple(t for (r, t), refs in self._refs_at.items() if r == row
-                      for _ in refs)
+        times = [t for (r, t), refs in self._refs_at.items() if r == row for _ in refs]
         return dict(zip(self.attributes, key, strict=False)), key[-1], tuple(sorted(times))
+
+    def instances(self) -> list[tuple[dict[str, Hashable], float, tuple[float, ...]]]:
+        """Every instance with a reference: attribute values, outcome, reference times."""
+        times: dict[int, list[float]] = {}
+        for (row, t), refs in self._refs_at.items():
+            times.setdefault(row, []).extend([t] * len(refs))
+        return [(dict(zip(self.attributes, self._keys[row], strict=False)),
+                 self._keys[row][-1], tuple(sorted(times[row])))
+                for row in sorted(times) if times[row]]
 
     # ------------------------------------------------------------------ blending
     def _base_levels(self) -> np.ndarray:
@@ -327,56 +278,64 @@ class InstanceMemory:
             raise CurrentTimeReferenceError(
                 f"an instance has a reference at time {self._latest:g} >= the current time "
                 f"{self.time}: its base level is infinite; advance the clock first")
-        times, rows = self._ref_time.view(), self._ref_row.view()
-        compiled = _kernels_now()
-        base = np.empty(len(self._keys))
-        if compiled is not None:
-            compiled.base_levels(times, rows, float(self.time), self.decay, base)
+        ages = self.time - self._ref_time.view()  # a removed reference: +inf
+        if self.decay == 0.5:  # ACT-R's usual d: a square root instead of a power
+            strengths = np.sqrt(ages, out=ages)
+            np.reciprocal(strengths, out=strengths)
+        elif self.decay > 0:
+            strengths = np.power(ages, -self.decay, out=ages)
+        else:  # d = 0: every live reference counts 1
+            strengths = np.isfinite(ages).astype(np.float64)
+        rows = self._ref_row.view()
+        count = len(self._keys)
+        if len(rows) == count and self._simple:  # one reference per instance, in row order
+            base = log_in_place(strengths)
         else:
-            live = rows >= 0
-            strengths = np.power(self.time - times[live], -self.decay)
-            base = log_in_place(np.bincount(rows[live], weights=strengths,
-                                            minlength=len(self._keys)).astype(np.float64))
+            base = log_in_place(np.bincount(rows, weights=strengths, minlength=count))
         self._base_key, self._base = key, base
         return base
 
     def _mismatch_column(self, name: str, value: Hashable, similarity: Similarity
                          ) -> np.ndarray:
-        """Every row's unscaled mismatch on ``name`` for ``value`` (kept and extended for
-        built-in functions, which are pure)."""
+        """Every row's unscaled mismatch on ``name`` for ``value``: for the built-in
+        functions (pure) kept per value and extended by the rows stored since."""
         column = self._values[name]
         count = len(column)
         fn = similarity.function
-        built_in = type(fn) in BUILT_IN_MISMATCH
-        cache = self._scores[name] if built_in else None
+        cache = self._scores[name] if type(fn) in BUILT_IN_MISMATCH else None
         try:
             kept = None if cache is None else cache.get(value)
         except TypeError:
             raise TypeError(f"option value for {name!r} must be hashable, got {value!r}"
                             ) from None
-        start = 0 if kept is None else len(kept)
+        start = 0 if kept is None else kept[1]
         if start == count:
-            return kept.view()
+            return kept[0][:count]
         values = column.view()[start:]
         try:
-            if type(fn) is ExactMatch or hasattr(fn, "vectorized"):
+            if hasattr(fn, "vectorized"):
                 fresh = np.asarray(fn.vectorized(value, values), dtype=np.float64)
             else:
                 fresh = np.fromiter((fn(value, v) for v in values), np.float64, len(values))
         except (TypeError, ValueError) as error:
             raise type(error)(f"mismatch function {fn!r} for attribute {name!r} failed on "
                               f"option value {value!r}: {error}") from error
-        if not built_in and not (np.isfinite(fresh) & (fresh <= 0)).all():
-            raise ValueError(f"mismatch function {fn!r} for attribute {name!r} must return "
-                             f"finite values <= 0, got {fresh!r}")
         if cache is None:
+            if not (np.isfinite(fresh) & (fresh <= 0)).all():
+                raise ValueError(f"mismatch function {fn!r} for attribute {name!r} must "
+                                 f"return finite values <= 0, got {fresh!r}")
             return fresh
         if kept is None:
             if len(cache) >= 4096:
                 cache.clear()
-            kept = cache[value] = Growable(np.float64)
-        kept.items.extend(fresh.tolist())
-        return kept.view()
+            kept = cache[value] = [np.empty(max(2 * count, 64)), 0]
+        elif count > len(kept[0]):  # capacity doubles: each row is copied O(1) times
+            grown = np.empty(2 * count)
+            grown[:start] = kept[0][:start]
+            kept[0] = grown
+        kept[0][start:count] = fresh
+        kept[1] = count
+        return kept[0][:count]
 
     def _candidates(self, key: tuple) -> tuple[np.ndarray | None, np.ndarray]:
         """Rows consulted for an option (None: every row) and their summed weighted
@@ -422,36 +381,26 @@ class InstanceMemory:
         elif not len(rows):
             return None
         base = self._base_levels()
-        count = len(base) if every else len(rows)
-        noise = self.rng.logistic(0.0, self.noise, count) if self.noise > 0 else _EMPTY
-        penalty = self.mismatch_penalty or 0.0
-        outcomes = self._outcomes.view()
-        probabilities = np.empty(count) if details else _EMPTY
-        compiled = _kernels_now()
-        if compiled is not None:
-            value = compiled.blend(base, rows, mismatch, penalty, noise, outcomes,
-                                   self.temperature, probabilities)
-        else:
-            value = self._blend_numpy(base, rows, every, mismatch, penalty, noise, outcomes,
-                                      probabilities)
-        if details:
-            rows = np.arange(len(base)) if every else rows
-        return Blend(float(value), rows if details else _NO_ROWS, probabilities)
-
-    def _blend_numpy(self, base, rows, every, mismatch, penalty, noise, outcomes,
-                     probabilities) -> float:
-        """The NumPy path of the blend kernel (the same sums)."""
-        take = slice(None) if every else rows
-        activations = base[take].copy()
-        if len(noise):
+        activations = base.copy() if every else base[rows]
+        if self.noise > 0:  # logistic: σ·ln(u / (1 − u)), a fresh draw per instance
+            uniform = self.rng.random(len(activations))
+            uniform += _HALF_ULP
+            noise = np.log(uniform)
+            noise -= np.log1p(-uniform)
+            noise *= self.noise
             activations += noise
-        if len(mismatch):
-            activations += mismatch[take] * penalty
-        weights = np.exp((activations - activations.max()) / self.temperature)
+        if len(mismatch) and self.mismatch_penalty:
+            activations += (mismatch if every else mismatch[rows]) * self.mismatch_penalty
+        activations -= activations.max()
+        activations /= self.temperature
+        weights = np.exp(activations, out=activations)
         total = weights.sum()
-        if len(probabilities):
-            probabilities[:] = weights / total
-        return float(np.dot(weights, outcomes[take]) / total)
+        outcomes = self._outcomes.view()
+        value = float(np.dot(weights, outcomes if every else outcomes[rows]) / total)
+        if not details:
+            return Blend(value, _NO_ROWS, _EMPTY)
+        weights /= total
+        return Blend(value, np.arange(len(base)) if every else rows, weights)
 
 
 # ---------------------------------------------------------------------- credit
@@ -609,6 +558,12 @@ class BlendingLearner:
         t = len(self._next_values) - 1
         self.update(self.episode[t], self._rewards[t] + self.gamma * self._next_values[t])
 
+    def discard_episode(self) -> None:
+        """Close the open episode without learning: its decisions keep the values expected
+        (as unresolved pyibl delayed responses do)."""
+        self._pending = None
+        self.episode, self._rewards, self._next_values = [], [], []
+
     def end_episode(self, final_reward: float = 0.0) -> list[float]:
         """Close the episode: ``final_reward`` is added to the last step's reward, every
         step learns its credited outcome; returns those outcomes."""
@@ -627,9 +582,3 @@ class BlendingLearner:
         return outcomes
 
 
-
-def use_compiled(enabled: bool) -> None:
-    """Switch the compiled kernels on (when numba is there) or off for this process (tests
-    compare the two paths)."""
-    global _kernels, _compiled
-    _kernels, _compiled = (None, False) if enabled else (None, True)

@@ -4,7 +4,8 @@ Agent specs: ``tom0``, ``tom1``, ``tom2`` and ``tom:k=N`` (any order N >= 0), ea
 the parameters of :class:`ToMAgent` as spec keys, e.g. ``tom2:rt=-1.5,trace=true``;
 ``bayes-tom`` (:class:`BayesToMAgent`) infers each opponent's model as it plays;
 ``learning-tom`` (:class:`LearningToMAgent`) learns its ToM0 instances from its opponents;
-``utility`` (:class:`UtilityAgent`) chooses among strategies by learned ACT-R utility.
+``utility`` (:class:`UtilityAgent`) chooses among strategies by learned ACT-R utility;
+``ibl`` (:class:`IBLAgent`) learns the value of take and pass by blending its instances.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import inspect
 
 from ..spec import register
 from .bayes import BayesToMAgent, bayes_factory
+from .ibl import IBLAgent
 from .instance_sets import is_monotone, load_instances, shipped_sets
 from .instances import DEFAULT_INSTANCES, Instance, InstanceFileError, InstanceSet
 from .learning_tom import LearningToMAgent, learning_tom_factory
@@ -41,12 +43,13 @@ for _order in (0, 1, 2):
     register(f"tom{_order}", _factory(_order))
 register("tom", _factory(None))
 register("bayes-tom", bayes_factory())
+register(IBLAgent.name, IBLAgent)
 register(LearningToMAgent.name, learning_tom_factory())
 register(UtilityAgent.name, UtilityAgent)
 
 __all__ = [
-    "DEFAULT_INSTANCES", "TOKEN_CLASSES", "BayesToMAgent", "Belief", "DecisionTrace", "Instance",
-    "InstanceFileError", "InstanceSet", "LearningToMAgent", "Prediction", "Recall", "ToMAgent",
-    "TokenMemory", "TraceNode", "UtilityAgent", "is_monotone", "load_instances", "shipped_sets",
-    "state_chunk", "token_class",
+    "DEFAULT_INSTANCES", "TOKEN_CLASSES", "BayesToMAgent", "Belief", "DecisionTrace", "IBLAgent",
+    "Instance", "InstanceFileError", "InstanceSet", "LearningToMAgent", "Prediction", "Recall",
+    "ToMAgent", "TokenMemory", "TraceNode", "UtilityAgent", "is_monotone", "load_instances",
+    "shipped_sets", "state_chunk", "token_class",
 ]
