@@ -4,10 +4,15 @@ scheme, carrying utilities across games, the learning state in every decision's 
 and that a seeded trial learns to prefer the strategy that scores better."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from nothanks.agents import AgentSpecError, make_agent
+from nothanks.analysis.learning import final_states
+from nothanks.experiments import load, run_design
+from nothanks.experiments.design import Design, Table
 from nothanks.experiments.rows import compact_frames
 from nothanks.match import Match
 from nothanks.rules import Variant
@@ -52,22 +57,22 @@ def test_rewards_add_up_to_the_score_change_or_are_the_rank(scheme):
 
 def test_decision_info_is_the_learning_state_and_simulate_tables_keep_it():
     agent = make_agent(f"utility:{CHEAP}")
+    assert agent.learns and not agent.carries
     record = Match([agent, *TABLE], Variant(), seed=4).run()
     own = [d for d in record.decisions if d.seat == 0]
     for d in own:
-        info = d.info
-        assert set(info["utilities"]) == {"T0", "T30", "seq"}
+        state = d.info["learning"]
+        assert set(state["utilities"]) == {"T0", "T30", "seq"}
         if d.forced:
-            assert info["strategy"] is None
+            assert state["strategy"] is None
         else:
-            assert info["strategy"] in info["utilities"]
-            assert info["reason"].startswith(f"strategy {info['strategy']}")
+            assert state["strategy"] in state["utilities"]
+            assert d.info["reason"].startswith(f"strategy {state['strategy']}")
     # the utilities move during the game (the take rewards), and the info shows it
-    assert own[0].info["utilities"] != own[-1].info["utilities"]
+    assert own[0].info["learning"] != own[-1].info["learning"]
     _, table = compact_frames([record])
-    mine = table[table["seat"] == 0]
-    assert mine["strategy"].tolist() == [d.info["strategy"] for d in own]
-    assert mine["utilities"].str.startswith('{"T0"').all()
+    logged = [json.loads(text) for text in table[table["seat"] == 0]["learning"]]
+    assert logged == [d.info["learning"] for d in own]
 
 
 def test_carry_keeps_the_utilities_from_game_to_game_and_the_default_starts_afresh():
@@ -78,10 +83,10 @@ def test_carry_keeps_the_utilities_from_game_to_game_and_the_default_starts_afre
     after_one = dict(carried.utilities)
     assert after_one != {"T0": 0.0, "T30": 0.0, "seq": 0.0}
     second = Match([carried, *TABLE], Variant(), seed=2).run()
-    first_info = next(d.info for d in second.decisions if d.seat == 0)
+    first_info = next(d.info["learning"] for d in second.decisions if d.seat == 0)
     assert first_info["utilities"] == after_one  # game 2 starts where game 1 ended
     second = Match([fresh, *TABLE], Variant(), seed=2).run()
-    first_info = next(d.info for d in second.decisions if d.seat == 0)
+    first_info = next(d.info["learning"] for d in second.decisions if d.seat == 0)
     assert first_info["utilities"] == {"T0": 0.0, "T30": 0.0, "seq": 0.0}
 
 
@@ -117,7 +122,7 @@ def test_play_trial_seeds_seating_and_reproducibility():
     other, _ = trial(9, 3)
     assert [r.seed for r in other] != [r.seed for r in records]
     # learning carried: the learner's last game starts from utilities it learned
-    last = next(d.info for d in records[-1].decisions if d.agent == learner.spec)
+    last = next(d.info["learning"] for d in records[-1].decisions if d.agent == learner.spec)
     assert last["utilities"] != {"T0": 0.0, "T30": 0.0, "seq": 0.0}
     with pytest.raises(ValueError, match="seats 0 and 1"):
         play_trial([learner, learner, "random"], 1, 0, variant)
@@ -126,8 +131,8 @@ def test_play_trial_seeds_seating_and_reproducibility():
 
 
 def _share_of(records, spec: str, strategy: str) -> float:
-    chosen = [d.info["strategy"] for r in records for d in r.decisions
-              if d.agent == spec and d.info.get("strategy")]
+    chosen = [d.info["learning"]["strategy"] for r in records for d in r.decisions
+              if d.agent == spec and d.info["learning"]["strategy"]]
     return float(np.mean([c == strategy for c in chosen]))
 
 
@@ -159,3 +164,22 @@ def test_a_trial_learns_to_prefer_the_strategy_that_scores_better():
     assert sum(prefer) == trials
     assert np.mean(share) > 0.75 and np.mean(share) > np.mean(control_share) + 0.15
     assert np.mean(score) < np.mean(control_score) - 10
+
+
+def test_a_design_with_trials_logs_the_utilities_in_the_learning_table(tmp_path):
+    learner = f"utility:{CHEAP},carry=true"
+    design = Design(name="utility-trials", seed=3, games=4, trial=2, tables=(
+        Table("learner", (learner, *TABLE), focal=0),))
+    run_design(design, tmp_path / "run", progress=False, jobs=1)
+    log = load(tmp_path / "run")
+    states = [json.loads(s) for s in log.learning["state"]]
+    assert len(states) == log.decisions["agent"].eq(learner).sum()
+    assert all(set(s["utilities"]) == {"T0", "T30", "seq"} for s in states)
+    rows = log.learning.assign(utilities=[s["utilities"] for s in states])
+    fresh = {"T0": 0.0, "T30": 0.0, "seq": 0.0}
+    firsts = rows.sort_values("turn").groupby(["trial", "trial_game"])["utilities"].first()
+    # each trial starts afresh; its second game starts from what the first one learned
+    assert all(firsts[(t, 0)] == fresh for t in (0, 1))
+    assert all(firsts[(t, 1)] != fresh for t in (0, 1))
+    ends = final_states(log.learning, log.games)
+    assert set(ends["name"]) == {"T0", "T30", "seq"} and (ends["trials"] == 2).all()

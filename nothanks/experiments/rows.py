@@ -32,14 +32,12 @@ GAME_COLUMNS = (
 )
 
 #: Decision-info keys the log tables do not keep. The search agent's per-move statistics
-#: (``ismcts``: iterations, and visits and mean value of each action), bayes-tom's
-#: posterior over opponent models and the ``utility`` agent's learning state (its chosen
-#: strategy, also named in ``reason``, and the utilities) stay in the in-memory GameRecord
-#: (and the compact tables of ``nothanks simulate``, one column per key); every other key
-#: an agent reports must land in a column (checked for every registered agent by
-#: tests/test_agent_conformance.py).
+#: (``ismcts``: iterations, and visits and mean value of each action) and bayes-tom's
+#: posterior over opponent models stay in the in-memory GameRecord (and the step-through
+#: explorer); every other key an agent reports must land in a column (checked for every
+#: registered agent by tests/test_agent_conformance.py).
 INFO_NOT_LOGGED = frozenset({"iterations", "pass_value", "pass_visits", "take_value",
-                             "take_visits", "opponent_models", "strategy", "utilities"})
+                             "take_visits", "opponent_models"})
 
 
 @dataclass(frozen=True)

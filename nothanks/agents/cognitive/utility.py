@@ -115,6 +115,7 @@ class UtilityAgent(Agent):
     """
 
     name = "utility"
+    learns = True
 
     def __init__(self, strategies: str = "tom0+tom1+tom2+seq+T0+T-3", reward: str = "take",
                  rank_reward: float = 10.0, alpha: float = 0.2, egs: float = 3.0,
@@ -130,7 +131,7 @@ class UtilityAgent(Agent):
         self.reward_scheme = reward
         self.rank_reward = float(rank_reward)
         self.time_per_turn = float(time_per_turn)
-        self.carry = carry
+        self.carries = carry
         # ACT-R's own checks of alpha, egs and iu (ul on: the agent learns)
         self.memory = ProceduralMemory(self.strategy_names, alpha=alpha, egs=egs, iu=iu,
                                        ul=True, seed=0)
@@ -148,7 +149,7 @@ class UtilityAgent(Agent):
         super().start(seat, variant, seed)
         for i, strategy in enumerate(self.strategies):
             strategy.start(seat, variant, derive_seed(seed, 1 + i))
-        if self.carry:
+        if self.carries:
             self.memory.clear()
         else:
             self.memory.reset()
@@ -191,8 +192,9 @@ class UtilityAgent(Agent):
         utilities = self.memory.utilities
         if view.own_tokens == 0:
             self._chosen = None
-            self._info = {"model_time": self.memory.time, "reason": "no tokens left: "
-                          "must take", "strategy": None, "utilities": utilities}
+            self._info = {"model_time": self.memory.time,
+                          "reason": "no tokens left: must take",
+                          "learning": {"strategy": None, "utilities": utilities}}
             return Action.TAKE
         chosen = self.memory.select().production
         strategy = self.strategies[self.strategy_names.index(chosen)]
@@ -201,13 +203,14 @@ class UtilityAgent(Agent):
         self._chosen = chosen
         self._info = {"model_time": self.memory.time,
                       "reason": f"strategy {chosen}" + (f": {said}" if said else ""),
-                      "strategy": chosen, "utilities": utilities}
+                      "learning": {"strategy": chosen, "utilities": utilities}}
         return action
 
     def decision_info(self) -> dict[str, object]:
-        """The last decision's learning state: the strategy chosen (``None`` when forced
-        to take), every strategy's utility before the choice, the model time, and a
-        reason naming the strategy (and the strategy's own reason, if it gives one)."""
+        """The last decision's model time, a reason naming the strategy (and the
+        strategy's own reason, if it gives one) and ``learning``, the learning state: the
+        strategy chosen (``None`` when forced to take) and every strategy's utility at
+        the choice (the ``learning`` table's state)."""
         return dict(self._info)
 
     @property
