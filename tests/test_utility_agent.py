@@ -183,3 +183,17 @@ def test_a_design_with_trials_logs_the_utilities_in_the_learning_table(tmp_path)
     assert all(firsts[(t, 1)] != fresh for t in (0, 1))
     ends = final_states(log.learning, log.games)
     assert set(ends["name"]) == {"T0", "T30", "seq"} and (ends["trials"] == 2).all()
+
+
+def test_without_learning_the_utilities_stay_and_the_choices_stay_even():
+    """The no-learning control (learn=false): same noisy conflict resolution among the
+    starting utilities, no reward given, so nothing moves however the games go."""
+    learner = make_agent(f"utility:{CHEAP},learn=false,carry=true")
+    given = rewards_of(learner)
+    records = play_trial([learner, *TABLE], 4, 8, rotate=False)
+    assert given == [] and learner.utilities == {"T0": 0.0, "T30": 0.0, "seq": 0.0}
+    states = [d.info["learning"] for r in records for d in r.decisions if d.seat == 0]
+    assert all(s["utilities"] == learner.utilities for s in states)
+    shares = [np.mean([s["strategy"] == name for s in states if s["strategy"]])
+              for name in ("T0", "T30", "seq")]
+    assert max(shares) - min(shares) < 0.2

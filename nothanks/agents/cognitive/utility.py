@@ -112,6 +112,8 @@ class UtilityAgent(Agent):
         iu: initial utility of every strategy (ACT-R ``:iu``).
         time_per_turn: model seconds per turn of any player (the reward's time discount).
         carry: keep the utilities from game to game of this agent object.
+        learn: utility learning on (ACT-R ``:ul``); ``false`` is the no-learning control:
+            the same noisy choices among the starting utilities, no reward given.
     """
 
     name = "utility"
@@ -119,7 +121,8 @@ class UtilityAgent(Agent):
 
     def __init__(self, strategies: str = "tom0+tom1+tom2+seq+T0+T-3", reward: str = "take",
                  rank_reward: float = 10.0, alpha: float = 0.2, egs: float = 3.0,
-                 iu: float = 0.0, time_per_turn: float = 0.05, carry: bool = False) -> None:
+                 iu: float = 0.0, time_per_turn: float = 0.05, carry: bool = False,
+                 learn: bool = True) -> None:
         super().__init__()
         if reward not in REWARD_SCHEMES:
             raise ValueError(f"reward={reward!r} is unknown; valid: {', '.join(REWARD_SCHEMES)}")
@@ -132,9 +135,10 @@ class UtilityAgent(Agent):
         self.rank_reward = float(rank_reward)
         self.time_per_turn = float(time_per_turn)
         self.carries = carry
-        # ACT-R's own checks of alpha, egs and iu (ul on: the agent learns)
+        self.learn = learn
+        # ACT-R's own checks of alpha, egs and iu
         self.memory = ProceduralMemory(self.strategy_names, alpha=alpha, egs=egs, iu=iu,
-                                       ul=True, seed=0)
+                                       ul=learn, seed=0)
         self._observers = [s for s in self.strategies if s.observes()]
         self._cards: list[int] = []
         self._tokens = 0
@@ -150,7 +154,8 @@ class UtilityAgent(Agent):
         for i, strategy in enumerate(self.strategies):
             strategy.start(seat, variant, derive_seed(seed, 1 + i))
         if self.carries:
-            self.memory.clear()
+            if self.learn:  # (without learning there is no history to clear)
+                self.memory.clear()
         else:
             self.memory.reset()
         self.memory.reseed(derive_seed(seed, 0))
@@ -182,9 +187,9 @@ class UtilityAgent(Agent):
             if event.seat == self.seat:
                 self._cards.append(event.card)
                 self._tokens += event.tokens
-            if self.reward_scheme == "take":  # the card is settled: whoever took it
+            if self.learn and self.reward_scheme == "take":  # the card is settled
                 self.memory.reward(self._reward_score_change())
-        elif kind is GameOver and self.reward_scheme == "rank":
+        elif kind is GameOver and self.learn and self.reward_scheme == "rank":
             self.memory.reward(self.rank_reward * event.rank_points[self.seat])
 
     # ------------------------------------------------------------------ deciding
