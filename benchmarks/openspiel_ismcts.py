@@ -94,7 +94,7 @@ def play_deal(task: tuple[str, str, str, int, int]) -> list[dict]:
 def warm_up() -> None:
     """Load the compiled search and OpenSpiel in a worker (one untimed game), so no
     timed decision pays for it."""
-    play_deal(("warm-up", f"{OURS}:iterations=10", f"{THEIRS}:sims=1", 0, 0))
+    play_deal(("warm-up", f"{OURS}:iterations=10", f"{THEIRS}:sims=2", 0, 0))
 
 
 def calibrate(sims: int, deals: int, seed: int, pool: ProcessPoolExecutor) -> dict:

@@ -84,6 +84,7 @@ def test_openspiel_ismcts_runs_in_python_but_not_in_cpp():
 
 @pytest.mark.parametrize("name", ["openspiel-mcts", "openspiel-ismcts"])
 def test_bots_are_seeded_and_refuse_bad_budgets(name):
+    fewest = 2  # the first simulation only creates the root
     spec = f"{name}:sims=3"
     table = [spec, "heuristic", spec]
     short = Variant(players=3, high_card=20, removed=4, starting_tokens=5)
@@ -92,9 +93,10 @@ def test_bots_are_seeded_and_refuse_bad_budgets(name):
         record = Match(table, short, seed).run()
         return [(d.seat, d.card, d.action) for d in record.decisions if d.seat != 1]
 
+    Match([f"{name}:sims={fewest}", "random", "random"], short, 1).run()  # decides
     assert moves(4) == moves(4)  # same seed, same moves
     assert moves(4) != moves(5)
-    for bad, key in (("sims=0", "sims"), ("c=-1", "c"), ("rollouts=0", "rollouts")):
+    for bad, key in ((f"sims={fewest - 1}", "sims"), ("c=-1", "c"), ("rollouts=0", "rollouts")):
         with pytest.raises(AgentSpecError, match=rf"{key}=.* is invalid"):
             make_agent(f"{name}:{bad}")
 

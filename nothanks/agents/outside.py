@@ -40,16 +40,22 @@ class OpenSpielAgent(Agent):
     build the bot (:meth:`make_bot`) and may read its answer differently (:meth:`ask`).
 
     Args:
-        sims: simulations per decision (the bot's ``max_simulations``), at least 1.
+        sims: simulations per decision (the bot's ``max_simulations``), at least
+            :attr:`min_sims` (2).
         c: the UCT exploration constant (``uct_c``). Returns are rank points, 0 to
             ``players - 1``, unscaled, as OpenSpiel sees them; OpenSpiel's examples use 2.
         rollouts: random play-outs per evaluated leaf (``RandomRolloutEvaluator``).
     """
 
+    #: The fewest simulations the bots can decide from: the first only creates the root,
+    #: and a root without children or visits fails OpenSpiel's final choice.
+    min_sims = 2
+
     def __init__(self, sims: int = 100, c: float = 2.0, rollouts: int = 1) -> None:
         super().__init__()
-        if sims < 1:
-            raise ValueError(f"sims={sims} is invalid; give at least 1 simulation")
+        if sims < self.min_sims:
+            raise ValueError(f"sims={sims} is invalid; {self.name} needs at least "
+                             f"{self.min_sims} simulations")
         if not c >= 0:
             raise ValueError(f"c={c} is invalid; the exploration constant is >= 0")
         if rollouts < 1:
