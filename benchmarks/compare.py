@@ -2,6 +2,7 @@
 
 Run: python benchmarks/compare.py [--baseline REV] [--new PATH|REV] [--rounds N]
                                   [--measures NAME ...] [--quick]
+     python benchmarks/compare.py --peer PATH [--rounds N] [--quick]
 
 The baseline is checked out with ``git worktree add --detach`` into a temporary folder and
 run from there (``PYTHONPATH`` pointing at it, the same interpreter and dependencies), so
@@ -26,6 +27,11 @@ the two revisions must run the same workloads alternately in one sitting on one 
 including multi-process runs and the full figures pipeline (minutes each), and share the
 one environment that already has every dependency; a worktree plus ``PYTHONPATH`` does
 exactly that in ~300 lines with no extra dependency.
+
+``--peer PATH`` compares this tree instead with the peer engine lomackie/no-thanks-rl
+(a work tree of it at PATH; its ``nothanks/engine.py`` is loaded at run time, nothing of
+it is copied here): random 4-player games with decisions recorded, the peer against this
+tree's Python engine, batch path and batch columns, alternating in fresh processes.
 """
 from __future__ import annotations
 
@@ -195,6 +201,91 @@ def random_games(quick: bool) -> dict:
     return {"value": games / best}
 
 
+#: The environment variable that hands the peer engine's folder to the worker processes.
+PEER_ENV = "NOTHANKS_COMPARE_PEER"
+
+
+def _games_per_cpu_second(play: Callable[[int, int], object], games: int) -> float:
+    """Games per CPU second of ``play(games, seed)``, best of three seeds."""
+    best = float("inf")
+    for repeat in range(3):
+        began = time.process_time()
+        play(games, repeat)
+        best = min(best, time.process_time() - began)
+    return games / best
+
+
+def _peer_engine():
+    """The peer's rules module, ``<folder>/nothanks/engine.py`` of lomackie/no-thanks-rl,
+    loaded from the folder given with ``--peer`` under another name (both packages are
+    called ``nothanks``; the engine imports only the standard library)."""
+    import importlib.util
+    path = Path(os.environ[PEER_ENV]) / "nothanks" / "engine.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist; --peer takes the folder of a "
+                                "lomackie/no-thanks-rl work tree (the one holding nothanks/)")
+    spec = importlib.util.spec_from_file_location("peer_no_thanks_engine", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def peer_random_games(quick: bool) -> dict:
+    """Games per CPU second of the peer engine: four players taking with probability 1/2
+    unless out of chips, every decision recorded as a tuple (turn, seat, card, chips on
+    it, every seat's chips, the mover's cards, action), with its ``new_game`` and
+    ``step`` (which samples the next card)."""
+    import random
+    engine = _peer_engine()
+
+    def play(games: int, seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(games):
+            state, decisions = engine.new_game(4, rng=rng), []
+            while not engine.is_terminal(state):
+                forced = len(engine.legal_actions(state)) == 1
+                action = "take" if forced or rng.random() < 0.5 else "pass"
+                decisions.append((len(decisions), state.to_move, state.active, state.pot,
+                                  state.chips, state.cards[state.to_move], action))
+                state = engine.step(state, action, rng)
+            engine.final_scores(state)
+
+    return {"value": _games_per_cpu_second(play, 500 if quick else 2000)}
+
+
+def _random_records(batch: bool) -> Callable[[bool], dict]:
+    """Games per CPU second of ``play_games`` for four random agents, decision records
+    made, on the batch path or (``batch=False``) one Match per game."""
+    def measure(quick: bool) -> dict:
+        from nothanks.runner import play_games
+
+        def play(games: int, seed: int) -> None:
+            for _ in play_games(["random"] * 4, games, seed, record=True, batch=batch):
+                pass
+
+        return {"value": _games_per_cpu_second(play, 500 if quick else 4000)}
+    return measure
+
+
+def random_columns(quick: bool) -> dict:
+    """Games per CPU second of ``nothanks.batch.play_columns`` for four random agents,
+    every decision recorded as a row of its columns (no Python record objects)."""
+    from nothanks.agents import make_agent
+    from nothanks.batch import play_columns
+    from nothanks.rules import Variant
+    from nothanks.rules.seeding import derive_seeds
+    pool = [make_agent("random") for _ in range(4)]
+
+    def play(games: int, seed: int) -> None:
+        seeds = derive_seeds([(seed, index) for index in range(games)])
+        per_seat = derive_seeds([(s, 1 + k) for s in seeds for k in range(4)])
+        play_columns([pool] * games, Variant(), seeds,
+                     [per_seat[k:k + 4] for k in range(0, len(per_seat), 4)], record=True)
+
+    return {"value": _games_per_cpu_second(play, 500 if quick else 20000)}
+
+
 def _cpu_with_children() -> float:
     return sum(usage.ru_utime + usage.ru_stime for usage in
                (resource.getrusage(resource.RUSAGE_SELF),
@@ -334,6 +425,14 @@ MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
                      "token memory recall at a decision, game-like pattern"),
     "random_games": (random_games, "games/s", True,
                      "4 random agents, decisions recorded, games per CPU s"),
+    "peer_random_games": (peer_random_games, "games/s", True,
+                          "peer engine (--peer): 4 random players, decisions recorded"),
+    "random_python": (_random_records(False), "games/s", True,
+                      "4 random agents, decision records, one Match per game"),
+    "random_batch": (_random_records(True), "games/s", True,
+                     "4 random agents, decision records, batch path"),
+    "random_columns": (random_columns, "games/s", True,
+                       "4 random agents, decisions as columns (batch.play_columns)"),
     "table7": (table7, "s", False, "Table 7 (3 x 500 games), 2 processes, wall s"),
     "figure_designs": (figure_designs, "s", False,
                        f"figure designs (table7 + figure14, {FIGURE_DESIGN_GAMES} games per "
@@ -412,6 +511,34 @@ def compare(baseline: Path, new: Path, measures: list[str], rounds: int, quick: 
                   f"{new_cpu:9.2f} s  {old_cpu / new_cpu:8.2f}x")
 
 
+#: The peer comparison's workloads: the peer first, then this tree's three paths.
+PEER_MEASURES = ("peer_random_games", "random_python", "random_batch", "random_columns")
+
+
+def compare_peer(peer: Path, tree: Path, rounds: int, quick: bool) -> None:
+    """Random 4-player games with decisions recorded: the peer engine at ``peer`` and
+    this tree's Python engine, batch path and batch columns, each in a fresh process,
+    taking turns round by round (the order reversed every other round). Prints each
+    one's median games per CPU second and its ratio to the peer's (the median of the
+    rounds' ratios, each round's own peer run as the reference)."""
+    if not (peer / "nothanks" / "engine.py").is_file():
+        raise SystemExit(f"--peer {peer}: no nothanks/engine.py there; give the folder of "
+                         "a lomackie/no-thanks-rl work tree")
+    os.environ[PEER_ENV] = str(peer.resolve())
+    values: dict[str, list[float]] = {m: [] for m in PEER_MEASURES}
+    for round_ in range(rounds):
+        for measure in PEER_MEASURES[::-1] if round_ % 2 else PEER_MEASURES:
+            values[measure].append(run_worker(tree, measure, quick)["value"])
+            print(f"  round {round_ + 1} {measure:18s} {values[measure][-1]:10.0f} games/s",
+                  flush=True)
+    peer_values = values["peer_random_games"]
+    print(f"\n{'workload':62s} {'games/s':>9s} {'x peer':>8s} {'rounds':>15s}")
+    for measure in PEER_MEASURES:
+        ratios = [v / p for v, p in zip(values[measure], peer_values, strict=True)]
+        print(f"{MEASURES[measure][3]:62s} {statistics.median(values[measure]):9.0f} "
+              f"{statistics.median(ratios):7.2f}x {min(ratios):6.2f}-{max(ratios):.2f}x")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -424,10 +551,20 @@ def main(argv: list[str] | None = None) -> None:
                         help=f"any of {', '.join(MEASURES)} (default: "
                              f"{' '.join(DEFAULT_MEASURES)})")
     parser.add_argument("--quick", action="store_true", help="small workloads, a smoke test")
+    parser.add_argument("--peer", metavar="PATH",
+                        help="instead: random 4-player games with decisions recorded against "
+                             "the peer engine in PATH (a lomackie/no-thanks-rl work tree; "
+                             "loaded at run time, never copied)")
     parser.add_argument("--worker", choices=sorted(MEASURES), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         worker(args.worker, args.quick)
+        return
+    if args.peer:
+        print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; peer {args.peer}, "
+              f"new {args.new}, {args.rounds} rounds")
+        compare_peer(Path(args.peer), Path(args.new), args.rounds, args.quick)
+        print(f"load average {os.getloadavg()}")
         return
     print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; baseline "
           f"{args.baseline}, new {args.new}, {args.rounds} rounds")

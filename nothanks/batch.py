@@ -16,7 +16,6 @@ without numba (the kernel's plain-Python fallback would be slower than the engin
 from __future__ import annotations
 
 import os
-from bisect import insort
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -77,6 +76,10 @@ class BatchGames:
     outcomes; ``decisions``: ``D`` rows of
     :data:`nothanks.search.baseline_games.DECISION_FIELDS` in play order (empty unless
     recorded); ``true_tokens``: every seat's tokens before each decision (``D x n``).
+    Hands: the taker's cards after take ``i`` of game ``g`` (hand id
+    ``g * cards_played + i + 1``; 0 is the empty hand) are
+    ``hand_cards[hand_starts[g, i]:hand_ends[g, i]]``; the decisions' ``hand`` column
+    and ``final_hands[g, seat]`` hold hand ids.
     """
 
     order: np.ndarray
@@ -87,6 +90,16 @@ class BatchGames:
     rank_points: np.ndarray
     decisions: np.ndarray
     true_tokens: np.ndarray
+    hand_cards: np.ndarray
+    hand_starts: np.ndarray
+    hand_ends: np.ndarray
+    final_hands: np.ndarray
+
+    def hands(self) -> list[tuple[int, ...]]:
+        """Every hand as a tuple, by hand id (``()`` first)."""
+        cards = self.hand_cards.tolist()
+        return [(), *map(tuple, map(cards.__getitem__, map(
+            slice, self.hand_starts.ravel().tolist(), self.hand_ends.ravel().tolist())))]
 
 
 def play_columns(seated: Sequence[Sequence[Agent]], variant: Variant, seeds: Sequence[int],
@@ -125,30 +138,41 @@ def play_columns(seated: Sequence[Sequence[Agent]], variant: Variant, seeds: Seq
                 seat_words[g, seat] = bg.seed_words(agent_seeds[g][seat])
     game_words = np.array([bg.seed_words(seed) for seed in seeds],
                           dtype=np.int64).reshape(games, 3)
-    played, bound = variant.cards_played, bg.decision_bound(n, variant.tokens,
-                                                             variant.cards_played)
+    played = variant.cards_played
+    bound = bg.decision_bound(n, variant.tokens, played)
+    hands_bound = played * (played + 1) // 2
     order = np.zeros((games, played), dtype=np.int64)
     takers = np.zeros((games, played), dtype=np.int64)
     finals = np.zeros((games, 3 * n), dtype=np.float64)
     ranks = np.zeros((games, n), dtype=np.int64)
-    rows = (min(games, CALL_GAMES) * 64 + bound) if record else 0
+    hand_starts = np.zeros((games, played), dtype=np.int64)
+    hand_ends = np.zeros((games, played), dtype=np.int64)
+    final_hands = np.zeros((games, n), dtype=np.int64)
+    first_games = min(games, CALL_GAMES)
+    rows = (first_games * 64 + bound) if record else 0
     decisions = np.zeros((rows, len(bg.DECISION_FIELDS)), dtype=np.int64)
     true_tokens = np.zeros((rows, n), dtype=np.int64)
-    count = np.zeros(1, dtype=np.int64)
+    hand_cards = np.zeros(first_games * 4 * played + hands_bound, dtype=np.int64)
+    counts = np.zeros(2, dtype=np.int64)
     done = 0
     while done < games:
         stop = min(games, done + CALL_GAMES)
         done = bg.play(done, variant.low_card, variant.high_card, played, variant.tokens,
                        bound, game_words[:stop], kinds[:stop], params[:stop],
-                       seat_words[:stop], bg.START, record, order, takers, finals, ranks, decisions,
-                       true_tokens, count)
-        if done < stop:  # the next game might not fit: grow the decision buffers
+                       seat_words[:stop], bg.START, record, order, takers, finals, ranks,
+                       decisions, true_tokens, hand_cards, hand_starts, hand_ends, final_hands,
+                       counts)
+        # the next game might not fit: grow the buffer that is short
+        if record and counts[0] + bound > len(decisions):
             decisions = np.concatenate([decisions, np.zeros_like(decisions)])
             true_tokens = np.concatenate([true_tokens, np.zeros_like(true_tokens)])
-    used = int(count[0])
+        if counts[1] + hands_bound > len(hand_cards):
+            hand_cards = np.concatenate([hand_cards, np.zeros_like(hand_cards)])
+    used = int(counts[0])
     return BatchGames(order, takers, finals[:, :n].astype(np.int64),
                       finals[:, n:2 * n].astype(np.int64), ranks, finals[:, 2 * n:],
-                      decisions[:used], true_tokens[:used])
+                      decisions[:used], true_tokens[:used], hand_cards[:int(counts[1])],
+                      hand_starts, hand_ends, final_hands)
 
 
 _ACTIONS = (Action.TAKE, Action.PASS)  # by the kernel's TAKE, PASS
@@ -181,46 +205,34 @@ def _records(cols: BatchGames, seated: Sequence[Sequence[Agent]], n: int,
              record: bool) -> Iterator[GameRecord]:
     """The game records of :func:`play_batch`, one game at a time."""
     games = len(seated)
-    orders, takers = cols.order.tolist(), cols.takers.tolist()
     tokens, scores = cols.tokens.tolist(), cols.scores.tolist()
     ranks, points = cols.ranks.tolist(), cols.rank_points.tolist()
-    d = cols.decisions
-    game, seat = d[:, 0], d[:, 2]
-    counts = np.bincount(game, minlength=games).tolist()
-    # every hand a seat held, in the order it grew: hands[base[g * n + seat] + k] is
-    # the first k cards seat took in game g, ascending (what Game keeps)
-    hands: list[tuple[int, ...]] = []
-    base = np.zeros(games * n, dtype=np.int64)
-    finals = []
-    for g in range(games):
-        held: list[list[tuple[int, ...]]] = [[()] for _ in range(n)]
-        for card, taker in zip(orders[g], takers[g], strict=True):
-            hand = list(held[taker][-1])
-            insort(hand, card)
-            held[taker].append(tuple(hand))
-        for s in range(n):
-            base[g * n + s] = len(hands)
-            hands += held[s]
-        finals.append(tuple([h[-1] for h in held]))
+    hands = cols.hands()
+    finals = [tuple(map(hands.__getitem__, row)) for row in cols.final_hands.tolist()]
     specs = [tuple([a.spec for a in agents]) for agents in seated]
-    flat_specs = [spec for row in specs for spec in row]
-    count = len(d)
-    own = cols.true_tokens[np.arange(count), seat]
-    key = game * n + seat
-    # the fields of every decision in play order, as lazy columns
-    made = map(_new_decision, zip(
-        (np.arange(count) - np.repeat(np.cumsum([0] + counts[:-1]), counts)).tolist(),
-        d[:, 1].tolist(), seat.tolist(), map(flat_specs.__getitem__, key.tolist()),
-        d[:, 3].tolist(), d[:, 4].tolist(), own.tolist(),
-        map(hands.__getitem__, (base[key] + d[:, 5]).tolist()),
-        d[:, 6].tolist(), map(CATEGORY_BY_NEIGHBOURS.__getitem__, d[:, 7].tolist()),
-        zip(*cols.true_tokens.T.tolist(), strict=True),
-        map(_ACTIONS.__getitem__, d[:, 8].tolist()), (own == 0).tolist(),
-        map(dict, repeat((), count)), repeat(None, count), repeat(None, count),
-        repeat(None, count), strict=True))
+    d = cols.decisions
+    counts = np.bincount(d[:, 0], minlength=games).tolist()
+    made: Iterator[DecisionRecord] = iter(())
+    if record:
+        game, seat = d[:, 0], d[:, 2]
+        flat_specs = [spec for row in specs for spec in row]
+        count = len(d)
+        own = cols.true_tokens[np.arange(count), seat]
+        # the fields of every decision in play order, as lazy columns
+        made = map(_new_decision, zip(
+            (np.arange(count) - np.repeat(np.cumsum([0] + counts[:-1]), counts)).tolist(),
+            d[:, 1].tolist(), seat.tolist(), map(flat_specs.__getitem__,
+                                                 (game * n + seat).tolist()),
+            d[:, 3].tolist(), d[:, 4].tolist(), own.tolist(),
+            map(hands.__getitem__, d[:, 5].tolist()), d[:, 6].tolist(),
+            map(CATEGORY_BY_NEIGHBOURS.__getitem__, d[:, 7].tolist()),
+            zip(*cols.true_tokens.T.tolist(), strict=True),
+            map(_ACTIONS.__getitem__, d[:, 8].tolist()), (own == 0).tolist(),
+            map(dict, repeat((), count)), repeat(None, count), repeat(None, count),
+            repeat(None, count), strict=True))
     for g, agents in enumerate(seated):
         yield GameRecord(
             game_ids[g], seeds[g], specs[g], tuple([a.label for a in agents]),
             tuple([a.tom_order for a in agents]), tuple([a.kind for a in agents]), finals[g],
             tuple(tokens[g]), tuple(scores[g]), tuple(ranks[g]), tuple(points[g]),
-            tuple(islice(made, counts[g])) if record else ())
+            tuple(islice(made, counts[g])))

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from ..agents import Agent, make_agent
+from ..batch import batchable, play_batch
+from ..batch import enabled as batch_enabled
 from ..match import Match
-from .design import HUMAN, Design, DesignError
+from ..rules.seeding import derive_seeds
+from .design import HUMAN, Design, DesignError, PlannedGame
 from .rows import LogContext, LogRows
 
 try:  # the cognitive models register tom specs on import; workers need them too
@@ -42,12 +46,17 @@ def prepare_to_fork(design: Design) -> None:
     """Load, in the process about to fork workers, what each worker would otherwise load
     for itself: when the design seats a cognitive model, its compiled ACT-R kernels.
     Forked workers inherit them, so numba's load happens once (docs/benchmarks.md).
-    Designs without a cognitive model load nothing."""
-    if any(make_agent(spec).tom_order is not None for spec in design.agent_specs()):
+    Designs without a cognitive model load nothing; designs seating baseline agents load
+    the batch engine's kernel (:mod:`nothanks.batch`)."""
+    agents = [make_agent(spec) for spec in design.agent_specs()]
+    if any(agent.tom_order is not None for agent in agents):
         from ..actr import kernel
         from ..agents.cognitive import tom_kernel
         kernel.warm()
         tom_kernel.warm()
+    if any(batchable([agent]) for agent in agents) and batch_enabled():
+        from ..search import baseline_games
+        baseline_games.warm()
 
 
 #: Agents of recent conditions, per worker thread.
@@ -72,8 +81,18 @@ def play_chunk(design: Design, start: int, stop: int, context: LogContext,
     """Play games ``start .. stop-1`` and return their log tables as Parquet bytes."""
     rows = LogRows(context, design, traces)
     pool: list[Agent] = []
+    # games whose every seat is a baseline agent, gathered and played in compiled batches
+    # (nothanks.batch: the same records) unless traces are on or NOTHANKS_BATCH=0
+    pending: list[tuple[PlannedGame, list[Agent]]] = []
     for plan in design.plan(start, stop):
         trial = design.trial_of(plan)
+        if not traces and trial is None:
+            seated = [_agents_for(design, plan.condition)[r] for r in plan.roles]
+            if batchable(seated) and batch_enabled():
+                pending.append((plan, seated))
+                continue
+        _add_batch(rows, design, pending)
+        pending = []
         if trial is None:
             pool = _agents_for(design, plan.condition)
         elif trial[1] == 0:  # a trial starts from fresh agents and keeps them to its end
@@ -88,4 +107,20 @@ def play_chunk(design: Design, start: int, stop: int, context: LogContext,
                 agent.traces = traces
         rows.add_game(plan, Match(seated, design.variant, plan.seed,
                                   game_id=plan.position).run())
+    _add_batch(rows, design, pending)
     return rows.to_parquet()
+
+
+def _add_batch(rows: LogRows, design: Design,
+               pending: Sequence[tuple[PlannedGame, list[Agent]]]) -> None:
+    """Play the baseline games of ``pending`` in one batch and add their rows, in order."""
+    if not pending:
+        return
+    n = design.variant.players
+    seeds = [plan.seed for plan, _ in pending]
+    per_seat = derive_seeds([(seed, 1 + seat) for seed in seeds for seat in range(n)])
+    records = play_batch([seated for _, seated in pending], design.variant, seeds,
+                         [per_seat[k:k + n] for k in range(0, len(per_seat), n)],
+                         [plan.position for plan, _ in pending])
+    for (plan, _), record in zip(pending, records, strict=True):
+        rows.add_game(plan, record)

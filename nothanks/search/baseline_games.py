@@ -68,7 +68,7 @@ def _init_genrand(seed: int) -> np.ndarray:
 START = _init_genrand(19650218)
 
 #: Columns of the per-decision integer table :func:`play` fills (``true_tokens`` apart).
-DECISION_FIELDS = ("game", "turn", "seat", "card", "on_card", "hand_size", "cards_left",
+DECISION_FIELDS = ("game", "turn", "seat", "card", "on_card", "hand", "cards_left",
                    "neighbours", "action")
 
 
@@ -201,7 +201,7 @@ def decision_bound(players: int, tokens: int, cards_played: int) -> int:
 @jit
 def play(first, low_card, high_card, cards_played, tokens, bound, game_words, kinds,
          params, seat_words, start, record, order, takers, finals, ranks, decisions, true_tokens,
-         decision_count):
+         hand_cards, hand_starts, hand_ends, final_hands, counts):
     """Play games ``first, first + 1, ...`` of the batch until all are played or the next
     might not fit in ``decisions``; return the index after the last game played.
 
@@ -212,7 +212,13 @@ def play(first, low_card, high_card, cards_played, tokens, bound, game_words, ki
     the seat that took ``order[g, i]``, ``finals[g]`` (tokens, then scores, then rank
     points: 3 x players floats) and ``ranks[g]``. With ``record``, one row of ``decisions``
     (:data:`DECISION_FIELDS`) and of ``true_tokens`` (every seat's tokens before the
-    move) per decision, from row ``decision_count[0]`` on (advanced).
+    move) per decision, from row ``counts[0]`` on (advanced).
+
+    Hands: after take ``i`` of game ``g`` (take ``t = g * cards_played + i``), the taker's
+    cards, ascending, are ``hand_cards[hand_starts[g, i]:hand_ends[g, i]]``, written from
+    ``counts[1]`` on (advanced). A hand's id is ``t + 1`` (0: no cards yet); the
+    decisions' ``hand`` column is the mover's hand id, ``final_hands[g, seat]`` each
+    seat's at the end. Stops early, too, when the next game's hands might not fit.
 
     The generators of :data:`CHUNK` games (the deal's and every seat's) are seeded
     together (:func:`mt_seed_lanes`) before those games are played.
@@ -220,13 +226,16 @@ def play(first, low_card, high_card, cards_played, tokens, bound, game_words, ki
     games, players = kinds.shape
     deck_size = high_card - low_card + 1
     deck = np.empty(deck_size, dtype=np.int64)
-    hand = np.zeros(players, dtype=np.int64)
+    hand = np.zeros(players, dtype=np.int64)  # the id of every seat's hand
+    size = np.zeros(players, dtype=np.int64)
+    sorted_cards = np.zeros((players, cards_played), dtype=np.int64)
+    hands_bound = cards_played * (cards_played + 1) // 2  # a game's hands, at most
     out = np.zeros(2 * players, dtype=np.float64)
     width = high_card + 2
     s = np.zeros(HEADER + players + players * width + deck_size, dtype=np.int64)  # new_state
     owned_at = HEADER + players
     pool_at = owned_at + players * width
-    row = decision_count[0]
+    row, at = counts[0], counts[1]
     g = first
     while g < games:
         stop = min(games, g + CHUNK)
@@ -242,8 +251,9 @@ def play(first, low_card, high_card, cards_played, tokens, bound, game_words, ki
                     words[lane + 1 + seat, w] = seat_words[k, seat, w]
         mt_seed_lanes(mt, index, words, start)
         for k in range(g, stop):
-            if record and row + bound > decisions.shape[0]:
-                decision_count[0] = row
+            if (record and row + bound > decisions.shape[0]
+                    or at + hands_bound > hand_cards.shape[0]):
+                counts[0], counts[1] = row, at
                 return k
             lane = (k - g) * (players + 1)
             for i in range(deck_size):
@@ -258,6 +268,7 @@ def play(first, low_card, high_card, cards_played, tokens, bound, game_words, ki
             for seat in range(players):
                 s[HEADER + seat] = tokens
                 hand[seat] = 0
+                size[seat] = 0
             for i in range(cards_played):
                 order[k, i] = deck[i]
                 s[pool_at + cards_played - 1 - i] = deck[i]
@@ -294,8 +305,21 @@ def play(first, low_card, high_card, cards_played, tokens, bound, game_words, ki
                 turn += 1
                 if take:
                     takers[k, taken] = seat
+                    # the taker's cards stay ascending: the new card moves down into place
+                    cards = sorted_cards[seat]
+                    i = size[seat]
+                    while i > 0 and cards[i - 1] > card:
+                        cards[i] = cards[i - 1]
+                        i -= 1
+                    cards[i] = card
+                    size[seat] += 1
+                    hand_starts[k, taken] = at
+                    for i in range(size[seat]):
+                        hand_cards[at + i] = cards[i]
+                    at += size[seat]
+                    hand_ends[k, taken] = at
+                    hand[seat] = k * cards_played + taken + 1
                     taken += 1
-                    hand[seat] += 1
                     apply_take(s)
                     if not s[OVER]:
                         reveal(s, s[POOL] - 1)
@@ -303,6 +327,7 @@ def play(first, low_card, high_card, cards_played, tokens, bound, game_words, ki
                     apply_pass(s)
             outcome(s, out)
             for seat in range(players):
+                final_hands[k, seat] = hand[seat]
                 finals[k, seat] = s[HEADER + seat]
                 finals[k, players + seat] = out[seat]
                 finals[k, 2 * players + seat] = out[players + seat]
@@ -312,7 +337,7 @@ def play(first, low_card, high_card, cards_played, tokens, bound, game_words, ki
                         better += 1
                 ranks[k, seat] = better + 1
         g = stop
-    decision_count[0] = row
+    counts[0], counts[1] = row, at
     return g
 
 
@@ -324,6 +349,7 @@ def warm() -> None:
     game_words = np.array([[0, 0, 1]], dtype=np.int64)
     play(0, 1, 3, 3, 1, decision_bound(3, 1, 3), game_words, kinds, np.full((1, 3), 0.5),
          words, START, True, np.zeros((1, 3), np.int64), np.zeros((1, 3), np.int64),
-         np.zeros((1, 9)),
-         np.zeros((1, 3), np.int64), np.zeros((12, len(DECISION_FIELDS)), np.int64),
-         np.zeros((12, 3), np.int64), np.zeros(1, np.int64))
+         np.zeros((1, 9)), np.zeros((1, 3), np.int64),
+         np.zeros((12, len(DECISION_FIELDS)), np.int64), np.zeros((12, 3), np.int64),
+         np.zeros(6, np.int64), np.zeros((1, 3), np.int64), np.zeros((1, 3), np.int64),
+         np.zeros((1, 3), np.int64), np.zeros(2, np.int64))

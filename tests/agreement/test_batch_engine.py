@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from nothanks import batch
@@ -101,3 +102,34 @@ def test_agents_the_kernel_cannot_play_are_refused():
         batch.play_columns([[make_agent("random")] * 3], variant, [], [])
     with pytest.raises(ValueError, match="seed -1 is out of range"):
         batch.play_columns([[make_agent("random")] * 3], variant, [-1], [[1, 2, 3]])
+
+
+def test_a_design_run_logs_the_same_tables_with_and_without_batches(tmp_path, monkeypatch):
+    """Baseline tables around a model table (its games played one by one in between),
+    five players: every log table equal, and the baseline games were batched."""
+    from nothanks.experiments import Design, load, run_design
+    from nothanks.experiments.design import Table
+
+    design = Design(name="batch-mix", seed=5, games=4, variant=Variant(players=5), tables=(
+        Table("baselines", ("random", "heuristic:T=-2", "always-pass", "random:p=0.7",
+                            "heuristic"), 0),
+        Table("model", ("tom0", "random", "random", "heuristic", "always-pass"), 0),
+        Table("passers", ("always-pass",) * 4 + ("random",), 4),
+    ))
+    batches = []
+    real = batch.play_batch
+
+    def counting(seated, *args, **kwargs):
+        batches.append(len(seated))
+        return real(seated, *args, **kwargs)
+
+    monkeypatch.setattr("nothanks.experiments.workers.play_batch", counting)
+    run_design(design, tmp_path / "batched", jobs=1, chunk_size=12, progress=False)
+    assert sum(batches) == 8
+    monkeypatch.setenv(batch.ENV, "0")
+    run_design(design, tmp_path / "python", jobs=1, chunk_size=12, progress=False)
+    assert sum(batches) == 8
+    logs = [load(tmp_path / side).tables() for side in ("batched", "python")]
+    for name in ("games", "decisions", "predictions", "recalls", "conditions"):
+        assert len(logs[0][name]) == len(logs[1][name])
+        pd.testing.assert_frame_equal(logs[0][name], logs[1][name], obj=name)
