@@ -85,3 +85,26 @@ def test_rank_outcomes_are_credited_per_scheme(credit):
 def test_bad_spec_values_are_refused_with_what_is_valid(spec, words):
     with pytest.raises(AgentSpecError, match=words):
         make_agent(spec)
+
+
+def test_a_trial_design_logs_the_learning_state_of_every_decision(tmp_path):
+    """In a design with trials, every ibl decision has a learning row (instances, take,
+    pass), and the second game of a trial starts from the first game's instances."""
+    import json
+
+    from nothanks.experiments import load, run_design
+    from nothanks.experiments.design import Design, Table
+
+    design = Design(name="ibl-trials", seed=3, games=4, trial=2, variant=VARIANT, tables=(
+        Table("ibl vs heuristics", ("ibl:carry=true", "heuristic", "heuristic"), focal=0),))
+    run_design(design, tmp_path / "run", jobs=1, progress=False)
+    log = load(tmp_path / "run")
+    rows = log.learning
+    assert len(rows) == log.decisions["agent"].str.startswith("ibl").sum() > 0
+    states = [json.loads(s) for s in rows["state"]]
+    assert all(set(s) == {"instances", "take", "pass"} for s in states)
+    rows = rows.assign(instances=[s["instances"] for s in states])
+    by_game = rows.groupby(["trial", "trial_game"])["instances"]
+    for trial in (0, 1):  # carried within a trial, fresh at the next one
+        assert by_game.min()[(trial, 1)] > by_game.max()[(trial, 0)]
+        assert by_game.min()[(trial, 0)] <= 3
