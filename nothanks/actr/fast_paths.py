@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import kernel as _kernel_module
+from .matching import UNKNOWN_CODE
 from .mismatch import BUILT_IN_MISMATCH, ExactMatch
 from .parameters import Parameters
 from .records import SlotValue
@@ -122,8 +123,8 @@ class FastPathView:
                 or column.present < count or _kernel_module.kernels() is None
                 or not (column.numeric or type(fn) is ExactMatch)):
             return None
-        rows = np.arange(start, count)
-        scored = np.empty((len(values), count - start))
-        for index, value in enumerate(values):
-            scored[index] = self._score_slot(slot, value, column, rows, fn)
-        return scored
+        if type(fn) is ExactMatch:  # as _score_slot: the codes compared, times −weight
+            codes = np.array([column.code_of.get(value, UNKNOWN_CODE) for value in values])
+            return (column.codes.view()[start:] != codes[:, None]) * -fn.weight
+        # elementwise, broadcast: the bits of the whole column's scores
+        return fn.grid(list(values), column.values.view()[start:])

@@ -22,7 +22,8 @@ from .store import ABSENT, Column
 Scored = list[tuple[str, SlotValue, Column, MismatchFunction]]
 """Requested slots scored by partial matching: (slot, request value, column, function)."""
 
-_UNKNOWN = -2  # slot code of a request value no chunk holds
+UNKNOWN_CODE = -2  # slot code of a request value no chunk holds
+_UNKNOWN = UNKNOWN_CODE
 _SCORE_CACHE_SIZE = 4096  # request values whose scores are kept per slot
 _PLAN_CACHE_SIZE = 4096  # retrieval requests whose candidates are kept
 

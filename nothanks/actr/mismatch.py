@@ -33,6 +33,17 @@ class VectorizedMismatch(Protocol):
     def vectorized(self, request_value: Any, chunk_values: np.ndarray) -> np.ndarray: ...
 
 
+_PLAIN_REALS = (int, float)  # real numbers recognised without an ABC check
+
+
+def _reals(values: Any) -> np.ndarray:
+    """``values`` as a float64 array of real numbers, or a TypeError saying which is not."""
+    for value in values:
+        if type(value) not in _PLAIN_REALS:
+            _real("request value", value)
+    return np.asarray(values, dtype=np.float64)
+
+
 def _real(name: str, value: Any) -> float:
     """``value`` as a float, or a TypeError naming the offending argument."""
     if not isinstance(value, Real):
@@ -91,6 +102,13 @@ class Linear:
         mismatch *= -1.0 / self.value_range
         return mismatch
 
+    def grid(self, request_values: np.ndarray, chunk_values: np.ndarray) -> np.ndarray:
+        """Row i is ``vectorized(request_values[i], chunk_values)``, the same bits (the
+        same elementwise operations, broadcast)."""
+        mismatch = np.abs(chunk_values[None, :] - _reals(request_values)[:, None])
+        mismatch *= -1.0 / self.value_range
+        return mismatch
+
 
 @dataclass(frozen=True, slots=True)
 class Weber:
@@ -116,6 +134,19 @@ class Weber:
         mismatch = np.abs(chunk_values - x)
         mismatch /= np.maximum(np.abs(chunk_values), abs(x))
         np.negative(mismatch, out=mismatch)
+        return mismatch
+
+    def grid(self, request_values: np.ndarray, chunk_values: np.ndarray) -> np.ndarray:
+        """Row i is ``vectorized(request_values[i], chunk_values)``, the same bits (the
+        same elementwise operations, broadcast; a request 0's row as ``vectorized``'s)."""
+        x = _reals(request_values)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):  # 0 vs 0: replaced below
+            mismatch = np.abs(chunk_values[None, :] - x)
+            mismatch /= np.maximum(np.abs(chunk_values)[None, :], np.abs(x))
+        np.negative(mismatch, out=mismatch)
+        zero = x[:, 0] == 0
+        if zero.any():
+            mismatch[zero] = (chunk_values != 0) * -1.0
         return mismatch
 
 

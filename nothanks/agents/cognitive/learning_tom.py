@@ -27,9 +27,10 @@ reads the learned chunks' base levels at each decision and remakes its score tab
 when the set of chunks changed since the last decision.
 
 With ``carry=true`` the observations persist across the games the same object plays
-(a design's ``trial = N``): each game's memory is rebuilt from the starting set plus
-every observation at its own time, and the memory's clock runs on from where the last
-game ended (model time is the experience's time), so old observations have decayed.
+(a design's ``trial = N``): each game's memory is a copy of the last game's (the
+starting set and every observation with its references), its noise seeded by the new
+game's seed and its clock running on from where the last game ended (model time is the
+experience's time), so old observations have decayed.
 With ``carry=false`` every game starts from the starting set alone.
 
 :meth:`LearningToMAgent.export_instances` writes what it learned as an instance file
@@ -41,6 +42,7 @@ import inspect
 from pathlib import Path
 
 from ... import __version__
+from ...actr import DeclarativeMemory
 from ...rules import Action, Event, Passed, Took, Variant
 from .generate_instances import render
 from .instance_sets import load_instances
@@ -56,6 +58,11 @@ EXPORT_VERSION = 1
 Situation = tuple[str, int, int, int, str]
 
 
+#: The starting set of ``start=empty`` (one object: models copy a set's chunks from a
+#: memory kept per set object).
+_EMPTY = InstanceSet((), EMPTY_START)
+
+
 def _start_set(start: str) -> InstanceSet:
     """The starting set ``start=`` names: none (``empty``), a shipped set (with seeded
     perturbations) or a file (errors from :func:`load_instances` name what is valid)."""
@@ -64,7 +71,7 @@ def _start_set(start: str) -> InstanceSet:
                          "the name of a shipped instance set (e.g. monotone), or the path "
                          "of an instance file")
     if start == EMPTY_START:
-        return InstanceSet((), EMPTY_START)
+        return _EMPTY
     try:
         return load_instances(start)
     except InstanceFileError as error:  # named by this model's key
@@ -100,8 +107,7 @@ class LearningToMAgent(ToMAgent):
             raise ValueError(f"carry={carry!r} is invalid; valid: true or false")
         self._start = _start_set(start)
         self.start_set = start
-        #: every observation kept, in time order: (model time, chunk slots)
-        self._experience: list[tuple[float, dict[str, object]]] = []
+        self._presentations = 0  # observations stored (carried ones included)
         #: situation -> [presentations, model time of the latest]
         self._seen: dict[Situation, list] = {}
         self._cards: list[tuple[int, ...]] = []  # every player's cards (public)
@@ -124,29 +130,32 @@ class LearningToMAgent(ToMAgent):
         # every order tracks its opponents' counts: a ToM0 learner needs them to store
         return not self.oracle_tokens
 
-    def _build_instance_memory(self, variant: Variant) -> None:
-        """The starting set's chunks (ToMAgent's, from the kept copy); the observations
-        are added by :meth:`_new_memories`."""
+    def _build_instance_memory(self, variant: Variant,
+                               source: DeclarativeMemory | None = None, seed=0) -> None:
+        """ToMAgent's: the starting set's chunks (from the kept copy), or ``source``'s
+        chunks, references and clock."""
         self.instance_set = self._start  # the set ToMAgent builds from and checks decks of
-        super()._build_instance_memory(variant)
-        self._stored_any = False
+        super()._build_instance_memory(variant, source, seed)
+        if source is None:
+            self._stored_any = False
+
+    def _restart_instance_memory(self, variant: Variant, seed) -> None:
+        """A game's ToM0 memory: with ``carry`` a copy of the last game's (the starting
+        set and every observation, its clock running on), its noise seeded anew; else
+        the starting set alone (a memory holding learned chunks cannot be restarted)."""
+        if self._stored_any and self.carries:
+            self._build_instance_memory(variant, source=self._instance_dm, seed=seed)
+            return
+        if self._stored_any:
+            self._build_instance_memory(variant)
+        super()._restart_instance_memory(variant, seed)
 
     def _new_memories(self, variant: Variant, seed: int) -> None:
-        """Fresh memories for a game: the starting set, then (``carry``) every observation
-        at its own time, with the clock where the last game's ended."""
-        carried = self._instance_dm.time if self.carries and self._experience else 0.0
-        if not self.carries:
-            self._experience = []
+        if not self.carries:  # every game from the starting set
             self._seen = {}
+            self._presentations = 0
             self._games = 0
-        if self._stored_any:  # learned chunks cannot be restarted: rebuild
-            self._build_instance_memory(variant)
         super()._new_memories(variant, seed)
-        if self._experience:
-            memory = self._instance_dm
-            memory.advance(carried)
-            memory.add_past(self._experience)
-            self._stored_any = True
 
     def start(self, seat: int, variant: Variant, seed: int) -> None:
         super().start(seat, variant, seed)
@@ -196,7 +205,7 @@ class LearningToMAgent(ToMAgent):
                  "tokens_owned": owned, "action": action}
         self._instance_dm.add_past([(time, slots)])
         self._stored_any = True
-        self._experience.append((time, slots))
+        self._presentations += 1
         situation = (category, card, on_card, owned, action)
         seen = self._seen.get(situation)
         if seen is None:
@@ -211,7 +220,7 @@ class LearningToMAgent(ToMAgent):
         """The learning state (JSON-able): distinct situations stored (``instances``),
         observations in all (``presentations``), stored and skipped this game, games
         played with this experience, and the chunks in the ToM0 memory."""
-        return {"instances": len(self._seen), "presentations": len(self._experience),
+        return {"instances": len(self._seen), "presentations": self._presentations,
                 "stored_this_game": self._stored_this_game,
                 "skipped_this_game": self._skipped_this_game, "games": self._games,
                 "chunks": len(self._instance_dm)}
@@ -265,7 +274,7 @@ class LearningToMAgent(ToMAgent):
             f"{EXPORT_VERSION}, nothanks {__version__}, written by",
             "nothanks.agents.cognitive.learning_tom.LearningToMAgent.export_instances",
             f"Model: {self.spec} (starting set {self.start_set!r}, carry={self.carries})",
-            f"Seen: {len(self._experience)} moves over {self._games} game(s), "
+            f"Seen: {self._presentations} moves over {self._games} game(s), "
             f"{len(self._seen)} distinct situations; {contradicted} state(s) seen with both "
             "actions keep the more frequent (ties: the latest).",
         ]

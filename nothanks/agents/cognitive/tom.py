@@ -220,17 +220,21 @@ class ToMAgent(Agent):
         self._fast_paths()
 
     # ------------------------------------------------------------------ game lifecycle
-    def _build_instance_memory(self, variant: Variant) -> None:
+    def _build_instance_memory(self, variant: Variant,
+                               source: DeclarativeMemory | None = None, seed=0) -> None:
         """The instance chunks, stored once per agent and card range (storing ~2,000
-        chunks costs more than a whole game, and they never change: fixed activation)."""
+        chunks costs more than a whole game, and they never change: fixed activation).
+        ``source``: a memory whose chunks, references and clock to start from instead
+        (``learning-tom`` carries its learned chunks so); ``seed`` seeds the noise."""
         card_range = max(1, variant.high_card - variant.low_card)
         shared = self.params["thresholds"] == "shared"
         self._instance_dm = DeclarativeMemory(
             retrieval_threshold=self.params["rt" if shared else "instance_rt"],
             mismatch={"category": ExactMatch(CATEGORY_WEIGHT), "card": Linear(card_range),
                       "tokens_on_card": Weber(), "tokens_owned": Weber()},
-            seed=0, **self._memory_args)
-        self._instance_dm.copy_chunks(_instance_chunks(self.instance_set))
+            seed=seed, **self._memory_args)
+        self._instance_dm.copy_chunks(_instance_chunks(self.instance_set) if source is None
+                                      else source)
         self._instance_range = card_range
         self._score_tables: tom_kernel.ScoreTables | None = None  # made on first use
 
@@ -241,14 +245,20 @@ class ToMAgent(Agent):
         activation); :meth:`DeclarativeMemory.restart` resets their clock and noise.
         """
         instance_seed, token_seed = spawn(seed, 2)
-        if max(1, variant.high_card - variant.low_card) != self._instance_range:
-            self._build_instance_memory(variant)
         # seeded from the sequences (not generators made here): each memory then owns
         # its generator, which lets it leave the unused tail of a noise block undrawn
-        self._instance_dm.restart(instance_seed)
+        self._restart_instance_memory(variant, instance_seed)
         self._token_dm = DeclarativeMemory(
             retrieval_threshold=self.params["rt"], seed=token_seed,
             **(self._memory_args | {"noise": self.params["token_s"]}))
+
+    def _restart_instance_memory(self, variant: Variant, seed) -> None:
+        """The instance memory of a new game: the last game's (its chunks never change)
+        with its clock and noise restarted (``seed``), or built anew for another card
+        range."""
+        if max(1, variant.high_card - variant.low_card) != self._instance_range:
+            self._build_instance_memory(variant)
+        self._instance_dm.restart(seed)
 
     def start(self, seat: int, variant: Variant, seed: int) -> None:
         """New game: fresh memories seeded from ``seed``; every opponent starts with the

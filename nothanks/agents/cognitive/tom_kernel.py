@@ -79,7 +79,9 @@ class ScoreTables:
     deck, then the tokens on the card's and the tokens owned's by count, 0 to ``rows``
     − 1 each. The rows are the memory's own score columns
     (:meth:`~nothanks.actr.DeclarativeMemory.score_columns`: the same bits the Python
-    path adds).
+    path adds). Column i scores chunk i; the table may hold spare columns past the
+    chunks scored (:meth:`extend` fills them as chunks are learned), which the compiled
+    recursion never reads (it reads as many as the base levels it is given).
     """
 
     def __init__(self, memory: DeclarativeMemory, takes: np.ndarray, low_card: int,
@@ -126,12 +128,13 @@ class ScoreTables:
                  memory.score_rows("tokens_owned", counts, old)]
         if any(part is None for part in parts):
             return False
-        table = np.empty((len(self.table), new))
-        table[:, :old] = self.table
-        table[TAKES_ROW, old:] = takes
-        table[CATEGORY_ROW:, old:] = np.concatenate(parts)
+        table = self.table
+        if new > table.shape[1]:  # room for as many again: copied once per doubling
+            table = np.empty((len(table), 2 * new))
+            table[:, :old] = self.table[:, :old]
+        table[TAKES_ROW, old:new] = takes
+        table[CATEGORY_ROW:, old:new] = np.concatenate(parts)
         self.table, self._chunks = table, new
-        self._takes = table[TAKES_ROW]
         return True
 
     def card_row(self, card: int) -> int:
@@ -152,28 +155,29 @@ class ScoreTables:
         old = self.rows
         new = max(rows, 2 * old, 16)
         head = self.on_start
-        table = np.empty((head + 2 * new, self._chunks))
+        chunks = self._chunks
+        table = np.empty((head + 2 * new, max(chunks, self.table.shape[1])))
         if old:
             table[:head] = self.table[:head]
             table[head:head + old] = self.table[head:head + old]
             table[head + new:head + new + old] = self.table[head + old:head + 2 * old]
         else:
-            table[TAKES_ROW] = self._takes
+            table[TAKES_ROW, :chunks] = self._takes
             for index, name in enumerate(CATEGORY_NAMES):
                 columns = self._scores(name, low, 0, 0)
                 if columns is None:
                     return False
-                table[CATEGORY_ROW + index] = columns[0]
+                table[CATEGORY_ROW + index, :chunks] = columns[0]
             for card in range(low, high + 1):
                 columns = self._scores(CATEGORY_NAMES[0], card, 0, 0)
                 if columns is None:
                     return False
-                table[self.card_row(card)] = columns[1]
+                table[self.card_row(card), :chunks] = columns[1]
         for count in range(old, new):
             columns = self._scores(CATEGORY_NAMES[0], low, count, count)
             if columns is None:
                 return False
-            table[head + count] = columns[2]
-            table[head + new + count] = columns[3]
+            table[head + count, :chunks] = columns[2]
+            table[head + new + count, :chunks] = columns[3]
         self.table, self.rows, self.own_start = table, new, head + new
         return True
