@@ -195,3 +195,14 @@ def test_score_rows_extend_score_columns_by_the_chunks_stored_since():
             assert np.array_equal(rows[index], column[kept:])
     assert memory.score_rows("kind", ["a"]) is None  # exact match: no score
     assert memory.score_rows("colour", [1]) is None  # no chunk holds the slot
+
+
+@pytest.mark.parametrize("fn", [Linear(32), Weber()])
+def test_a_mismatch_grid_is_its_vectorized_rows_bit_for_bit(fn):
+    chunk_values = np.array([0.0, 1.0, 3.0, 7.0, 35.0, 2.0])
+    requests = [0, 1, 2, 5, 35]
+    grid = fn.grid(requests, chunk_values)
+    for row, request in zip(grid, requests, strict=True):
+        assert row.tobytes() == np.asarray(fn.vectorized(request, chunk_values)).tobytes()
+    with pytest.raises(TypeError, match="real number"):
+        fn.grid(["3"], chunk_values)
