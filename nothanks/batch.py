@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from itertools import islice, repeat
+from itertools import islice, repeat, starmap
 
 import numpy as np
 
@@ -114,18 +114,14 @@ def play_columns(seated: Sequence[Sequence[Agent]], variant: Variant, seeds: Seq
     if len(seeds) != games or len(agent_seeds) != games:
         raise ValueError(f"{games} seatings, {len(seeds)} seeds and {len(agent_seeds)} "
                          "agent-seed rows given; give one of each per game")
-    kinds = np.zeros((games, n), dtype=np.int64)
-    params = np.zeros((games, n), dtype=np.float64)
-    seat_words = np.zeros((games, n, 3), dtype=np.int64)
-    seat_words[:, :, 2] = 1
     known: dict[int, tuple[int, float]] = {}
     for g, agents in enumerate(seated):
-        if len(agents) != n:
-            raise ValueError(f"game {g}: {len(agents)} agents for a {n}-player variant; "
-                             "give one agent per seat")
+        if len(agents) != n or len(agent_seeds[g]) != n:
+            raise ValueError(f"game {g}: {len(agents)} agents and {len(agent_seeds[g])} "
+                             f"agent seeds for a {n}-player variant; give one of each per "
+                             "seat")
         for seat, agent in enumerate(agents):
-            kind = known.get(id(agent))
-            if kind is None:
+            if id(agent) not in known:
                 kind = _kind(agent)
                 if kind is None or agent.traces:
                     raise ValueError(
@@ -133,11 +129,11 @@ def play_columns(seated: Sequence[Sequence[Agent]], variant: Variant, seeds: Seq
                         "the batch engine; valid: random, heuristic and always-pass "
                         "agents without traces (play it with nothanks.match.Match)")
                 known[id(agent)] = kind
-            kinds[g, seat], params[g, seat] = kind
-            if kind[0] == bg.RANDOM:
-                seat_words[g, seat] = bg.seed_words(agent_seeds[g][seat])
-    game_words = np.array([bg.seed_words(seed) for seed in seeds],
-                          dtype=np.int64).reshape(games, 3)
+    players = np.array([known[id(a)] for agents in seated for a in agents],
+                       dtype=np.float64).reshape(games, n, 2)
+    kinds, params = players[:, :, 0].astype(np.int64), players[:, :, 1].copy()
+    game_words = _words(seeds).reshape(games, 3)
+    seat_words = _words([s for row in agent_seeds for s in row]).reshape(games, n, 3)
     played = variant.cards_played
     bound = bg.decision_bound(n, variant.tokens, played)
     hands_bound = played * (played + 1) // 2
@@ -173,6 +169,20 @@ def play_columns(seated: Sequence[Sequence[Agent]], variant: Variant, seeds: Seq
                       finals[:, n:2 * n].astype(np.int64), ranks, finals[:, 2 * n:],
                       decisions[:used], true_tokens[:used], hand_cards[:int(counts[1])],
                       hand_starts, hand_ends, final_hands)
+
+
+def _words(seeds: Sequence[int]) -> np.ndarray:
+    """Every seed as ``random.Random(seed)`` reads it: rows of (low word, high word,
+    number of words), as :func:`nothanks.search.baseline_games.seed_words` (its error for
+    a seed out of range)."""
+    from .search import baseline_games as bg
+    if len(seeds) and not 0 <= min(seeds) <= max(seeds) < 1 << 64:
+        bad = min(seeds) if min(seeds) < 0 else max(seeds)
+        bg.seed_words(bad)  # raises its error
+    values = np.array(seeds, dtype=np.uint64)
+    high = (values >> np.uint64(32)).astype(np.int64)
+    low = (values & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    return np.stack([low, high, np.where(high > 0, 2, 1)], axis=-1)
 
 
 _ACTIONS = (Action.TAKE, Action.PASS)  # by the kernel's TAKE, PASS
@@ -228,7 +238,7 @@ def _records(cols: BatchGames, seated: Sequence[Sequence[Agent]], n: int,
             map(CATEGORY_BY_NEIGHBOURS.__getitem__, d[:, 7].tolist()),
             zip(*cols.true_tokens.T.tolist(), strict=True),
             map(_ACTIONS.__getitem__, d[:, 8].tolist()), (own == 0).tolist(),
-            map(dict, repeat((), count)), repeat(None, count), repeat(None, count),
+            starmap(dict, repeat((), count)), repeat(None, count), repeat(None, count),
             repeat(None, count), strict=True))
     for g, agents in enumerate(seated):
         yield GameRecord(
