@@ -30,7 +30,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from . import analysis as an  # noqa: E402
 from . import experiments as ex  # noqa: E402
-from .analysis import instance_sets, placebo  # noqa: E402
+from .analysis import instance_sets, learning, placebo  # noqa: E402
 from .analysis import readings as readings_columns  # noqa: E402
 from .analysis.frames import markdown_table  # noqa: E402
 from .experiments.schema import read_table, to_pandas  # noqa: E402
@@ -39,6 +39,7 @@ from .figures.instance_sets import (  # noqa: E402
     instance_set_dose_response,
     rt_sweep_by_set_lines,
 )
+from .figures.learning import learning_curves, states_over_games_lines  # noqa: E402
 from .figures.quality import quality_figures  # noqa: E402
 from .studies.calibration import report_markdown  # noqa: E402
 from .studies.move_quality import move_quality  # noqa: E402
@@ -111,6 +112,21 @@ FIGURES = (
     FigureSpec("extra_instance_map", "(new; thesis §3.2)",
                "The ToM0 instance set: take/pass over card value x tokens on card, per "
                "tokens-owned level (category 'no sequence').", "instances"),
+    FigureSpec("extra_learning_curves", "(new; thesis §6.2, seed 002)",
+               "Learning over trials of 10 games: the focal player's mean rank points at each "
+               "game of a trial for the utility learner, its no-learning control, the "
+               "instance-based learner and the fixed ToM1, per opponent table, on the same "
+               "deals (bands: 95% CIs over 200 trials).", "learning"),
+    FigureSpec("extra_learning_utilities", "(new; seed 002 Figure 6)",
+               "The utility learner's strategy utilities at the end of each game of a trial, "
+               "per opponent table (mean over trials, 95% bands).", "learning"),
+    FigureSpec("extra_learning_long_curves", "(new; thesis §6.2)",
+               "Learning over trials of 50 games (utility, no learning, ibl; 40 trials).",
+               "learning-long"),
+    FigureSpec("extra_learning_tom_curves", "(new; thesis §6.2)",
+               "learning-tom (ToM0 instances stored from the opponents' moves, from an empty "
+               "set) at k = 1 and 2 beside the fixed ToM1 and ToM2 over trials of 50 games.",
+               "learning-tom"),
     FigureSpec("extra_token_memory", "(new; thesis §3.4.2)",
                f"One ToM2 model's token memory over one game against three ToM1 (seed "
                f"{ex.TRACE_SEED}): leaf/root activations, threshold, wrong recalls.", "one game"),
@@ -127,6 +143,7 @@ class FigureLogs:
     higher_orders: OrdersLog | None = None
     instance_sets: InstanceSetsLog | None = None
     figure14_sets: ex.Log | None = None
+    learning: dict[str, ex.Log] = field(default_factory=dict)
 
 
 @dataclass
@@ -286,16 +303,97 @@ def load_logs(cache: Path, *, participants: Path | None = None, games: int | Non
     higher = ex.ensure_design("higher-orders", cache, games, jobs, progress, quick)
     sets = ex.ensure_design("instance-sets", cache, games, jobs, progress, quick)
     sets14 = ex.ensure_design("figure14-instance-sets", cache, games, jobs, progress, quick)
+    learned = {name: ex.ensure_design(name, cache, games, jobs, progress, quick)
+               for name in LEARNING_DESIGNS}
     people = ex.ensure_participants(participants, cache, quick)
     sources = {"table7": str(table7), "figure14": str(figure14), "readings": str(readings),
                "higher-orders": str(higher), "instance-sets": str(sets),
-               "figure14-instance-sets": str(sets14)}
+               "figure14-instance-sets": str(sets14),
+               **{name: str(path) for name, path in learned.items()}}
     if people is not None:
         sources["participants"] = str(people)
     return FigureLogs(ex.load_cached(table7), ex.load_cached(figure14),
                       ex.load_cached(people) if people else None,
                       load_readings(readings), sources, load_orders(higher),
-                      load_instance_sets(sets), ex.load_cached(sets14))
+                      load_instance_sets(sets), ex.load_cached(sets14),
+                      {name: ex.load_cached(path) for name, path in learned.items()})
+
+
+#: The learning designs ``nothanks figures`` runs (tables labelled ``ARM vs OPPONENTS``).
+LEARNING_DESIGNS = ("learning", "learning-long", "learning-tom")
+#: Arms of the learning-tom design whose moves are compared on shared deals.
+DIVERGENCE_ARMS = (("learning-ToM1", "learning-ToM2"), ("ToM1", "ToM2"))
+
+
+def learning_statistics(logs: dict[str, ex.Log]) -> dict[str, pd.DataFrame]:
+    """The tables of every learning design (:func:`nothanks.analysis.learning.learning_tables`,
+    named ``<design>_<table>``) and, for ``learning-tom``, how often ToM2's moves differ
+    from ToM1's on shared deals (learned and shipped instance sets)."""
+    stats: dict[str, pd.DataFrame] = {}
+    for name, log in logs.items():
+        trial = learning.trial_length(log.experiments)
+        prefix = name.replace("-", "_")
+        tables = learning.learning_tables(log.games, log.conditions, log.learning, trial)
+        for key, table in tables.items():
+            stats[f"{prefix}_{key.removeprefix('learning_')}"] = table.assign(
+                source=an.data_source(log.games))
+        if name == "learning-tom":
+            rows = []
+            arms = {learning.arm_and_panel(t): int(c)
+                    for c, t in zip(log.conditions["condition"], log.conditions["table"],
+                                    strict=True)}
+            for panel in dict.fromkeys(p for _, p in arms):
+                for a, b in DIVERGENCE_ARMS:
+                    if (a, panel) in arms and (b, panel) in arms:
+                        rows.append({"panel": panel, "lower": a, "higher": b,
+                                     **learning.trial_divergence(
+                                         log.decisions, arms[(a, panel)], arms[(b, panel)],
+                                         trial)})
+            stats["learning_tom_divergence"] = pd.DataFrame(rows).assign(
+                source=an.data_source(log.games))
+    return stats
+
+
+def learning_figures(stats: dict[str, pd.DataFrame]) -> dict[str, Figure]:
+    """The learning figures of the tables :func:`learning_statistics` made."""
+    figures: dict[str, Figure] = {}
+    for prefix, stem in (("learning", "extra_learning_curves"),
+                         ("learning_long", "extra_learning_long_curves"),
+                         ("learning_tom", "extra_learning_tom_curves")):
+        if f"{prefix}_curves" in stats:
+            figures[stem] = learning_curves(stats[f"{prefix}_curves"])
+    states = stats.get("learning_states")
+    if states is not None and (states["key"] == "utilities").any():
+        utilities = states[(states["key"] == "utilities") & (states["arm"] == "utility")]
+        figures["extra_learning_utilities"] = states_over_games_lines(utilities, "utility")
+    return figures
+
+
+def learning_results(stats: dict[str, pd.DataFrame]) -> str:
+    """The results.md sections of the learning designs."""
+    text = ""
+    for prefix, title in (("learning", "Learning from experience: trials of 10 games"),
+                          ("learning_long", "Learning over trials of 50 games"),
+                          ("learning_tom", "learning-tom: ToM0 instances learned from "
+                                           "opponents")):
+        tables = {f"learning_{suffix}": stats[f"{prefix}_{suffix}"]
+                  for suffix in ("curves", "slopes", "paired", "states", "final")
+                  if f"{prefix}_{suffix}" in stats}
+        text += learning.learning_markdown(tables or None, title)
+    divergence = stats.get("learning_tom_divergence")
+    if divergence is not None and len(divergence):
+        text += ("\nDoes a learned instance set let ToM2 differ from ToM1? On shared deals, "
+                 "trial by trial, up to the first differing move (before it both saw, and "
+                 "learned, the same; cluster-bootstrap CIs over trials):\n\n"
+                 "| opponents | lower | higher | trials | diverged | decisions | rate per "
+                 "decision [95% CI] | first game |\n| --- | --- | --- | --- | --- | --- | --- "
+                 "| --- |\n")
+        for _, r in divergence.iterrows():
+            text += (f"| {r['panel']} | {r['lower']} | {r['higher']} | {r['trials']} | "
+                     f"{r['diverged_trials']} | {r['decisions_compared']} | "
+                     f"{r['difference_rate']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}] | "
+                     f"{r['first_game'] + 1:.1f} |\n")
+    return text
 
 
 # ---------------------------------------------------------------------- write
@@ -338,6 +436,7 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
         if data.figure14_sets is not None:
             stats["rt_sweep_by_set"] = instance_sets.rt_sweep_by_set(data.figure14_sets,
                                                                      data.figure14)
+        stats.update(learning_statistics(data.learning))
     with timer("move quality"):
         quality = grade_moves(data, cache, quick)
         for name, graded in quality.items():
@@ -355,6 +454,7 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
         for name, graded in quality.items():
             figures.update({f"extra_quality_{name}_{stem.removeprefix('quality_')}": fig
                             for stem, fig in quality_figures(graded).items()})
+        figures.update(learning_figures(stats))
     out.mkdir(parents=True, exist_ok=True)
     (out / "tables").mkdir(exist_ok=True)
     written: list[Path] = []
@@ -375,6 +475,7 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
                               + valid_tests_markdown(stats, placebo)
                               + instance_sets.instance_sets_markdown(
                                   stats.get("instance_sets"), stats.get("rt_sweep_by_set"))
+                              + learning_results(stats)
                               + _quality_markdown(quality)
                               + report_markdown(calibration))
         written.append(results_md)
@@ -592,6 +693,8 @@ def _readme(figures: dict[str, Figure], stats: dict[str, pd.DataFrame],
         "instance-sets": f"design `instance-sets`, `{data.sources.get('instance-sets')}`",
         "figure14-instance-sets": "designs `figure14-instance-sets` and `figure14`, "
                                   f"`{data.sources.get('figure14-instance-sets')}`",
+        **{name: f"design `{name}` ({_games(log)} games), `{data.sources.get(name)}`"
+           for name, log in data.learning.items()},
         "one game": f"one game played in the pipeline (`{','.join(ex.TRACE_PLAYERS)}`, "
                     f"seed {ex.TRACE_SEED})",
     }
@@ -637,7 +740,9 @@ def _figure_sources(stats: dict[str, pd.DataFrame]) -> dict[str, str]:
     """FigureSpec.data -> the source the statistics tables record for it."""
     tables = {"participants": "participant_rank_shares", "table7": "simulation_rank_shares",
               "figure14": "rt_sweep", "higher-orders": "higher_orders",
-              "instance-sets": "instance_sets", "figure14-instance-sets": "rt_sweep_by_set"}
+              "instance-sets": "instance_sets", "figure14-instance-sets": "rt_sweep_by_set",
+              "learning": "learning_slopes", "learning-long": "learning_long_slopes",
+              "learning-tom": "learning_tom_slopes"}
     sources = {data: str(stats[name]["source"].iloc[0])
                for data, name in tables.items() if name in stats}
     return {**sources, "one game": "simulation", "instances": "model (instance set)"}

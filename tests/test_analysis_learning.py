@@ -15,6 +15,7 @@ from nothanks.analysis.learning import (
     learning_slope,
     paired_by_trial,
     states_over_games,
+    trial_divergence,
     trial_length,
 )
 
@@ -112,3 +113,23 @@ def test_trial_length_reads_the_design():
     assert trial_length(pd.DataFrame({"design": [json.dumps({"trial": 10})]})) == 10
     with pytest.raises(AnalysisInputError, match="a design without trials"):
         trial_length(pd.DataFrame({"design": [json.dumps({"name": "x"})]}))
+
+
+def test_trial_divergence_counts_only_what_both_learners_saw_alike():
+    rows = []
+    for condition in (0, 1):
+        for deal in range(6):  # two trials of three games, three focal decisions a game
+            for turn in range(3):
+                action = "take" if turn == 0 else "pass"
+                if condition == 1 and deal == 2 and turn == 1:
+                    action = "take"  # trial 0 diverges in its last game, 2nd decision
+                if condition == 1 and deal == 4 and turn == 0:
+                    action = "pass"  # trial 1 diverges in its 2nd game, 1st decision
+                rows.append({"condition": condition, "deal": deal, "turn": turn,
+                             "focal": True, "action": action})
+    result = trial_divergence(pd.DataFrame(rows), 0, 1, trial=3)
+    # trial 0: games 0 and 1 (3 + 3) and 2 decisions of game 2; trial 1: game 3 (3) and 1
+    assert result["decisions_compared"] == 8 + 4
+    assert result["diverged_trials"] == 2 and result["trials"] == 2
+    assert result["difference_rate"] == pytest.approx(2 / 12)
+    assert result["first_game"] == pytest.approx((2 + 1) / 2)

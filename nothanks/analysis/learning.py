@@ -13,7 +13,9 @@ not, so every interval here resamples or clusters by **trial**:
 - :func:`paired_by_trial`: two conditions on the same deals (a learner and its
   no-learning control, or a fixed model in its seat), trial by trial;
 - :func:`states_over_games` and :func:`final_states`: the learning state logged at each
-  decision (the ``learning`` table), per game of a trial and at the end of each trial.
+  decision (the ``learning`` table), per game of a trial and at the end of each trial;
+- :func:`trial_divergence`: how often two focal learners' moves differ on the same deals
+  before anything they learned could differ.
 """
 from __future__ import annotations
 
@@ -24,7 +26,14 @@ import numpy as np
 import pandas as pd
 
 from .frames import AnalysisInputError, require_columns, require_rows
-from .paired import bootstrap_interval, focal_by_deal, paired_difference, wilson_interval
+from .paired import (
+    bootstrap_interval,
+    cluster_share,
+    divergence_by_deal,
+    focal_by_deal,
+    paired_difference,
+    wilson_interval,
+)
 
 
 def trial_length(experiments: pd.DataFrame) -> int:
@@ -45,64 +54,112 @@ def trial_length(experiments: pd.DataFrame) -> int:
 def focal_trials(games: pd.DataFrame, condition: int, trial: int) -> pd.DataFrame:
     """The focal player's result per deal of ``condition`` with its ``trial`` and
     ``game`` (index within the trial); only whole trials are kept."""
-    if trial < 1:
-        raise AnalysisInputError(f"trial length {trial}; valid: a whole number >= 1")
-    focal = focal_by_deal(games, condition).reset_index()
-    focal["trial"] = focal["deal"] // trial
-    focal["game"] = focal["deal"] % trial
-    whole = focal.groupby("trial")["game"].transform("size") == trial
-    if not whole.any():
-        raise AnalysisInputError(f"condition {condition}: no whole trial of {trial} games "
-                                 "logged (an interrupted run?)")
-    return focal[whole].reset_index(drop=True)
+    return Trials(games, trial).focal(condition)
+
+
+class Trials:
+    """The focal results of a log's conditions by trial, each condition's read once (the
+    functions below each build one for a single answer; :func:`learning_tables` asks one
+    many questions)."""
+
+    def __init__(self, games: pd.DataFrame, trial: int) -> None:
+        if isinstance(trial, bool) or not isinstance(trial, int | np.integer) or trial < 1:
+            raise AnalysisInputError(f"trial length {trial!r}; valid: a whole number >= 1")
+        self.games = games
+        self.trial = int(trial)
+        self._focal: dict[int, pd.DataFrame] = {}
+
+    def focal(self, condition: int) -> pd.DataFrame:
+        """See :func:`focal_trials`."""
+        if condition not in self._focal:
+            focal = focal_by_deal(self.games, condition).reset_index()
+            focal["trial"] = focal["deal"] // self.trial
+            focal["game"] = focal["deal"] % self.trial
+            whole = focal.groupby("trial")["game"].transform("size") == self.trial
+            if not whole.any():
+                raise AnalysisInputError(f"condition {condition}: no whole trial of "
+                                         f"{self.trial} games logged (an interrupted run?)")
+            self._focal[condition] = focal[whole].reset_index(drop=True)
+        return self._focal[condition]
+
+    def curve(self, condition: int) -> pd.DataFrame:
+        """See :func:`learning_curve`."""
+        rows = []
+        for game, part in self.focal(condition).groupby("game", sort=True):
+            points = part["rank_points"].to_numpy(float)
+            wins = part["win"].to_numpy(float)
+            low, high = bootstrap_interval(points)
+            win_low, win_high = wilson_interval(int(wins.sum()), len(wins))
+            rows.append({"condition": condition, "game": int(game), "trials": len(part),
+                         "rank_points": float(points.mean()), "ci_low": low,
+                         "ci_high": high, "win_share": float(wins.mean()),
+                         "win_ci_low": win_low, "win_ci_high": win_high})
+        return pd.DataFrame(rows)
+
+    def slope(self, condition: int) -> dict:
+        """See :func:`learning_slope`."""
+        import statsmodels.formula.api as smf
+
+        focal = self.focal(condition)
+        trials = focal["trial"].nunique()
+        if trials < 2 or self.trial < 2:
+            raise AnalysisInputError(f"condition {condition}: a slope needs at least 2 trials "
+                                     f"of at least 2 games (got {trials} of {self.trial})")
+        fit = smf.ols("rank_points ~ game", data=focal).fit(
+            cov_type="cluster", cov_kwds={"groups": focal["trial"].to_numpy()})
+        low, high = fit.conf_int().loc["game"]
+        return {"condition": condition, "trials": trials, "games_per_trial": self.trial,
+                "slope": float(fit.params["game"]), "ci_low": float(low),
+                "ci_high": float(high), "p": float(fit.pvalues["game"]),
+                "intercept": float(fit.params["Intercept"])}
+
+    def improved(self, condition: int) -> dict:
+        """See :func:`improved_trials`."""
+        ends = self.focal(condition).pivot(index="trial", columns="game",
+                                           values="rank_points")
+        change = ends[self.trial - 1] - ends[0]
+        n, better = len(change), int((change > 0).sum())
+        low, high = wilson_interval(better, n)
+        return {"condition": condition, "trials": n, "better": better / n, "ci_low": low,
+                "ci_high": high, "tied": float((change == 0).mean()),
+                "worse": float((change < 0).mean())}
+
+    def paired(self, a: int, b: int, games_in_trial: Sequence[int] | None = None) -> dict:
+        """See :func:`paired_by_trial`."""
+        left, right = self.focal(a), self.focal(b)
+        if games_in_trial is not None:
+            wanted = set(games_in_trial)
+            bad = sorted(wanted - set(range(self.trial)))
+            if bad:
+                raise AnalysisInputError(f"games_in_trial {bad} outside 0..{self.trial - 1}")
+            left, right = left[left["game"].isin(wanted)], right[right["game"].isin(wanted)]
+        per_a = left.groupby("trial")["rank_points"].mean()
+        per_b = right.groupby("trial")["rank_points"].mean()
+        common = per_a.index.intersection(per_b.index)
+        if len(common) < 2:
+            raise AnalysisInputError(f"conditions {a} and {b} share {len(common)} whole "
+                                     "trial(s); a paired comparison needs at least 2")
+        result = paired_difference(per_a.loc[common].to_numpy(),
+                                   per_b.loc[common].to_numpy())
+        return {"a": a, "b": b, "trials": len(common), **result}
 
 
 def learning_curve(games: pd.DataFrame, condition: int, trial: int) -> pd.DataFrame:
     """Per game of a trial: the focal player's mean rank points and first-place share
     over the trials, with 95% bootstrap intervals over trials (one value per trial)."""
-    focal = focal_trials(games, condition, trial)
-    rows = []
-    for game, part in focal.groupby("game", sort=True):
-        points = part["rank_points"].to_numpy(float)
-        wins = part["win"].to_numpy(float)
-        low, high = bootstrap_interval(points)
-        win_low, win_high = wilson_interval(int(wins.sum()), len(wins))
-        rows.append({"condition": condition, "game": int(game), "trials": len(part),
-                     "rank_points": float(points.mean()), "ci_low": low, "ci_high": high,
-                     "win_share": float(wins.mean()), "win_ci_low": win_low,
-                     "win_ci_high": win_high})
-    return pd.DataFrame(rows)
+    return Trials(games, trial).curve(condition)
 
 
 def learning_slope(games: pd.DataFrame, condition: int, trial: int) -> dict:
     """OLS slope of the focal player's rank points over the game index of its trial, with
     standard errors clustered by trial (statsmodels); rank points per game of the trial."""
-    import statsmodels.formula.api as smf
-
-    focal = focal_trials(games, condition, trial)
-    trials = focal["trial"].nunique()
-    if trials < 2 or trial < 2:
-        raise AnalysisInputError(f"condition {condition}: a slope needs at least 2 trials of "
-                                 f"at least 2 games (got {trials} of {trial})")
-    fit = smf.ols("rank_points ~ game", data=focal).fit(
-        cov_type="cluster", cov_kwds={"groups": focal["trial"].to_numpy()})
-    low, high = fit.conf_int().loc["game"]
-    return {"condition": condition, "trials": trials, "games_per_trial": trial,
-            "slope": float(fit.params["game"]), "ci_low": float(low), "ci_high": float(high),
-            "p": float(fit.pvalues["game"]), "intercept": float(fit.params["Intercept"])}
+    return Trials(games, trial).slope(condition)
 
 
 def improved_trials(games: pd.DataFrame, condition: int, trial: int) -> dict:
     """The share of trials whose last game gave the focal player more rank points than
     its first (Wilson interval over trials), and the shares of ties and of worse ends."""
-    focal = focal_trials(games, condition, trial)
-    ends = focal.pivot(index="trial", columns="game", values="rank_points")
-    change = ends[trial - 1] - ends[0]
-    n, better = len(change), int((change > 0).sum())
-    low, high = wilson_interval(better, n)
-    return {"condition": condition, "trials": n, "better": better / n, "ci_low": low,
-            "ci_high": high, "tied": float((change == 0).mean()),
-            "worse": float((change < 0).mean())}
+    return Trials(games, trial).improved(condition)
 
 
 def paired_by_trial(games: pd.DataFrame, a: int, b: int, trial: int,
@@ -110,21 +167,39 @@ def paired_by_trial(games: pd.DataFrame, a: int, b: int, trial: int,
     """Focal rank points of condition ``a`` minus condition ``b`` on the same deals, one
     pair per trial (its mean over ``games_in_trial``, default every game of the trial):
     :func:`~nothanks.analysis.paired.paired_difference` over trials."""
-    left, right = focal_trials(games, a, trial), focal_trials(games, b, trial)
-    if games_in_trial is not None:
-        wanted = set(games_in_trial)
-        bad = sorted(wanted - set(range(trial)))
-        if bad:
-            raise AnalysisInputError(f"games_in_trial {bad} outside 0..{trial - 1}")
-        left, right = left[left["game"].isin(wanted)], right[right["game"].isin(wanted)]
-    per_a = left.groupby("trial")["rank_points"].mean()
-    per_b = right.groupby("trial")["rank_points"].mean()
-    common = per_a.index.intersection(per_b.index)
-    if len(common) < 2:
-        raise AnalysisInputError(f"conditions {a} and {b} share {len(common)} whole trial(s); "
-                                 "a paired comparison needs at least 2")
-    result = paired_difference(per_a.loc[common].to_numpy(), per_b.loc[common].to_numpy())
-    return {"a": a, "b": b, "trials": len(common), **result}
+    return Trials(games, trial).paired(a, b, games_in_trial)
+
+
+def trial_divergence(decisions: pd.DataFrame, a: int, b: int, trial: int) -> dict:
+    """How often the focal players of conditions ``a`` and ``b`` move differently, trial by
+    trial, counting only what both saw alike.
+
+    Two learners on the same deals see the same states, and so learn the same things,
+    until their first differing move; after it their experience (and what they learn
+    from it) differs. So per trial the decisions compared run from its first game up to
+    and including the first difference (every decision of the trial when none differs):
+    the rate is trials that diverged / decisions compared, with a cluster-bootstrap
+    interval over trials (:func:`~nothanks.analysis.paired.cluster_share`), and
+    ``first_game`` is the mean game of the trial where the first difference fell.
+    """
+    by_deal = divergence_by_deal(decisions, a, b).sort_values("deal").reset_index(drop=True)
+    by_deal["trial"] = by_deal["deal"] // trial
+    compared, diverged, first_games = [], [], []
+    for _, part in by_deal.groupby("trial", sort=True):
+        hits = part.index[part["diverged"].to_numpy(bool)]
+        if len(hits):
+            upto = part.loc[:hits[0]]
+            compared.append(int(upto["compared"].sum()))
+            diverged.append(1.0)
+            first_games.append(int(part.loc[hits[0], "deal"]) % trial)
+        else:
+            compared.append(int(part["compared"].sum()))
+            diverged.append(0.0)
+    rate, low, high = cluster_share(np.array(diverged), np.array(compared, float))
+    return {"a": a, "b": b, "trials": len(compared), "diverged_trials": int(sum(diverged)),
+            "decisions_compared": int(sum(compared)), "difference_rate": rate,
+            "ci_low": low, "ci_high": high,
+            "first_game": float(np.mean(first_games)) if first_games else np.nan}
 
 
 def _states(learning: pd.DataFrame, games: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -236,15 +311,15 @@ def learning_tables(games: pd.DataFrame, conditions: pd.DataFrame, learning: pd.
     learned = set(condition_of.loc[learning["game_id"].unique()]) if len(learning) else set()
 
     curves, slopes, paired = [], [], []
+    results = Trials(games, trial)
     for condition in sorted(labels):
-        curve = learning_curve(games, condition, trial)
         arm, panel = labels[condition]
-        curves.append(curve.assign(panel=panel, arm=arm))
-        slope = learning_slope(games, condition, trial)
-        better = improved_trials(games, condition, trial)
-        slopes.append({"panel": panel, "arm": arm, **slope, "better": better["better"],
-                       "better_ci_low": better["ci_low"], "better_ci_high": better["ci_high"],
-                       "tied": better["tied"], "worse": better["worse"]})
+        curves.append(results.curve(condition).assign(panel=panel, arm=arm))
+        better = results.improved(condition)
+        slopes.append({"panel": panel, "arm": arm, **results.slope(condition),
+                       "better": better["better"], "better_ci_low": better["ci_low"],
+                       "better_ci_high": better["ci_high"], "tied": better["tied"],
+                       "worse": better["worse"]})
     for a in sorted(learned):
         arm, panel = labels[a]
         for b in sorted(labels):
@@ -252,9 +327,8 @@ def learning_tables(games: pd.DataFrame, conditions: pd.DataFrame, learning: pd.
             if b == a or other_panel != panel:
                 continue
             for span, picked in (("all games", None), ("last game", [trial - 1])):
-                row = paired_by_trial(games, a, b, trial, picked)
                 paired.append({"panel": panel, "arm": arm, "versus": other, "games": span,
-                               **row})
+                               **results.paired(a, b, picked)})
     out = {"learning_curves": pd.concat(curves, ignore_index=True),
            "learning_slopes": pd.DataFrame(slopes),
            "learning_paired": pd.DataFrame(paired)}

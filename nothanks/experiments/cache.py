@@ -24,18 +24,26 @@ QUICK_GAMES = 4
 QUICK_PARTICIPANTS = 3
 #: Values a sweep keeps in quick mode: the first, the middle and the last.
 QUICK_SWEEP_VALUES = 3
+#: Games per trial of a design with trials in quick mode (two trials of two games).
+QUICK_TRIAL = 2
 
 
 def ensure_design(name: str, cache: Path, games: int | None = None, jobs: int | None = None,
                   progress: bool = True, quick: bool = False) -> Path:
     """The experiment directory of a shipped design in ``cache``, run (or resumed) if needed.
 
-    ``games`` overrides the games per condition; ``quick`` also thins every sweep to
-    three values. Either changes the design's hash, hence its directory.
+    ``games`` overrides the games per condition (a design with trials: rounded up to
+    whole trials); ``quick`` also thins every sweep to three values and shortens trials
+    to :data:`QUICK_TRIAL` games. Either changes the design's hash, hence its directory.
     """
     design = load_design(name)
     if games is not None:
-        design = design.with_options(games=games)
+        trial = design.trial
+        if trial is not None and quick:
+            trial = min(trial, QUICK_TRIAL)
+        if trial is not None:
+            games = -(-games // trial) * trial
+        design = design.with_options(games=games, trial=trial)
     if quick and design.sweeps:
         design = design.with_options(sweeps=tuple(
             replace(s, values=_spread(s.values, QUICK_SWEEP_VALUES)) for s in design.sweeps))
