@@ -93,3 +93,24 @@ def test_cognitive_decision_shows_tree_runners_up_and_memory_plot():
     assert "mismatch_card" in explorer.retrievals.value
     if d.seat != 2:  # ToM1/ToM2 recall opponents' tokens: the plot is a PNG
         assert explorer.memory_plot.value[:4] == b"\x89PNG"
+
+
+def test_learning_agents_show_their_state_at_each_decision():
+    explorer = StepExplorer(["utility", "ibl", "heuristic", "heuristic"], seed=3, plots=False)
+    seen = {"utility": False, "ibl": False}
+    while explorer.current is not None:
+        d = explorer.current
+        panel = explorer.decision_panel.value
+        state = d.info.get("learning")
+        if d.seat == 0 and state and state.get("strategy"):
+            chosen = state["strategy"]
+            assert "<th>utilities</th>" in panel and f"▶ {chosen}</td>" in panel
+            for name, value in state["utilities"].items():
+                assert f"<td>{'▶ ' if name == chosen else ''}{name}</td>" \
+                       f"<td style='text-align:right'>{value:.3f}</td>" in panel
+            seen["utility"] = True
+        if d.seat == 1 and state:
+            assert f"instances: {state['instances']}" in panel
+            seen["ibl"] = True
+        explorer.next_button.click()
+    assert all(seen.values()), seen

@@ -4,8 +4,9 @@ For the decision at hand the explorer shows the table as the deciding model saw 
 action, the model's full reasoning tree (its trace: predictions per ToM level, token
 counts assumed and where they came from, the retrieved instance and the runners-up with
 their activation components), and each opponent's token-memory activations over time
-against the retrieval threshold. Going back replays the game from its seed, so the same
-seed always shows the same decisions.
+against the retrieval threshold; for a learning agent, its learning state (utilities, blended
+values, instance counts). Going back replays the game from its seed, so the same seed
+always shows the same decisions.
 """
 from __future__ import annotations
 
@@ -79,6 +80,26 @@ def runners_up(retrievals: pd.DataFrame, keep: int = 4) -> pd.DataFrame:
     frame = frame.assign(_order=frame["path"].map(order)).sort_values(
         ["_order", "activation"], ascending=[True, False], kind="stable")
     return frame.groupby("_order").head(keep).drop(columns="_order").reset_index(drop=True)
+
+
+def learning_html(state: dict) -> str:
+    """A learning agent's state at a decision (its decision info's ``learning``): plain
+    values as one line, each mapping (utilities, blended values) as a table sorted by
+    value, highest first, with the chosen strategy marked."""
+    chosen = state.get("strategy")
+    plain = [f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}"
+             for k, v in state.items() if not isinstance(v, dict)]
+    parts = [f"<div><b>learning state</b> · {html.escape(' · '.join(plain))}</div>"]
+    for key, values in state.items():
+        if not isinstance(values, dict):
+            continue
+        rows = "".join(
+            f"<tr><td>{'▶ ' if name == chosen else ''}{html.escape(str(name))}</td>"
+            f"<td style='text-align:right'>{value:.3f}</td></tr>"
+            for name, value in sorted(values.items(), key=lambda item: -item[1]))
+        parts.append(f"<table class='nt-learning'><tr><th>{html.escape(key)}</th><th></th>"
+                     f"</tr>{rows}</table>")
+    return "".join(parts)
 
 
 def frame_html(frame: pd.DataFrame) -> str:
@@ -251,10 +272,12 @@ class StepExplorer:
             body = (f"<pre style='font-size:12px;line-height:1.35;margin:4px 0;white-space:pre'>"
                     f"{html.escape(d.trace.render())}</pre>")
         elif d.info:
-            text = "\n".join(f"{k}: {v}" for k, v in d.info.items())
-            body = "<pre>" + html.escape(text) + "</pre>"
+            body = "<pre>" + html.escape("\n".join(
+                f"{k}: {v}" for k, v in d.info.items() if k != "learning")) + "</pre>"
         else:
             body = "<div style='color:#777'>baseline agent: no reasoning trace</div>"
+        if isinstance(d.info.get("learning"), dict):
+            body += learning_html(d.info["learning"])
         return f"<div><b>Turn {d.turn + 1}:</b> {text}</div>{body}"
 
     def _plot_memory(self, d: Decision | None) -> None:
