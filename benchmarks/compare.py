@@ -519,8 +519,9 @@ def compare_peer(peer: Path, tree: Path, rounds: int, quick: bool) -> None:
     """Random 4-player games with decisions recorded: the peer engine at ``peer`` and
     this tree's Python engine, batch path and batch columns, each in a fresh process,
     taking turns round by round (the order reversed every other round). Prints each
-    one's median games per CPU second and its ratio to the peer's (the median of the
-    rounds' ratios, each round's own peer run as the reference)."""
+    one's median games per CPU second and its ratios to the peer's and to the Python
+    engine's (one Match per game): the median and range of the rounds' ratios, each
+    round's own run as the reference."""
     if not (peer / "nothanks" / "engine.py").is_file():
         raise SystemExit(f"--peer {peer}: no nothanks/engine.py there; give the folder of "
                          "a lomackie/no-thanks-rl work tree")
@@ -531,12 +532,16 @@ def compare_peer(peer: Path, tree: Path, rounds: int, quick: bool) -> None:
             values[measure].append(run_worker(tree, measure, quick)["value"])
             print(f"  round {round_ + 1} {measure:18s} {values[measure][-1]:10.0f} games/s",
                   flush=True)
-    peer_values = values["peer_random_games"]
-    print(f"\n{'workload':62s} {'games/s':>9s} {'x peer':>8s} {'rounds':>15s}")
+    print(f"\n{'workload':62s} {'games/s':>9s} {'x peer':>8s} {'rounds':>13s} "
+          f"{'x Match':>8s} {'rounds':>13s}")
     for measure in PEER_MEASURES:
-        ratios = [v / p for v, p in zip(values[measure], peer_values, strict=True)]
+        cells = []
+        for reference in ("peer_random_games", "random_python"):
+            ratios = [v / r for v, r in zip(values[measure], values[reference], strict=True)]
+            cells.append(f"{statistics.median(ratios):7.2f}x "
+                         f"{min(ratios):6.2f}-{max(ratios):5.2f}x")
         print(f"{MEASURES[measure][3]:62s} {statistics.median(values[measure]):9.0f} "
-              f"{statistics.median(ratios):7.2f}x {min(ratios):6.2f}-{max(ratios):.2f}x")
+              f"{' '.join(cells)}")
 
 
 def main(argv: list[str] | None = None) -> None:
