@@ -123,16 +123,22 @@ def test_kernel_is_compiled_lazily_not_at_import():
 
 def test_parent_warm_up_loads_the_signatures_games_use_and_only_for_models():
     """``prepare_to_fork`` loads the kernels a game calls (so forked workers inherit
-    them: no kernel gains a signature while the models play), and leaves numba
-    unloaded for designs without cognitive models."""
+    them: no kernel gains a signature while the models play); for a baseline design it
+    loads only the batch engine's kernel, and with the batch engine off nothing."""
     import subprocess
     import sys
     code = """
-import sys
+import os, sys
 from nothanks.experiments import Design, Table
 from nothanks.experiments.workers import prepare_to_fork
-prepare_to_fork(Design(name="r", games=1, tables=(Table("r", ("random",) * 4),)))
+baselines = Design(name="r", games=1, tables=(Table("r", ("random",) * 4),))
+os.environ["NOTHANKS_BATCH"] = "0"
+prepare_to_fork(baselines)
 print('numba' in sys.modules)
+os.environ["NOTHANKS_BATCH"] = "1"
+prepare_to_fork(baselines)
+from nothanks.search import baseline_games
+print(len(baseline_games.play.signatures))
 prepare_to_fork(Design(name="m", games=1, tables=(Table("m", ("tom2", "tom1", "tom0", "random")),)))
 from nothanks.actr import kernel
 names = ("activations", "node_sums", "exact_best", "recall_best")
@@ -147,4 +153,5 @@ print(loaded, signatures())
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split("\n")
     assert out[0] == "False"
-    assert out[1] == "[1, 1, 1, 1] [1, 1, 1, 1]"
+    assert out[1] == "1"
+    assert out[2] == "[1, 1, 1, 1] [1, 1, 1, 1]"
