@@ -11,6 +11,7 @@ import pytest
 
 from nothanks import batch
 from nothanks.agents import make_agent
+from nothanks.experiments.rows import compact_frames
 from nothanks.rules import Variant, deal
 from nothanks.runner import play_games
 from nothanks.search import baseline_games as bg
@@ -58,6 +59,9 @@ def test_play_games_batch_gives_the_python_engines_records(players, mix):
         # field types too: a numpy int in a record would compare equal and log otherwise
         assert [type(v) for r in batched for d in r.decisions for v in d] == \
             [type(v) for r in python for d in r.decisions for v in d]
+        # and the tables `nothanks simulate` writes from them
+        for ours, theirs in zip(compact_frames(batched), compact_frames(python), strict=True):
+            pd.testing.assert_frame_equal(ours, theirs)
 
 
 def test_buffers_grow_for_long_games(monkeypatch):
