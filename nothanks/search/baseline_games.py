@@ -1,15 +1,15 @@
 """Many games between baseline players in one compiled call, on the rules kernel.
 
-The Python engine (:class:`nothanks.match.Match` and :class:`nothanks.rules.Game`) plays
-a game of the ``random``, ``heuristic`` and ``always-pass`` agents in about 100 µs,
-nearly all of it interpreter overhead. :func:`play` plays a batch of such games on the
-search's state array (:mod:`nothanks.search.kernel`: the same transitions, scores and
-rank points) and writes every decision into columns, with the same randomness as the
-Python engine:
+:func:`play` plays a batch of games between ``random``, ``heuristic`` and
+``always-pass`` players (what :class:`nothanks.match.Match` plays one at a time; the
+costs: docs/benchmarks.md, "Baseline games in batches") on the search's state array
+(:mod:`nothanks.search.kernel`: the same transitions, scores and rank points) and writes
+every decision into columns, with the same randomness as the Python engine:
 
 - the deck is shuffled as ``random.Random(game_seed).shuffle`` shuffles it
   (:func:`nothanks.rules.deal`), on a Mersenne Twister written out here
-  (:func:`mt_seed`, :func:`mt_next`: CPython's ``init_by_array`` and ``genrand_uint32``);
+  (:func:`mt_seed_lanes`, :func:`mt_next`: CPython's ``init_by_array`` and
+  ``genrand_uint32``);
 - a ``random`` agent draws ``random.Random(agent_seed).random()`` at each decision
   where it holds tokens (:func:`mt_random`: CPython's ``genrand_res53``).
 
@@ -87,8 +87,8 @@ def mt_seed_lanes(mt, index, words, start):
     CPython's ``random.Random(seed)`` does, for every lane at once: ``init_by_array``
     with the seed's words (``words[lane]``: low word, high word, number of words).
 
-    The lanes go through each step together (the inner loops over lanes vectorize;
-    one seed's steps depend on each other), about 16 times faster than one at a time.
+    The lanes go through each step together: the inner loops over lanes vectorize (one
+    seed's steps depend on each other; docs/benchmarks.md has the gain).
     ``index[lane]`` is set to 0: the first twist is done lazily by :func:`mt_next`.
     ``start``: :data:`START`. (Loops, not slice assignments: numba compiles those for
     seconds.)
