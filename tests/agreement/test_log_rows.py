@@ -44,7 +44,9 @@ SESSION = Design(
 
 def reference_rows(design: Design, traces: bool, games) -> dict[str, dict[str, list]]:
     """The log rows of ``games`` ((plan, record) pairs), built one row at a time."""
-    out = {t: {} for t in ("games", "decisions", "predictions", "recalls", "traces")}
+    # (no learning agent plays here: its table stays empty, tests/test_trials.py covers it)
+    out = {t: {} for t in ("games", "decisions", "predictions", "recalls", "traces",
+                           "learning")}
 
     def row(table: str, **values) -> None:
         for column, value in values.items():

@@ -40,10 +40,11 @@ def produce(work: Path, figures: Path | None = None) -> dict[str, pd.DataFrame]:
     run_design(HERE / "golden.toml", work / "run", jobs=1, traces=True, progress=False,
                chunk_size=7)
     for name, frame in load(work / "run").tables().items():
-        out[f"run_{name}"] = frame
+        if len(frame):  # e.g. the learning table of a run without learners
+            out[f"run_{name}"] = frame
     play_session("golden-01", work / "sessions", "human-standin")
     for name, frame in load(work / "sessions").tables().items():
-        if name != "traces":
+        if name != "traces" and len(frame):
             out[f"session_{name}"] = frame
     games, decisions = compact_frames(list(play_games(
         ["tom1", "tom0", "heuristic", "random:p=0.3"], 6, seed=5)))
