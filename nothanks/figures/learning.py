@@ -25,6 +25,14 @@ def _panels(frame: pd.DataFrame, columns: int = 4) -> tuple[Figure, list, list[s
     return fig, list(axes[:len(panels)]), panels
 
 
+def _band_line(ax, part: pd.DataFrame, value: str, color, label: str, **style) -> None:
+    """``part[value]`` over the games of a trial (1-based) with its ``ci_low``/``ci_high``
+    band."""
+    x = part["game"] + 1
+    ax.plot(x, part[value], color=color, label=label, **style)
+    ax.fill_between(x, part["ci_low"], part["ci_high"], color=color, alpha=0.15, linewidth=0)
+
+
 @styled
 def learning_curves(curves: pd.DataFrame, players: int = 4) -> Figure:
     """One panel per opponent table: the focal player's mean rank points at each game of
@@ -40,11 +48,7 @@ def learning_curves(curves: pd.DataFrame, players: int = 4) -> Figure:
             part = curves[(curves["panel"] == panel) & (curves["arm"] == arm)]
             if part.empty:
                 continue
-            x = part["game"] + 1
-            ax.plot(x, part["rank_points"], marker="o", markersize=3, color=PALETTE[i],
-                    label=arm)
-            ax.fill_between(x, part["ci_low"], part["ci_high"], color=PALETTE[i],
-                            alpha=0.15, linewidth=0)
+            _band_line(ax, part, "rank_points", PALETTE[i], arm, marker="o", markersize=3)
         parity_line(ax, (players - 1) / 2, "parity")
         ax.set_title(panel)
         ax.set_xlabel("game of the trial")
@@ -70,11 +74,7 @@ def states_over_games_lines(states: pd.DataFrame, ylabel: str = "utility") -> Fi
             part = states[(states["panel"] == panel) & (states["name"] == name)]
             if part.empty:
                 continue
-            x = part["game"] + 1
-            color = PALETTE[i % len(PALETTE)]
-            ax.plot(x, part["mean"], color=color, label=name)
-            ax.fill_between(x, part["ci_low"], part["ci_high"], color=color, alpha=0.12,
-                            linewidth=0)
+            _band_line(ax, part, "mean", PALETTE[i % len(PALETTE)], name)
         ax.set_title(panel)
         ax.set_xlabel("game of the trial")
     axes[0].set_ylabel(ylabel)

@@ -32,14 +32,12 @@ is a belief about the table, not about one seat.
 """
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
 from ...rules import Action, Event, Passed, Took, Variant, View
 from ..baselines import HeuristicAgent, RandomAgent
 from .likelihood import bayes_update, lapse_mix, normalised_prior, take_probability
-from .tom import Belief, Outcome, ToMAgent, replace_belief
+from .tom import Belief, Outcome, ToMAgent, replace_belief, subclass_factory
 
 #: Candidate models of an opponent and the ToM order each stands for (None: baseline).
 MODELS: dict[str, int | None] = {"ToM0": 0, "ToM1": 1, "ToM2": 2, "random": None,
@@ -213,16 +211,6 @@ class BayesToMAgent(ToMAgent):
 
 def bayes_factory():
     """The registry factory: ``bayes-tom``'s own keys plus every ToMAgent key but ``k``."""
-    own = [p for p in inspect.signature(BayesToMAgent.__init__).parameters.values()
-           if p.kind == inspect.Parameter.KEYWORD_ONLY]
-    inherited = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
-                 for p in inspect.signature(ToMAgent).parameters.values() if p.name != "k"]
-
-    def make(**params) -> BayesToMAgent:
-        return BayesToMAgent(**params)
-
-    make.__signature__ = inspect.Signature(own + inherited)  # type: ignore[attr-defined]
-    make.__name__ = "bayes_tom"
-    make.__doc__ = BayesToMAgent.__doc__
-    return make
+    return subclass_factory(BayesToMAgent, ("models", "predict", "lapse", "carry", "floor"),
+                            ("k",), "bayes_tom")
 

@@ -38,7 +38,6 @@ With ``carry=false`` every game starts from the starting set alone.
 """
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
 from ... import __version__
@@ -48,7 +47,7 @@ from .generate_instances import render
 from .instance_sets import load_instances
 from .instances import Instance, InstanceFileError, InstanceSet, validated
 from .state import Category, category_name, state_items
-from .tom import DEFAULT_ACTION, ToMAgent
+from .tom import DEFAULT_ACTION, ToMAgent, subclass_factory
 
 #: ``start=`` value of a model that starts with no instances (the default).
 EMPTY_START = "empty"
@@ -288,20 +287,8 @@ class LearningToMAgent(ToMAgent):
 def learning_tom_factory():
     """The registry factory: ``k``, ``start``, ``carry`` and every ToMAgent key but
     ``instances``."""
-    own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
-           for p in inspect.signature(LearningToMAgent.__init__).parameters.values()
-           if p.name in ("k", "start", "carry")]
-    inherited = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
-                 for p in inspect.signature(ToMAgent).parameters.values()
-                 if p.name not in ("k", "instances")]
-
-    def make(**params) -> LearningToMAgent:
-        return LearningToMAgent(**params)
-
-    make.__signature__ = inspect.Signature(own + inherited)  # type: ignore[attr-defined]
-    make.__name__ = "learning_tom"
-    make.__doc__ = LearningToMAgent.__doc__
-    return make
+    return subclass_factory(LearningToMAgent, ("k", "start", "carry"), ("k", "instances"),
+                            "learning_tom")
 
 
 __all__ = ["EMPTY_START", "EXPORT_VERSION", "LearningToMAgent", "learning_tom_factory"]

@@ -16,8 +16,9 @@ count and predicted to pass only if every projection passes.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -804,3 +805,24 @@ def _takes(memory: DeclarativeMemory, start: int) -> np.ndarray:
 def replace_belief(world: tuple[Belief, ...], seat: int, belief: Belief) -> tuple[Belief, ...]:
     """``world`` with ``seat``'s belief replaced by ``belief``."""
     return world[:seat] + (belief,) + world[seat + 1:]
+
+
+def subclass_factory(cls: type[ToMAgent], own: Sequence[str], drop: Sequence[str],
+                     name: str) -> Callable[..., ToMAgent]:
+    """The registry factory of a :class:`ToMAgent` subclass whose spec keys are its own
+    ``own`` keys plus every ToMAgent key not in ``drop``: its signature lists exactly those
+    keys (keyword-only), so specs, docs and error messages know them."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    mine = [p.replace(kind=keyword) for p in inspect.signature(cls.__init__).parameters.values()
+            if p.name in own]
+    inherited = [p.replace(kind=keyword) for p in inspect.signature(ToMAgent).parameters.values()
+                 if p.name not in drop and p.name not in own]
+
+    def make(**params) -> ToMAgent:
+        return cls(**params)
+
+    make.__signature__ = inspect.Signature(mine + inherited)  # type: ignore[attr-defined]
+    make.__name__ = name
+    make.__doc__ = cls.__doc__
+    return make
+
