@@ -298,8 +298,9 @@ def learning_tables(games: pd.DataFrame, conditions: pd.DataFrame, learning: pd.
 
     - ``learning_curves``: :func:`learning_curve` per condition;
     - ``learning_slopes``: :func:`learning_slope` and :func:`improved_trials` per condition;
-    - ``learning_paired``: every learning arm minus each other arm of its panel, over all
-      games of a trial and over its last game (:func:`paired_by_trial`);
+    - ``learning_paired``: every learning arm (not the ``no learning`` control) minus each
+      other arm of its panel (each pair of learners once), over all games of a trial and
+      over its last game (:func:`paired_by_trial`);
     - ``learning_states`` and ``learning_final``: each learning state mapping (e.g.
       ``utilities``, ``blended``) per game and at trial end (:func:`states_over_games`,
       :func:`final_states`), for the conditions that logged one.
@@ -320,12 +321,13 @@ def learning_tables(games: pd.DataFrame, conditions: pd.DataFrame, learning: pd.
                        "better": better["better"], "better_ci_low": better["ci_low"],
                        "better_ci_high": better["ci_high"], "tied": better["tied"],
                        "worse": better["worse"]})
-    for a in sorted(learned):
+    learners = {c for c in learned if labels[c][0] != CONTROL_ARM}
+    for a in sorted(learners):
         arm, panel = labels[a]
         for b in sorted(labels):
             other, other_panel = labels[b]
-            if b == a or other_panel != panel:
-                continue
+            if b == a or other_panel != panel or (b in learners and b < a):
+                continue  # each pair of learners once
             for span, picked in (("all games", None), ("last game", [trial - 1])):
                 paired.append({"panel": panel, "arm": arm, "versus": other, "games": span,
                                **results.paired(a, b, picked)})
@@ -381,7 +383,7 @@ def learning_markdown(tables: dict[str, pd.DataFrame] | None, title: str = "Lear
                       "trials in which it was the highest):", "",
                   "| opponents | arm | state | name | mean [95% CI] | top |",
                   "| --- | --- | --- | --- | --- | --- |"]
-        for _, r in final.iterrows():
+        for _, r in final[final["arm"] != CONTROL_ARM].iterrows():  # its state never moves
             lines.append(f"| {r['panel']} | {r['arm']} | {r['key']} | {r['name']} | "
                          f"{r['mean']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | "
                          f"{r['top_share']:.0%} |")
