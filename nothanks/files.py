@@ -29,6 +29,13 @@ def atomic_write_bytes(data: bytes, path: Path) -> None:
         raise
 
 
+def is_atomic_leftover(path: Path) -> bool:
+    """Whether ``path`` is the temporary file of an :func:`atomic_write_bytes` that never
+    finished (the process was killed before its rename): safe to delete."""
+    name = Path(path).name
+    return name.startswith(".") and name.endswith(".tmp") and Path(path).is_file()
+
+
 def write_frame(frame: pd.DataFrame, path: Path) -> None:
     """Write a DataFrame as Parquet atomically."""
     import io as _io

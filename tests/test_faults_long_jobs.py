@@ -235,3 +235,22 @@ def test_infer_workers_exit_when_the_parent_is_killed(tmp_path):
     while time.time() < deadline and any(kills.alive(w) for w in workers):
         time.sleep(0.1)
     assert not kills.end_orphans(workers), "workers outlived their parent"
+
+
+def test_a_kill_during_the_first_manifest_write_does_not_block_the_rerun(tmp_path):
+    """Killed between the manifest's temporary file and its rename, a new run directory
+    holds only that temporary file: the rerun clears it and plays (it used to refuse the
+    folder as 'not empty'); anything else in the folder is still refused."""
+    from nothanks.experiments import load, run_design
+    from nothanks.experiments.store import MANIFEST
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / f".{MANIFEST}.k2x9.tmp").write_text('{"schema_version": 2, "exper')
+    run_design("smoke", out, jobs=1, progress=False)
+    assert not list(out.glob("*.tmp")) and len(load(out).games)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    with pytest.raises(Exception, match="is not empty and has no manifest.json"):
+        run_design("smoke", other, jobs=1, progress=False)

@@ -8,7 +8,7 @@ import json
 import pandas as pd
 import pytest
 
-from nothanks.agents import register
+from nothanks.agents import register, unregister
 from nothanks.experiments import load, run_design
 from nothanks.experiments.design import Design, DesignError, Table, load_design
 from nothanks.experiments.run import RunError
@@ -16,7 +16,14 @@ from nothanks.experiments.verify import verify
 
 from helpers import CountingLearner
 
-register(CountingLearner.name, CountingLearner)
+
+@pytest.fixture(autouse=True, scope="module")
+def counting_learner():
+    """The test learner is known by name while this module runs, and forgotten after (the
+    registry is global: other modules in this process list the registered agents)."""
+    register(CountingLearner.name, CountingLearner)
+    yield
+    unregister(CountingLearner.name)
 
 
 def learner_design(trial: int | None = 3, games: int = 6, carry: bool = True) -> Design:

@@ -15,6 +15,7 @@ from .spec import (
     register,
     registered,
     split_specs,
+    unregister,
 )
 from .standin import HumanStandIn
 
@@ -43,6 +44,7 @@ __all__ = [
     "register",
     "registered",
     "split_specs",
+    "unregister",
 ]
 # last: the models register tom0, tom1, tom2 and tom:k=N with the registry filled above
 from . import cognitive  # noqa: E402, F401

@@ -35,6 +35,15 @@ def register(name: str, factory: Factory) -> None:
     _REGISTRY[name] = factory
 
 
+def unregister(name: str) -> None:
+    """Forget the agent ``name`` (e.g. an outside agent registered for one study or test);
+    :class:`AgentSpecError` if no such agent is registered."""
+    if name not in _REGISTRY:
+        raise AgentSpecError(f"no agent {name!r} is registered; registered: "
+                             f"{', '.join(registered())}")
+    del _REGISTRY[name]
+
+
 def registered() -> list[str]:
     """The names usable in agent specs, sorted."""
     return sorted(_REGISTRY)

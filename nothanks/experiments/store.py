@@ -37,7 +37,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..files import atomic_write_bytes, umask
+from ..files import atomic_write_bytes, is_atomic_leftover, umask
 from .schema import (
     KEEP,
     ROW_TABLES,
@@ -142,9 +142,13 @@ class ExperimentDir:
         if path.exists() and not path.is_dir():
             raise LogError(f"{path} is a file, not a directory; choose a new or empty "
                            "directory for the experiment")
-        if path.exists() and any(path.iterdir()):
-            raise LogError(f"{path} is not empty and has no {MANIFEST}; refusing to write an "
-                           "experiment into it (choose an empty or new directory)")
+        if path.exists():  # a kill during the first manifest write leaves its temp file
+            found = list(path.iterdir())
+            if not all(is_atomic_leftover(f) for f in found):
+                raise LogError(f"{path} is not empty and has no {MANIFEST}; refusing to write "
+                               "an experiment into it (choose an empty or new directory)")
+            for leftover in found:
+                leftover.unlink()
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
