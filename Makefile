@@ -44,7 +44,7 @@ lab: $(VENV)/.installed-notebooks
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check nothanks tests benchmarks notebooks docs/conf.py
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile --durations=20
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py
