@@ -33,6 +33,22 @@ def _band_line(ax, part: pd.DataFrame, value: str, color, label: str, **style) -
     ax.fill_between(x, part["ci_low"], part["ci_high"], color=color, alpha=0.15, linewidth=0)
 
 
+def _lines_by_panel(frame: pd.DataFrame, series: str, value: str, **style
+                    ) -> tuple[Figure, list, list[str]]:
+    """One panel per ``panel`` value, one banded line per ``series`` value (colours by
+    first appearance); the figure, its axes and the series names."""
+    fig, axes, panels = _panels(frame)
+    names = list(dict.fromkeys(frame[series]))
+    for ax, panel in zip(axes, panels, strict=True):
+        for i, name in enumerate(names):
+            part = frame[(frame["panel"] == panel) & (frame[series] == name)]
+            if not part.empty:
+                _band_line(ax, part, value, PALETTE[i % len(PALETTE)], name, **style)
+        ax.set_title(panel)
+        ax.set_xlabel("game of the trial")
+    return fig, axes, names
+
+
 @styled
 def learning_curves(curves: pd.DataFrame, players: int = 4) -> Figure:
     """One panel per opponent table: the focal player's mean rank points at each game of
@@ -41,17 +57,10 @@ def learning_curves(curves: pd.DataFrame, players: int = 4) -> Figure:
     require_columns(curves, ["panel", "arm", "game", "rank_points", "ci_low", "ci_high",
                              "trials"], "learning curves")
     require_rows(curves, "learning curves")
-    fig, axes, panels = _panels(curves)
-    arms = list(dict.fromkeys(curves["arm"]))
-    for ax, panel in zip(axes, panels, strict=True):
-        for i, arm in enumerate(arms):
-            part = curves[(curves["panel"] == panel) & (curves["arm"] == arm)]
-            if part.empty:
-                continue
-            _band_line(ax, part, "rank_points", PALETTE[i], arm, marker="o", markersize=3)
+    fig, axes, arms = _lines_by_panel(curves, "arm", "rank_points", marker="o",
+                                      markersize=3)
+    for ax in axes:
         parity_line(ax, (players - 1) / 2, "parity")
-        ax.set_title(panel)
-        ax.set_xlabel("game of the trial")
     axes[0].set_ylabel("mean rank points")
     fig.suptitle(f"Learning over a trial ({int(curves['trials'].min())} trials per point; "
                  "bands: 95% CIs over trials; every arm on the same deals)")
@@ -67,16 +76,7 @@ def states_over_games_lines(states: pd.DataFrame, ylabel: str = "utility") -> Fi
     require_columns(states, ["panel", "name", "game", "mean", "ci_low", "ci_high", "trials"],
                     "learning states")
     require_rows(states, "learning states")
-    fig, axes, panels = _panels(states)
-    names = list(dict.fromkeys(states["name"]))
-    for ax, panel in zip(axes, panels, strict=True):
-        for i, name in enumerate(names):
-            part = states[(states["panel"] == panel) & (states["name"] == name)]
-            if part.empty:
-                continue
-            _band_line(ax, part, "mean", PALETTE[i % len(PALETTE)], name)
-        ax.set_title(panel)
-        ax.set_xlabel("game of the trial")
+    fig, axes, names = _lines_by_panel(states, "name", "mean")
     axes[0].set_ylabel(ylabel)
     fig.suptitle(f"Learned {ylabel} over a trial ({int(states['trials'].min())} trials; "
                  "bands: 95% CIs over trials)")
