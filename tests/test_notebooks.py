@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import nbclient
@@ -33,10 +34,13 @@ def test_notebook_is_stripped_and_introduced(notebook):
 
 
 @pytest.fixture(scope="module")
-def shared_out(tmp_path_factory):
-    """One output folder for the whole suite: notebooks 04/05 fill the simulation cache
-    that 07 then reuses, as they would on a researcher's machine."""
-    return tmp_path_factory.mktemp("notebook-out")
+def shared_out(tmp_path_factory, quick_figures):
+    """One output folder for the whole suite, its simulation cache seeded with a copy of
+    the suite's shared quick build (the simulations are made once per test run): the
+    notebooks reuse it, as they would a researcher's cache."""
+    out = tmp_path_factory.mktemp("notebook-out")
+    shutil.copytree(quick_figures / "cache", out / "cache")
+    return out
 
 
 #: What each notebook must show once run: widget apps or figures.
