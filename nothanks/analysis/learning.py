@@ -202,9 +202,11 @@ def trial_divergence(decisions: pd.DataFrame, a: int, b: int, trial: int) -> dic
             "first_game": float(np.mean(first_games)) if first_games else np.nan}
 
 
-def _states(learning: pd.DataFrame, games: pd.DataFrame, key: str) -> pd.DataFrame:
+def _states(learning: pd.DataFrame, games: pd.DataFrame, key: str,
+            parsed: Sequence[dict] | None = None) -> pd.DataFrame:
     """One row per learning row with the condition and the numbers of ``state[key]``
-    (a mapping of names to values) as columns."""
+    (a mapping of names to values) as columns; ``parsed``: the rows' states already read
+    from their JSON (in row order)."""
     require_columns(learning, ["game_id", "turn", "role", "trial", "trial_game", "state"],
                     "learning")
     require_columns(games, ["game_id", "condition"], "games")
@@ -212,9 +214,10 @@ def _states(learning: pd.DataFrame, games: pd.DataFrame, key: str) -> pd.DataFra
     if learning["trial"].isna().any():
         raise AnalysisInputError("learning: rows without a trial; states over games need a "
                                  "design with trials")
+    if parsed is None:
+        parsed = [json.loads(text) for text in learning["state"]]
     values = []
-    for i, text in enumerate(learning["state"]):
-        state = json.loads(text)
+    for i, state in enumerate(parsed):
         if not isinstance(state.get(key), dict):
             raise AnalysisInputError(f"learning row {i}: its state has no mapping {key!r} "
                                      f"(keys: {sorted(state)})")
@@ -230,7 +233,11 @@ def states_over_games(learning: pd.DataFrame, games: pd.DataFrame, key: str = "u
                       ) -> pd.DataFrame:
     """Per condition, game of the trial and name in ``state[key]``: the mean over trials of
     the value at the learner's last decision of that game, with a bootstrap interval."""
-    frame = _states(learning, games, key)
+    return _over_games(_states(learning, games, key))
+
+
+def _over_games(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`states_over_games` of a frame made by :func:`_states`."""
     names = [c for c in frame.columns if c not in
              ("game_id", "turn", "role", "trial", "trial_game", "condition")]
     last = frame.sort_values(["game_id", "role", "turn"]).groupby(
@@ -254,7 +261,11 @@ def final_states(learning: pd.DataFrame, games: pd.DataFrame, key: str = "utilit
     """Per condition and name in ``state[key]``: the value at the end of each trial (the
     learner's last decision), its mean over trials with a bootstrap interval, and the
     share of trials in which it was the highest (ties shared)."""
-    frame = _states(learning, games, key)
+    return _final(_states(learning, games, key))
+
+
+def _final(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`final_states` of a frame made by :func:`_states`."""
     names = [c for c in frame.columns if c not in
              ("game_id", "turn", "role", "trial", "trial_game", "condition")]
     ends = frame.sort_values(["trial_game", "game_id", "turn"]).groupby(
@@ -335,14 +346,14 @@ def learning_tables(games: pd.DataFrame, conditions: pd.DataFrame, learning: pd.
            "learning_slopes": pd.DataFrame(slopes),
            "learning_paired": pd.DataFrame(paired)}
     if len(learning):
-        keys = sorted({k for text in learning["state"]
-                       for k, v in json.loads(text).items() if isinstance(v, dict)})
+        parsed = [json.loads(text) for text in learning["state"]]  # read once
+        keys = sorted({k for state in parsed for k, v in state.items() if isinstance(v, dict)})
         states, finals = [], []
         for key in keys:
-            has = learning[[isinstance(json.loads(t).get(key), dict)
-                            for t in learning["state"]]]
-            for frame, target in ((states_over_games(has, games, key), states),
-                                  (final_states(has, games, key), finals)):
+            has = [isinstance(state.get(key), dict) for state in parsed]
+            values = _states(learning[has], games, key,
+                             [state for state, kept in zip(parsed, has, strict=True) if kept])
+            for frame, target in ((_over_games(values), states), (_final(values), finals)):
                 panels = frame["condition"].map(lambda c: labels[int(c)][1])
                 arms = frame["condition"].map(lambda c: labels[int(c)][0])
                 target.append(frame.assign(key=key, panel=panels, arm=arms))
