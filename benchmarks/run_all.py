@@ -10,7 +10,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 #: Quick benchmarks first; the long calibration run is separate (see docs/benchmarks.md).
-ORDER = ["bench_engine", "bench_actr", "bench_models", "bench_experiments", "bench_figures"]
+ORDER = ["bench_engine", "bench_actr", "bench_pyactup", "bench_models", "bench_experiments",
+         "bench_figures"]
 
 
 def main() -> int:
