@@ -34,11 +34,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from nothanks.agents import Agent, make_agent
 from nothanks.analysis.paired import cluster_share, paired_difference
-from nothanks.match import Match
-from nothanks.rules import Action, Event, Variant, View
-from nothanks.rules.seeding import agent_seed, game_seed
+from nothanks.rules import Variant
+from nothanks.studies import headtohead
+from nothanks.studies.headtohead import Seating
 
 THEIRS = "openspiel-ismcts"
 OURS = "ismcts"
@@ -47,48 +46,14 @@ CALIBRATION_ITERATIONS = 1000
 SEATINGS = ("ABAB", "BABA")
 
 
-class Timed(Agent):
-    """An agent that times each of its searched decisions (CPU of this process)."""
-
-    def __init__(self, spec: str) -> None:
-        super().__init__()
-        self.inner = make_agent(spec)
-        self.spec = self.inner.spec
-        self.name = self.inner.name  # type: ignore[misc]
-        self.cpu: list[float] = []
-
-    def start(self, seat: int, variant: Variant, seed: int) -> None:
-        super().start(seat, variant, seed)
-        self.inner.start(seat, variant, seed)
-
-    def observe(self, event: Event) -> None:
-        self.inner.observe(event)
-
-    def decide(self, view: View) -> Action:
-        before = time.process_time()
-        action = self.inner.decide(view)
-        if view.own_tokens > 0:
-            self.cpu.append(time.process_time() - before)
-        return action
-
-
 def play_deal(task: tuple[str, str, str, int, int]) -> list[dict]:
     """Both seatings of one deal for one comparison; a row per player-game."""
     comparison, ours, theirs, seed, deal = task
-    rows = []
-    deal_seed = game_seed(seed, deal)
-    for seating in SEATINGS:
-        agents = [Timed(ours if side == "A" else theirs) for side in seating]
-        record = Match(agents, Variant(), deal_seed, game_id=deal,
-                       agent_seeds=[agent_seed(deal_seed, s) for s in range(4)]).run(False)
-        for seat, side in enumerate(seating):
-            rows.append({
-                "comparison": comparison, "deal": deal, "seating": seating, "seat": seat,
-                "side": "ours" if side == "A" else "theirs", "spec": agents[seat].spec,
-                "rank": record.ranks[seat], "rank_points": record.rank_points[seat],
-                "score": record.scores[seat], "decisions": len(agents[seat].cpu),
-                "cpu": sum(agents[seat].cpu)})
-    return rows
+    seatings = [Seating(tuple(ours if side == "A" else theirs for side in seating),
+                        tuple("ours" if side == "A" else "theirs" for side in seating))
+                for seating in SEATINGS]
+    rows = headtohead.play_deal(seatings, seed, deal, comparison, Variant())
+    return [{**row, "seating": SEATINGS[row["seating"]]} for row in rows]
 
 
 def warm_up() -> None:

@@ -416,10 +416,12 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
                  games: int | None = None, quick: bool = False, jobs: int | None = None,
                  progress: bool = True, command: str = "nothanks figures",
                  calibration: Path | None = CALIBRATION,
-                 placebo: Path | None = PLACEBO) -> FigureReport:
+                 placebo: Path | None = PLACEBO, grader: str | None = None,
+                 checkpoint: Path | None = None) -> FigureReport:
     """Run the whole pipeline; see the module docstring. ``command`` is quoted in the
     README as the command that made the files; the held-out checks of the calibration
-    studies in ``calibration`` (if any) close ``results.md``."""
+    studies in ``calibration`` (if any) close ``results.md``; ``grader`` and
+    ``checkpoint`` choose who grades move quality (:func:`grade_moves`)."""
     timer = _Timer()
     with timer("data"):
         data = load_logs(cache, participants=participants, games=games, quick=quick,
@@ -438,7 +440,7 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
                                                                      data.figure14)
         stats.update(learning_statistics(data.learning))
     with timer("move quality"):
-        quality = grade_moves(data, cache, quick)
+        quality = grade_moves(data, cache, quick, grader=grader, checkpoint=checkpoint)
         for name, graded in quality.items():
             stats[f"quality_{name}"] = an.ev_loss_table(graded, "agent_label")
     with timer("figures"):
@@ -491,14 +493,23 @@ QUICK_QUALITY = 100
 #: Table 7 games graded (a reproducible sample: every decision costs one search);
 #: participant sessions are graded in full.
 QUALITY_TABLE7_GAMES = 200
+#: Who grades the moves in ``make figures`` (``nothanks figures --grader`` overrides it):
+#: IS-MCTS unless the self-play value network meets the bar set in advance, Spearman
+#: >= 0.8 between the two graders' EV losses on a held-out sample
+#: (``benchmarks/grader_agreement.py``; docs/alphazero.md, "Fast grader").
+QUALITY_GRADER = "ismcts"
 
 
-def grade_moves(data: FigureLogs, cache: Path, quick: bool = False) -> dict[str, pd.DataFrame]:
-    """Move quality (EV of take and pass by information-set MCTS) of a Table 7 sample and
-    of every participant decision; estimates are cached per decision in
-    ``cache/move-quality``, so a rebuild searches only new decisions."""
+def grade_moves(data: FigureLogs, cache: Path, quick: bool = False, *,
+                grader: str | None = None, checkpoint: Path | None = None
+                ) -> dict[str, pd.DataFrame]:
+    """Move quality (EV of take and pass by information-set MCTS, or by a self-play value
+    network with ``grader="network"``; default :data:`QUALITY_GRADER`) of a Table 7 sample
+    and of every participant decision; estimates are cached per decision in
+    ``cache/move-quality``, so a rebuild grades only new decisions."""
     budget = {"iterations": QUICK_QUALITY if quick else QUALITY_ITERATIONS, "seed": 0,
-              "cache": cache / "move-quality"}
+              "cache": cache / "move-quality", "grader": grader or QUALITY_GRADER,
+              "checkpoint": checkpoint}
     graded = {"table7": move_quality(data.table7, games=2 if quick else
                                         QUALITY_TABLE7_GAMES, **budget)}
     if data.participants is not None:

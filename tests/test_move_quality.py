@@ -120,3 +120,106 @@ def test_the_analysis_imports_the_search_only_inside_functions():
                     [a.name for a in node.names]
                 names += [a.name for a in node.names]
                 assert not any("search" in n or "numba" in n for n in names), (path, names)
+
+
+def _untrained(path: Path, players: int = 4, seed: int = 0) -> Path:
+    from nothanks.search.network import NetworkConfig, init_weights, save_checkpoint
+    config = NetworkConfig(players=players, hidden=16, layers=1)
+    save_checkpoint(path, init_weights(config, seed), config, {"untrained": True})
+    return path
+
+
+def test_the_network_grader_fills_the_columns_and_reads_its_cache(two_games, tmp_path,
+                                                                  monkeypatch):
+    from nothanks.search.network import Network
+    checkpoint = _untrained(tmp_path / "net.npz")
+    quality = move_quality(two_games, grader="network", checkpoint=checkpoint,
+                           cache=tmp_path / "cache")
+    assert len(quality) == len(two_games.decisions) and set(quality["grader"]) == {"network"}
+    free = quality[~quality["forced"].astype(bool)]
+    n = 4
+    for column in ("take_rp", "pass_rp"):  # rank points n-1 .. 0
+        assert ((free[column] >= 0) & (free[column] <= n - 1)).all()
+    assert (quality["loss_rp"] >= 0).all() and quality["take_score"].isna().all()
+    # EV(take) averages every unseen card (face down or removed: 9) as the next one, then
+    # the pass position; on the last card the take's outcome is exact (the pass alone)
+    last = free["cards_left"] == 0
+    assert (free.loc[~last, "iterations"] == free.loc[~last, "cards_left"] + 9 + 1).all()
+    assert (free.loc[last, "iterations"] == 1).all() and last.any()
+    assert quality["search_checkpoint"].str.len().eq(64).all()
+    assert "self-play value network" in quality_section(quality)
+    assert ev_loss_table(quality)["loss_score"].isna().all()
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("a cached decision was graded again")
+
+    monkeypatch.setattr(Network, "evaluate", no_network)
+    again = move_quality(two_games, grader="network", checkpoint=checkpoint,
+                         cache=tmp_path / "cache")
+    pd.testing.assert_frame_equal(quality, again)
+
+
+def test_the_cache_key_holds_the_grader_and_the_checkpoint(two_games, tmp_path):
+    cache = tmp_path / "cache"
+    one, two = _untrained(tmp_path / "a.npz", seed=1), _untrained(tmp_path / "b.npz", seed=2)
+    first = move_quality(two_games, grader="network", checkpoint=one, cache=cache, games=1)
+    second = move_quality(two_games, grader="network", checkpoint=two, cache=cache, games=1)
+    move_quality(two_games, iterations=BUDGET, cache=cache, games=1)
+    assert len(list(cache.glob("move-quality-*.parquet"))) == 3  # one file per grader/net
+    assert not np.allclose(first["pass_rp"], second["pass_rp"], equal_nan=True)
+
+
+def test_a_bad_grader_or_checkpoint_is_named(two_games, tmp_path):
+    with pytest.raises(AnalysisInputError, match=r"grader='nn' is unknown; valid: 'ismcts', "
+                                                  r"'network'"):
+        move_quality(two_games, grader="nn")
+    with pytest.raises(AnalysisInputError, match="missing.npz is not a file"):
+        move_quality(two_games, grader="network", checkpoint=tmp_path / "missing.npz")
+    three = _untrained(tmp_path / "three.npz", players=3)
+    with pytest.raises(AnalysisInputError, match="is for 3 players .* this game has 4"):
+        move_quality(two_games, grader="network", checkpoint=three)
+
+
+def test_the_network_grader_averages_the_reveals_and_scores_the_last_card(tmp_path):
+    from nothanks.search import kernel as k
+    from nothanks.search.encoding import encode
+    from nothanks.search.network import Network, load_checkpoint
+    from nothanks.studies.move_quality import NetworkGrader
+    path = _untrained(tmp_path / "net.npz", players=3, seed=4)
+    grader = NetworkGrader(path)
+    s = k.new_state(3, 35, 24)
+    s[k.CARD], s[k.ON_CARD], s[k.TO_MOVE], s[k.LEFT] = 20, 2, 1, 1
+    s[k.HEADER:k.HEADER + 3] = [3, 0, 5]  # seat 1 to move, no tokens: a forced take
+    start = k.HEADER + 3 + 3 * 37
+    s[start:start + 2], s[k.POOL] = [7, 30], 2
+    net = Network(*load_checkpoint(path)[:2])
+    values = []
+    for index in (0, 1):
+        after = s.copy()
+        k.apply_take(after)
+        k.reveal(after, index)
+        values.append(net.evaluate(encode(after))[1][0, 0])  # seat 1 still to move
+    got = grader.estimates(s)
+    assert got["take_rp"] == pytest.approx((np.mean(values) + 1) / 2 * 2, rel=1e-6)
+    assert math.isnan(got["pass_rp"]) and got["iterations"] == 2
+    s[k.LEFT], s[k.HEADER + 1] = 0, 4  # the last card, with tokens: the take is exact
+    got = grader.estimates(s)
+    assert got["take_rp"] == 0.0  # 20 - 6 tokens = 14 against -3 and -5: last place
+    passed = s.copy()
+    k.apply_pass(passed)  # seat 2 to move: seat 1 is the last column of the rotation
+    value = net.evaluate(encode(passed))[1][0, 2]
+    assert got["pass_rp"] == pytest.approx(value + 1, rel=1e-6) and got["iterations"] == 1
+
+
+def test_figures_refuses_a_bad_grader_before_any_work(tmp_path, capsys):
+    from nothanks.cli import main
+    out = tmp_path / "figures"
+    assert main(["figures", "--out", str(out), "--grader", "network", "--checkpoint",
+                 str(tmp_path / "none.npz")]) == 2
+    assert "none.npz is not a file" in capsys.readouterr().err
+    assert main(["figures", "--out", str(out), "--checkpoint", "x.npz"]) == 2
+    assert "--checkpoint is for --grader network" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["figures", "--out", str(out), "--grader", "nn"])
+    assert "invalid choice: 'nn'" in capsys.readouterr().err
+    assert not out.exists()

@@ -57,6 +57,8 @@ def _mean_row(values: pd.Series, games: pd.Series | None = None
     """A mean over decisions with its 95% interval clustered by game (cluster bootstrap:
     decisions of one game are not independent)."""
     values = values.astype(float)
+    if values.isna().all():  # not estimated (the network grader predicts no score)
+        return math.nan, math.nan, math.nan
     if len(values) < 2:
         return float(values.mean()) if len(values) else math.nan, math.nan, math.nan
     clusters = games if games is not None else pd.Series(np.arange(len(values)),
@@ -226,15 +228,24 @@ def quality_section(quality: pd.DataFrame, title: str = "Move quality",
     if source == "synthetic":
         lines += [f"**{SYNTHETIC_LABEL}**: the human seats were played by stand-in "
                   "agents; these numbers test the pipeline, they are not findings.", ""]
-    budget = int(quality["search_iterations"].iloc[0]) if "search_iterations" in quality \
-        else DEFAULT_ITERATIONS
-    rollout = quality["search_rollout"].iloc[0] if "search_rollout" in quality else "?"
-    lines += [f"Each decision graded by information-set MCTS from the decision-maker's "
-              f"information set: {budget} iterations split evenly between take and pass, "
-              f"{rollout} rollouts ({len(quality)} decisions, "
-              f"{int(_graded(quality).shape[0])} free). EV loss = expected rank points "
-              "given up against the better move by the estimate (0 when the chosen move "
-              "is the better one); in score points likewise. Intervals are 95%.", ""]
+    counts = f"({len(quality)} decisions, {int(_graded(quality).shape[0])} free)"
+    if "grader" in quality and str(quality["grader"].iloc[0]) == "network":
+        digest = str(quality["search_checkpoint"].iloc[0])[:12] \
+            if "search_checkpoint" in quality else "?"
+        how = (f"Each decision graded by a self-play value network (checkpoint sha256 "
+               f"{digest}) from the decision-maker's information set: the value after the "
+               f"pass, and the mean value over every possible next card after the take "
+               f"{counts}; the network predicts no score, so the score column is empty.")
+    else:
+        budget = int(quality["search_iterations"].iloc[0]) \
+            if "search_iterations" in quality else DEFAULT_ITERATIONS
+        rollout = quality["search_rollout"].iloc[0] if "search_rollout" in quality else "?"
+        how = (f"Each decision graded by information-set MCTS from the decision-maker's "
+               f"information set: {budget} iterations split evenly between take and pass, "
+               f"{rollout} rollouts {counts}.")
+    lines += [how + " EV loss = expected rank points given up against the better move by "
+              "the estimate (0 when the chosen move is the better one); in score points "
+              "likewise. Intervals are 95%.", ""]
     table = ev_loss_table(quality, "agent_label")
     lines += ["Intervals are clustered by game (cluster bootstrap over games: decisions of "
               "one game are not independent).", "",

@@ -167,10 +167,22 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--jobs", type=checks.jobs, default=None,
                         help="worker processes for simulations, 1 to 4 x the cores "
                              "(default: all cores)")
+    parser.add_argument("--grader", choices=("ismcts", "network"), default=None,
+                        help="who grades move quality: information-set MCTS or the "
+                             "self-play value network of --checkpoint (default: the "
+                             "report's QUALITY_GRADER, ismcts; see docs/alphazero.md)")
+    parser.add_argument("--checkpoint", type=Path, default=None,
+                        help="self-play checkpoint for --grader network (default "
+                             "data/selfplay/alphazero.npz)")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
     def run(args: argparse.Namespace) -> int:
-        from ..report import make_figures
+        from ..report import QUALITY_GRADER, make_figures
+        from ..studies.move_quality import check_grader
+        if args.checkpoint is not None and (args.grader or QUALITY_GRADER) != "network":
+            return _fail("figures", "--checkpoint is for --grader network; add --grader "
+                                    "network or leave --checkpoint out")
+        check_grader(args.grader or QUALITY_GRADER, args.checkpoint)  # before hours of work
         out = args.out or fresh_folder("figures")
         check_output(out, "figures", "the figures", force=True,
                      update_shipped=args.update_shipped)
@@ -179,11 +191,14 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
         options += [f"--participants {args.participants}"] if args.participants else []
         options += [f"--games {args.games}"] if args.games else []
         options += ["--quick"] if args.quick else []
+        options += [f"--grader {args.grader}"] if args.grader else []
+        options += [f"--checkpoint {args.checkpoint}"] if args.checkpoint else []
         options += [UPDATE_SHIPPED] if args.update_shipped else []
         with replacing(out, FIGURE_SET) as staging:  # the whole set, never part of it
             report = make_figures(staging, args.cache, participants=args.participants,
                                   games=args.games, quick=args.quick, jobs=args.jobs,
-                                  progress=not args.no_progress,
+                                  progress=not args.no_progress, grader=args.grader,
+                                  checkpoint=args.checkpoint,
                                   command="nothanks figures " + " ".join(options))
         steps = ", ".join(f"{k} {v:.1f} s" for k, v in report.seconds.items())
         print(f"{out}: {len(report.files)} files ({steps})")

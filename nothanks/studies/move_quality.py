@@ -12,10 +12,19 @@ gives up against the better one by the estimate. These are values under the
 search's own play after the move (all seats), so they grade a move against strong play,
 not against what the actual opponents went on to do.
 
+``grader="network"`` grades with the value network of a self-play checkpoint
+(:mod:`nothanks.search.network`) instead of the search, from the same information set:
+EV(pass) is the mover's value at the state after the pass; EV(take) is the mean of the
+mover's value over every possible next reveal (each unseen card, uniformly: the exact
+expectation under the network, no sampling), or the exact outcome when the take ends the
+game. Values in [-1, 1] are mapped to rank points by rp = (v + 1) / 2 * (n - 1), so the
+EV-loss columns keep their meaning. The network predicts no score, so the score columns
+are NaN, and the estimates have no Monte Carlo error (the ``*_se`` columns are NaN).
+
 Estimates are cached per decision in a Parquet file keyed by the decision (design hash,
-participant, game, seed, turn) and the search settings, so a re-run only searches
-decisions it has not seen. The search package is imported inside the functions that
-need it.
+participant, game, seed, turn) and the grader's settings (for the network grader: the
+checkpoint's SHA-256), so a re-run only grades decisions it has not seen. The search
+package is imported inside the functions that need it.
 
 The table's summaries are pure analysis: :mod:`nothanks.analysis.move_quality`.
 """
@@ -44,11 +53,45 @@ from ..rules.seeding import key_seed
 
 #: Bumped when the estimates would change for the same settings (invalidates caches).
 QUALITY_VERSION = 1
+#: Who grades the moves: information-set MCTS, or a self-play checkpoint's value network.
+GRADERS = ("ismcts", "network")
+#: The shipped self-play checkpoint (``nothanks train``), the network grader's default.
+DEFAULT_CHECKPOINT = Path("data/selfplay/alphazero.npz")
 
 
 def _settings(iterations: int, c: float, rollout: str, seed: int) -> dict[str, Any]:
     return {"version": QUALITY_VERSION, "iterations": int(iterations), "c": float(c),
             "rollout": str(rollout), "seed": int(seed)}
+
+
+def _network_settings(checkpoint: Path) -> dict[str, Any]:
+    return {"version": QUALITY_VERSION, "grader": "network",
+            "checkpoint": file_sha256(checkpoint), "reveals": "all"}
+
+
+def file_sha256(path: str | Path) -> str:
+    """SHA-256 (hex) of a file's bytes: the network grader's cache key for a checkpoint."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_grader(grader: str, checkpoint: str | Path | None) -> Path | None:
+    """The checkpoint file the grader needs (None for ``ismcts``); raises
+    :class:`AnalysisInputError` for an unknown grader or a missing checkpoint."""
+    if grader not in GRADERS:
+        raise AnalysisInputError(f"move quality: grader={grader!r} is unknown; valid: "
+                                 + ", ".join(repr(g) for g in GRADERS))
+    if grader == "ismcts":
+        return None
+    path = Path(checkpoint) if checkpoint is not None else DEFAULT_CHECKPOINT
+    if not path.is_file():
+        raise AnalysisInputError(
+            f"move quality: grader='network' needs a self-play checkpoint; {path} is not a "
+            "file (train one with `nothanks train`, or pass checkpoint=PATH / --checkpoint)")
+    return path
 
 
 def _key(row: Any, turn: int) -> str:
@@ -80,12 +123,17 @@ def _game_states(rows: pd.DataFrame, variant, where: str):
 def move_quality(log: Any, *, iterations: int = DEFAULT_ITERATIONS, c: float = 0.7,
                  rollout: str = "heuristic", seed: int = 0,
                  cache: str | Path | None = None, games: int | None = None,
-                 decisions: pd.DataFrame | None = None) -> pd.DataFrame:
+                 decisions: pd.DataFrame | None = None, grader: str = "ismcts",
+                 checkpoint: str | Path | None = None) -> pd.DataFrame:
     """Expected value of take and pass and the EV loss of the chosen move, per decision.
 
     Args:
         log: a loaded log (:func:`nothanks.experiments.load`): its ``decisions`` and
             ``conditions`` (for each game's rules variant) are used.
+        grader: ``ismcts`` (the search; ``iterations``, ``c``, ``rollout``) or
+            ``network`` (the value network of ``checkpoint``, default
+            :data:`DEFAULT_CHECKPOINT`; see the module docstring). Anything else raises
+            :class:`AnalysisInputError`, as does a checkpoint for another table size.
         iterations: search iterations per decision, split evenly between the two moves
             (a forced take gets them all); with ``c`` and ``rollout`` the search settings
             (see :func:`nothanks.search.search`).
@@ -98,19 +146,25 @@ def move_quality(log: Any, *, iterations: int = DEFAULT_ITERATIONS, c: float = 0
 
     Returns one row per decision: the logged columns in :data:`CARRIED` the log has,
     ``take_rp``/``pass_rp`` (expected rank points) and ``take_score``/``pass_score``
-    (expected final score) with ``*_se`` standard errors, ``iterations``; ``best`` (the
+    (expected final score) with ``*_se`` standard errors, ``iterations`` (for the
+    network: positions evaluated); ``best`` (the
     move with the higher expected rank points), ``gap_rp`` = chosen minus other move
     (0 for a forced take) with ``gap_rp_se``, ``loss_rp`` = max(0, -gap_rp),
     ``gap_score``/``loss_score`` likewise in score points (a loss is a higher expected
-    score), and ``source`` (simulation, synthetic or participants).
+    score), ``grader`` and the grader's settings as ``search_*`` columns, and ``source``
+    (simulation, synthetic or participants).
     """
     from ..search import root_state, search  # the search is imported only when grading
 
+    path = check_grader(grader, checkpoint)
     frame = log.decisions if decisions is None else decisions
     require_columns(frame, ["game_id", "turn", "seat", "card", "tokens_on_card",
                             "tokens_before", "action", "forced", "condition"], "decisions")
     require_rows(frame, "decisions")
-    settings = _settings(iterations, c, rollout, seed)
+    # IS-MCTS keeps its settings (and cache files) of before the network grader
+    settings = (_settings(iterations, c, rollout, seed) if path is None
+                else _network_settings(path))
+    judge: NetworkGrader | None = None  # loaded with the first decision not in the cache
     variants = condition_variants(getattr(log, "conditions", None))
     keys = game_key(frame)
     grouped = list(frame.groupby(keys, dropna=False, sort=True))
@@ -135,18 +189,24 @@ def move_quality(log: Any, *, iterations: int = DEFAULT_ITERATIONS, c: float = 0
             carried = {c: getattr(row, c) for c in CARRIED if c in frame.columns}
             cached = store.get(key)
             if cached is None:
-                result = search(root_state(view), iterations=settings["iterations"],
-                                c=settings["c"], rollout=settings["rollout"],
-                                seed=_seed(seed, key), root="even")
-                cached = _estimates(result)
+                if path is not None:
+                    judge = judge or NetworkGrader(path)
+                    judge.check(variant, where)
+                    cached = judge.estimates(root_state(view))
+                else:
+                    result = search(root_state(view), iterations=settings["iterations"],
+                                    c=settings["c"], rollout=settings["rollout"],
+                                    seed=_seed(seed, key), root="even")
+                    cached = _estimates(result)
                 store.put(key, cached)
             rows.append({**carried, **cached})
     store.save()
     if not rows:
         raise AnalysisInputError("decisions: no decisions to grade")
     out = _with_losses(pd.DataFrame(rows))
+    out["grader"] = grader
     for column, value in settings.items():
-        if column != "version":
+        if column not in ("version", "grader"):
             out[f"search_{column}"] = value
     out["source"] = data_source(frame)
     return out
@@ -161,6 +221,77 @@ def _estimates(result) -> dict[str, float]:
             out[f"{action}_{name}_se"] = (math.nan if value is None
                                           else getattr(value, f"{attr}_se"))
     return out
+
+
+class NetworkGrader:
+    """EV of take and pass by a checkpoint's value network (see the module docstring)."""
+
+    def __init__(self, checkpoint: Path) -> None:
+        from ..search.network import CheckpointError, Network, load_checkpoint
+
+        try:
+            weights, self.config, _ = load_checkpoint(checkpoint)
+        except CheckpointError as exc:
+            raise AnalysisInputError(f"move quality: {exc}") from None
+        self.network = Network(weights, self.config)
+        self.checkpoint = checkpoint
+
+    def check(self, variant: Any, where: str) -> None:
+        """An :class:`AnalysisInputError` naming ``where`` unless the network was trained
+        for ``variant``'s table size and cards."""
+        config = self.config
+        if (config.players, config.low_card, config.high_card) != (
+                variant.players, variant.low_card, variant.high_card):
+            raise AnalysisInputError(
+                f"{where}: the checkpoint {self.checkpoint} is for {config.players} players "
+                f"and cards {config.low_card}-{config.high_card}; this game has "
+                f"{variant.players} players and cards {variant.low_card}-"
+                f"{variant.high_card} (grade it with grader='ismcts' or a checkpoint "
+                "trained for its rules)")
+
+    def estimates(self, state: np.ndarray) -> dict[str, float]:
+        """Take and pass values of the player to move at ``state`` (a search state,
+        :func:`nothanks.search.root_state`, of rules :meth:`check` accepted) in rank
+        points, and the positions evaluated; score and ``*_se`` are NaN."""
+        from ..search import kernel as k
+        from ..search.encoding import encode
+
+        n = int(state[k.PLAYERS])
+        mover = int(state[k.TO_MOVE])
+        positions: list[np.ndarray] = []
+        take_rp = pass_rp = math.nan
+        after = state.copy()
+        k.apply_take(after)
+        if after[k.OVER]:  # the last card: the take's outcome is known exactly
+            out = np.empty(2 * n)
+            k.outcome(after, out)
+            take_rp = float(out[n + mover])
+        else:  # every unseen card is equally likely to come next
+            for index in range(int(after[k.POOL])):
+                revealed = after.copy()
+                k.reveal(revealed, index)
+                positions.append(revealed)
+        reveals = len(positions)
+        if state[k.HEADER + mover] > 0:  # the mover can pass
+            passed = state.copy()
+            k.apply_pass(passed)
+            positions.append(passed)
+        if positions:
+            features = np.stack([encode(s, self.config.tokens, self.config.low_card)
+                                 for s in positions])
+            _, values = self.network.evaluate(features)
+            # values are rotated to each position's player to move: pick the mover's
+            columns = [(mover - int(s[k.TO_MOVE])) % n for s in positions]
+            rp = (values[np.arange(len(positions)), columns].astype(float) + 1.0) \
+                * (n - 1) / 2.0
+            if reveals:
+                take_rp = float(rp[:reveals].mean())
+            if len(positions) > reveals:
+                pass_rp = float(rp[-1])
+        nan = math.nan
+        return {"iterations": float(len(positions)), "take_rp": take_rp, "take_rp_se": nan,
+                "take_score": nan, "take_score_se": nan, "pass_rp": pass_rp,
+                "pass_rp_se": nan, "pass_score": nan, "pass_score_se": nan}
 
 
 def _with_losses(frame: pd.DataFrame) -> pd.DataFrame:
