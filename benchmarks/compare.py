@@ -201,6 +201,46 @@ def random_games(quick: bool) -> dict:
     return {"value": games / best}
 
 
+def _inference():
+    """The order-inference module wherever the revision keeps it (``nothanks.inference``,
+    later ``nothanks.studies.inference``)."""
+    try:
+        from nothanks.studies import inference
+    except ImportError:
+        from nothanks import inference  # type: ignore[no-redef]
+    return inference
+
+
+#: The simulated participant of ``likelihood_24``: a ToM1 player without lapses.
+LIKELIHOOD_PLAYER = ("sim-tom1-01", "tom1")
+
+
+def likelihood_24(quick: bool) -> dict:
+    """CPU s of the order-inference likelihood of one participant's 24 games: a simulated
+    ToM1 player without lapses through the Table 6 session (untimed, the same games on
+    every revision that keeps the seeds' bits), then ``likelihood_frame`` over all 24
+    games (practice included) with the default settings (every candidate model, 50
+    fresh-noise samples per ToM model and decision; 5 with --quick), one process. The
+    note names the decisions and a digest of the likelihood table: equal digests on both
+    sides mean both computed the same numbers."""
+    import hashlib
+
+    from nothanks.experiments.log import load
+    inference = _inference()
+    settings = inference.InferenceSettings(samples=5 if quick else 50)
+    participant, spec = LIKELIHOOD_PLAYER
+    with tempfile.TemporaryDirectory() as tmp:
+        inference.play_simulated_player(participant, tmp, spec, 0.0)
+        log = load(tmp)
+        began = time.process_time()
+        frame = inference.likelihood_frame(log, [participant], settings=settings,
+                                           practice=True)
+        cpu = time.process_time() - began
+    digest = hashlib.sha256(frame.to_csv(index=False).encode()).hexdigest()[:12]
+    decisions = frame["decision"].nunique()
+    return {"value": cpu, "note": f"{decisions} decisions, table {digest}"}
+
+
 #: The environment variable that hands the peer engine's folder to the worker processes.
 PEER_ENV = "NOTHANKS_COMPARE_PEER"
 
@@ -439,6 +479,8 @@ MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
                        "condition), 2 processes, wall s"),
     "figures": (figures, "s", False, "nothanks figures, empty cache, wall s"),
     "memory_100k": (memory_100k, "MB", False, "peak RSS of a 100,000-game run"),
+    "likelihood_24": (likelihood_24, "s", False,
+                      "order-inference likelihood, one participant, 24 games (CPU s)"),
     **{f"decision_tom{k}": (_decision_cost(k), "ms", False,
                             f"ToM{k} vs 3 x ToM0, CPU ms per ToM{k} decision")
        for k in range(6)},
@@ -484,26 +526,49 @@ def run_worker(tree: Path, measure: str, quick: bool) -> dict:
 
 
 def compare(baseline: Path, new: Path, measures: list[str], rounds: int, quick: bool) -> None:
+    """Run ``measures`` on both trees, alternating, and print the medians and ratios.
+
+    A worker that fails (e.g. a tree caught mid-edit) is reported with the end of its
+    error and left out; the summary then says how many rounds each median rests on."""
     results: dict[str, dict[str, list[dict]]] = {m: {"baseline": [], "new": []}
                                                 for m in measures}
+    failures: dict[str, int] = dict.fromkeys(measures, 0)
     for round_ in range(rounds):
         for measure in measures:
             sides = [("baseline", baseline), ("new", new)]
             if round_ % 2:
                 sides.reverse()
             for side, tree in sides:
-                result = run_worker(tree, measure, quick)
+                try:
+                    result = run_worker(tree, measure, quick)
+                except RuntimeError as error:
+                    failures[measure] += 1
+                    print(f"  round {round_ + 1} {measure:18s} {side:8s} FAILED: "
+                          f"{str(error).strip().splitlines()[-1]}", flush=True)
+                    continue
                 results[measure][side].append(result)
                 extra = f" (CPU {result['cpu']:.1f} s)" if "cpu" in result else ""
+                extra += f" [{result['note']}]" if "note" in result else ""
                 print(f"  round {round_ + 1} {measure:18s} {side:8s} "
                       f"{result['value']:10.2f} {MEASURES[measure][1]}{extra}", flush=True)
     print(f"\n{'measure':62s} {'baseline':>12s} {'new':>12s} {'speed-up':>9s}")
     for measure in measures:
         _, unit, larger_better, label = MEASURES[measure]
+        if failures[measure]:
+            done = {side: len(runs) for side, runs in results[measure].items()}
+            print(f"{label:62s} {failures[measure]} run(s) failed; medians of "
+                  f"{done['baseline']} baseline and {done['new']} new round(s)")
+            if not (done["baseline"] and done["new"]):
+                continue
         old = statistics.median(r["value"] for r in results[measure]["baseline"])
         now = statistics.median(r["value"] for r in results[measure]["new"])
         ratio = now / old if larger_better else old / now
-        print(f"{label:62s} {old:9.2f} {unit:>2s} {now:9.2f} {unit:>2s} {ratio:8.2f}x")
+        pairs = list(zip(results[measure]["baseline"], results[measure]["new"], strict=False))
+        each = [(n["value"] / b["value"]) if larger_better else (b["value"] / n["value"])
+                for b, n in pairs]
+        spread = f" (rounds {min(each):.2f}-{max(each):.2f}x)" if len(each) > 1 else ""
+        print(f"{label:62s} {old:9.2f} {unit:>2s} {now:9.2f} {unit:>2s} {ratio:8.2f}x"
+              f"{spread}")
         if "cpu" in results[measure]["baseline"][0]:
             old_cpu = statistics.median(r["cpu"] for r in results[measure]["baseline"])
             new_cpu = statistics.median(r["cpu"] for r in results[measure]["new"])
