@@ -546,7 +546,7 @@ def compare(baseline: Path, new: Path, measures: list[str], rounds: int, quick: 
                     print(f"  round {round_ + 1} {measure:18s} {side:8s} FAILED: "
                           f"{str(error).strip().splitlines()[-1]}", flush=True)
                     continue
-                results[measure][side].append(result)
+                results[measure][side].append({**result, "round": round_})
                 extra = f" (CPU {result['cpu']:.1f} s)" if "cpu" in result else ""
                 extra += f" [{result['note']}]" if "note" in result else ""
                 print(f"  round {round_ + 1} {measure:18s} {side:8s} "
@@ -563,9 +563,9 @@ def compare(baseline: Path, new: Path, measures: list[str], rounds: int, quick: 
         old = statistics.median(r["value"] for r in results[measure]["baseline"])
         now = statistics.median(r["value"] for r in results[measure]["new"])
         ratio = now / old if larger_better else old / now
-        pairs = list(zip(results[measure]["baseline"], results[measure]["new"], strict=False))
         each = [(n["value"] / b["value"]) if larger_better else (b["value"] / n["value"])
-                for b, n in pairs]
+                for b in results[measure]["baseline"] for n in results[measure]["new"]
+                if b["round"] == n["round"]]  # each round's own ratio
         spread = f" (rounds {min(each):.2f}-{max(each):.2f}x)" if len(each) > 1 else ""
         print(f"{label:62s} {old:9.2f} {unit:>2s} {now:9.2f} {unit:>2s} {ratio:8.2f}x"
               f"{spread}")
