@@ -63,6 +63,10 @@ CASES = {
                                    "2", "--processes", "1", "--out", "{out}/results"]),
     "tournament": ("tournament", ["--pool", POOL, "--deals", "1", "--jobs", "1",
                                   "--no-progress", "--out", "{out}"]),
+    "train": ("train", ["--iterations", "1", "--games-per-iteration", "1", "--sims", "2",
+                        "--steps-per-iteration", "1", "--hidden", "4", "--layers", "1",
+                        "--eval-every", "1", "--eval-deals", "1", "--jobs", "1",
+                        "--no-progress", "--out", "{out}"]),
 }
 #: The cases the driver runs; figures runs on its own (slow).
 FAST = [case for case in CASES if case != "figures"]
@@ -150,6 +154,8 @@ def ran(repo, outs) -> dict[str, dict]:
     cases = {case: argv(case, outs) for case in FAST}
     if importlib.util.find_spec("optuna") is None:
         del cases["calibrate"]
+    if importlib.util.find_spec("jax") is None:  # the [learn] extra
+        del cases["train"]
     done = python(repo, ["-c", DRIVER, json.dumps({"cases": cases, "status": STATUS})])
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.splitlines()[-1])
@@ -176,7 +182,7 @@ def _check(case: str, code, stderr: str, before: str, after: str, outs: Path) ->
 @pytest.mark.parametrize("case", FAST)
 def test_a_command_writes_only_into_its_out_folder(ran, outs, case):
     if case not in ran:
-        pytest.skip("calibrate needs optuna")
+        pytest.skip(f"{case} needs an optional extra (optuna, jax)")
     _check(case, ran[case]["code"], ran[case]["stderr"], ran[case]["before"],
            ran[case]["after"], outs)
 

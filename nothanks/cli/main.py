@@ -212,6 +212,7 @@ def commands() -> dict[str, tuple[str, Configure]]:
     from . import experiments as experiments_cli
     from . import inference as inference_cli
     from . import tournament as tournament_cli
+    from . import train as train_cli
     return {
         "simulate": ("play games between agents and write games/decisions Parquet tables",
                      _simulate),
@@ -234,6 +235,8 @@ def commands() -> dict[str, tuple[str, Configure]]:
         "tournament": ("play every agent of a pool against every other on shared deals "
                        "and rate them (openskill and mean rank points; resumable)",
                        tournament_cli.configure),
+        "train": ("train the AlphaZero-style agent by self-play: checkpoints, training curve "
+                  "(resumable, exactly)", train_cli.configure),
     }
 
 
@@ -250,7 +253,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
 
 
 #: Commands that keep what they finished when stopped, and go on from there when re-run.
-RESUMABLE = frozenset({"run", "tournament", "calibrate"})
+RESUMABLE = frozenset({"run", "tournament", "calibrate", "train"})
 
 
 def _stopped_hint(command: str) -> str:
@@ -272,10 +275,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..experiments.run import RunError
     from ..rules import VariantError
     from ..studies.calibration import CalibrationError
+    from ..studies.selfplay import TrainError
     try:
         return runners[args.command](args)
     except (AgentSpecError, VariantError, OutputError, DesignError, LogError, RunError,
-            AnalysisInputError, CalibrationError) as exc:
+            AnalysisInputError, CalibrationError, TrainError) as exc:
         return _fail(args.command, str(exc))
     except OSError as exc:  # e.g. a read-only or full disk while writing results
         where = f" ({exc.filename})" if exc.filename else ""

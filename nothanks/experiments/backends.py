@@ -62,15 +62,19 @@ GC_THRESHOLDS = (10_000, 10, 10)
 PARENT_CHECK_SECONDS = 1.0
 
 
-def worker_pool(workers: int, *, tune_gc: bool = False):
+def worker_pool(workers: int, *, tune_gc: bool = False, context: str | None = None):
     """A ``ProcessPoolExecutor`` of ``workers`` local processes that end when this process
     dies: each runs a watchdog thread that checks its parent every
     :data:`PARENT_CHECK_SECONDS`, so a killed command (``nothanks run``, ``infer``, ...)
     leaves no orphans. ``tune_gc``: the players' collector thresholds
-    (:data:`GC_THRESHOLDS`) in the workers."""
+    (:data:`GC_THRESHOLDS`) in the workers. ``context``: how the processes start
+    (``"spawn"``, ``"forkserver"``; default: the platform's), e.g. ``spawn`` when this
+    process runs threads that must not be forked (JAX)."""
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     return ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
-                               initargs=(os.getpid(), tune_gc))
+                               initargs=(os.getpid(), tune_gc),
+                               mp_context=multiprocessing.get_context(context))
 
 
 def _start_worker(parent: int, tune_gc: bool) -> None:

@@ -1,0 +1,66 @@
+"""The settings of a self-play training run (``nothanks train``'s options), apart from the
+training code so that the command line can read their defaults without importing numpy."""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from . import TrainError
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """What a training run computes; a run resumes only with the same settings.
+
+    Named as ``nothanks train``'s options (``--games-per-iteration``, ...). The budgets
+    (iterations, hours) and the workers are not settings: they change when a run stops
+    or how fast it goes, not what it computes.
+    """
+
+    players: int = 3
+    games_per_iteration: int = 16
+    sims: int = 32
+    steps_per_iteration: int = 64
+    batch_size: int = 256
+    buffer: int = 20_000
+    seed: int = 0
+    tokens: str = "public"
+    hidden: int = 128
+    layers: int = 2
+    learning_rate: float = 1e-3
+    eval_every: int = 5
+    eval_deals: int = 2
+
+    def __post_init__(self) -> None:
+        from ...search.encoding import TOKEN_MODES
+        if not 3 <= self.players <= 7:
+            raise TrainError(f"players={self.players}: No Thanks! is for 3 to 7 players")
+        if self.tokens not in TOKEN_MODES:
+            raise TrainError(f"tokens={self.tokens!r}; valid: {', '.join(TOKEN_MODES)}")
+        counts = {name: getattr(self, name) for name in (
+            "games_per_iteration", "sims", "steps_per_iteration", "batch_size", "buffer",
+            "hidden", "layers", "eval_deals")}
+        if low := [f"{k}={v}" for k, v in counts.items() if v < 1]:
+            raise TrainError(f"{', '.join(low)}: each must be >= 1")
+        if self.eval_every < 0 or self.seed < 0:
+            raise TrainError(f"eval_every={self.eval_every}, seed={self.seed}: both must be "
+                             ">= 0 (eval_every 0: no evaluation)")
+        if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
+            raise TrainError(f"learning_rate={self.learning_rate}: give a finite number > 0")
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def network_config(self):
+        """The :class:`nothanks.search.network.NetworkConfig` of these settings."""
+        from ...search.network import NetworkConfig
+        return NetworkConfig(players=self.players, hidden=self.hidden, layers=self.layers,
+                             tokens=self.tokens)
+
+
+def check_budget(iterations: int | None, hours: float | None) -> None:
+    """:class:`TrainError` unless a run is given a budget (either or both)."""
+    if iterations is None and hours is None:
+        raise TrainError("give a budget: --iterations N or --hours H (or both: training "
+                         "stops at the first one reached)")

@@ -1,0 +1,332 @@
+"""The self-play training loop behind ``nothanks train`` (docs/alphazero.md, "Training").
+
+Each iteration:
+
+1. plays ``games_per_iteration`` self-play games with the current weights
+   (:func:`nothanks.search.selfplay.self_play_game`, numpy only), in this process, in
+   local worker processes (started with ``spawn``: the learner's JAX never forks) or on a
+   Dask cluster; game *g* of iteration *i* is seeded by (run seed, *i*, *g*) and the
+   games are gathered in game order, so a run is the same for any number of workers;
+2. appends their samples to the replay buffer (:mod:`.replay`);
+3. takes ``steps_per_iteration`` optimiser steps on minibatches drawn by a generator
+   seeded by (run seed, *i*);
+4. every ``eval_every`` iterations plays the current network against fixed opponents
+   (:data:`EVAL_OPPONENTS`) on shared deals, every deal in every seat rotation;
+5. appends a curve row and writes the training checkpoint (:mod:`.checkpoint`), then
+   the play checkpoint ``alphazero.npz`` and ``curve.csv``.
+
+Rerunning the same command on the same folder resumes from the checkpoint and computes
+exactly what an uninterrupted run computes (tests/test_selfplay_train.py kills a run
+with SIGKILL and compares). Everything but the wall-clock ``seconds`` is deterministic.
+"""
+from __future__ import annotations
+
+import io
+import math
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...files import atomic_write_bytes, claim_lock, is_atomic_leftover, release_lock
+from ...rules.seeding import derive_seed
+from . import TrainError
+from .checkpoint import (
+    PLAY_FILE,
+    STATE_FILE,
+    TrainingState,
+    check_play_size,
+    check_settings,
+    export_play,
+    load_state,
+    save_state,
+)
+from .replay import ReplayBuffer
+from .settings import TrainSettings, check_budget
+
+#: The curve table and figure in a run's folder.
+CURVE_FILE = "curve.csv"
+FIGURE_FILE = "curve.png"
+#: The lock a training run holds on its folder (no two runs train one folder).
+LOCK_FILE = ".train.lock"
+#: Opponent agent specs of the evaluation; the network plays one seat, these the others.
+EVAL_OPPONENTS = ("random", "heuristic")
+#: Streams of the run's seed: (seed, stream, ...) seeds each generator of the run.
+GAMES, BATCHES, LEARNER, EVAL = range(1, 5)
+#: Columns of the curve table: one row per iteration; the evaluation's columns (the
+#: network's first-place share, ties included, its mean rank points and the games) are
+#: empty in iterations without an evaluation.
+CURVE_COLUMNS = ("iteration", "games", "samples", "loss", "policy_loss", "value_loss",
+                 "seconds", *(f"{what}_vs_{o}" for o in EVAL_OPPONENTS
+                              for what in ("first", "points", "n")))
+
+
+@dataclass
+class TrainReport:
+    """What :func:`train` did: where the run stands and the files it wrote."""
+
+    folder: Path
+    iteration: int
+    games: int
+    samples: int
+    seconds: float
+    resumed_at: int  # the iteration the run resumed from (0: started afresh)
+    iterations_now: int  # iterations played by this call
+    curve: list[dict]
+    files: list[Path]
+
+
+#: What a run folder may hold besides the atomic writes' leftovers (anything else there
+#: means the folder is not a training run's: it is refused).
+RUN_FILES = (STATE_FILE, PLAY_FILE, CURVE_FILE, FIGURE_FILE, LOCK_FILE)
+
+
+def check_folder(out: Path) -> None:
+    """Refuse a folder ``nothanks train`` did not make (:class:`TrainError`): it must be
+    missing, empty, or hold only a run's files (:data:`RUN_FILES`)."""
+    out = Path(out)
+    if not out.is_dir():
+        return
+    foreign = [p.name for p in sorted(out.iterdir())
+               if p.name not in RUN_FILES and not is_atomic_leftover(p)]
+    if foreign:
+        raise TrainError(f"--out {out} holds other files than a training run's "
+                         f"({', '.join(foreign[:3])}{', ...' if len(foreign) > 3 else ''}); "
+                         "give a new or empty folder, or a run's folder to resume it")
+
+
+def train(settings: TrainSettings, out: Path, *, iterations: int | None = None,
+          hours: float | None = None, jobs: int = 1, client=None, progress: bool = True,
+          on_curve: Callable[[list[dict], Path], None] | None = None) -> TrainReport:
+    """Train (or resume training) in ``out`` until a budget is spent.
+
+    Args:
+        settings: what the run computes; must equal a resumed run's settings.
+        out: the run's folder (made if missing); holds its checkpoints and curve.
+        iterations: stop once the run has this many iterations in all (resumes
+            included).
+        hours: stop once the run has trained this long in all (resumes included): an
+            iteration starts only if the last one's duration still fits.
+        jobs: local worker processes for the games (1: this process).
+        client: a connected ``distributed.Client`` (then ``jobs`` is not used).
+        progress: show a progress bar on stderr.
+        on_curve: called with the curve rows and ``out`` after each iteration with an
+            evaluation, and once at the end (e.g. to draw the curve figure).
+
+    Raises:
+        TrainError: no budget, settings that differ from the run's checkpoint, or a
+            checkpoint that cannot be read (it is never overwritten then).
+    """
+    check_budget(iterations, hours)
+    out = Path(out)
+    check_folder(out)
+    out.mkdir(parents=True, exist_ok=True)
+    lock = claim_lock(out / LOCK_FILE, lambda pid: TrainError(
+        f"{out} is being trained by process {pid}; wait for it or give another --out"))
+    try:
+        for leftover in filter(is_atomic_leftover, out.iterdir()):  # a killed write's
+            leftover.unlink()
+        return _train(settings, out, iterations, hours, jobs, client, progress, on_curve)
+    finally:
+        release_lock(lock)
+
+
+def _train(settings, out, iterations, hours, jobs, client, progress, on_curve) -> TrainReport:
+    from .learner import Learner  # JAX: imported only where training happens
+    config = settings.network_config()
+    learner = Learner(config, seed=derive_seed(settings.seed, LEARNER),
+                      learning_rate=settings.learning_rate)
+    check_play_size(learner.weights)
+    path = out / STATE_FILE
+    if path.exists():
+        state = load_state(path)
+        check_settings(state.settings, settings.as_dict(), out)
+        learner.load_state(state.learner)
+        buffer = ReplayBuffer.from_arrays(state.replay, settings.buffer)
+        _write_outputs(out, state, learner, config)  # a kill may have come before them
+    else:
+        state = TrainingState(settings=settings.as_dict())
+        buffer = _empty_buffer(settings)
+    resumed_at = state.iteration
+    budget = math.inf if hours is None else hours * 3600.0
+    last = _last_duration(state.curve)
+    drawn = None
+    bar = _bar(iterations, state.iteration, progress)
+    try:
+        with _workers(jobs, client) as workers:
+            while ((iterations is None or state.iteration < iterations)
+                   and state.seconds + last <= budget):
+                began = time.perf_counter()
+                row = _iteration(settings, config, state, learner, buffer, workers, out)
+                last = time.perf_counter() - began
+                state.seconds += last
+                row["seconds"] = state.seconds
+                state.curve.append(row)
+                state.learner = learner.state()
+                state.replay = buffer.to_arrays()
+                save_state(path, state)  # the commit point of the iteration
+                _write_outputs(out, state, learner, config)
+                if on_curve is not None and row.get(f"n_vs_{EVAL_OPPONENTS[0]}"):
+                    on_curve(state.curve, out)
+                    drawn = state.iteration
+                bar.update(1)
+                bar.set_postfix(loss=f"{row['loss']:.3f}", buffer=len(buffer), refresh=True)
+    finally:
+        bar.close()
+    if on_curve is not None and state.curve and drawn != state.iteration:
+        on_curve(state.curve, out)
+    return TrainReport(out, state.iteration, state.games, len(buffer), state.seconds,
+                       resumed_at, state.iteration - resumed_at, state.curve,
+                       [out / name for name in (STATE_FILE, PLAY_FILE, CURVE_FILE)])
+
+
+def _last_duration(curve: Sequence[dict]) -> float:
+    """Seconds the last iteration of ``curve`` took (0 without one)."""
+    if not curve:
+        return 0.0
+    return curve[-1]["seconds"] - (curve[-2]["seconds"] if len(curve) > 1 else 0.0)
+
+
+def _empty_buffer(settings: TrainSettings) -> ReplayBuffer:
+    from ...search.encoding import feature_size
+    return ReplayBuffer(settings.buffer, feature_size(settings.players), settings.players)
+
+
+def _iteration(settings: TrainSettings, config, state: TrainingState, learner,
+               buffer: ReplayBuffer, workers: Workers, out: Path) -> dict:
+    """Play, store, learn and (every ``eval_every``) evaluate: iteration
+    ``state.iteration``; advances the counters and returns its curve row."""
+    number = state.iteration
+    weights = learner.weights
+    seeds = [derive_seed(settings.seed, GAMES, number, g)
+             for g in range(settings.games_per_iteration)]
+    for game in workers.run(play_game, [(weights, config, settings.sims, s) for s in seeds]):
+        buffer.add_game(game.features, game.policy, game.outcome)
+    rng = np.random.default_rng(derive_seed(settings.seed, BATCHES, number))
+    losses = [learner.step(*buffer.sample(settings.batch_size, rng))
+              for _ in range(settings.steps_per_iteration)]
+    state.iteration += 1
+    state.games += len(seeds)
+    row: dict = {"iteration": state.iteration, "games": state.games, "samples": len(buffer)}
+    for key in ("loss", "policy_loss", "value_loss"):
+        row[key] = float(np.mean([step[key] for step in losses]))
+    if settings.eval_every and state.iteration % settings.eval_every == 0:
+        row.update(evaluate(learner.weights, config, settings, state.iteration, workers, out))
+    return row
+
+
+def play_game(weights: dict[str, np.ndarray], config, sims: int, seed: int):
+    """One self-play game with these weights (a worker's task; numpy only)."""
+    from ...search.network import Network
+    from ...search.selfplay import self_play_game
+    return self_play_game(Network(weights, config), config.players, sims, seed)
+
+
+def evaluate(weights: dict[str, np.ndarray], config, settings: TrainSettings,
+             iteration: int, workers: Workers, out: Path) -> dict:
+    """The network (at ``settings.sims``) against each of :data:`EVAL_OPPONENTS` in all
+    the other seats, on ``eval_deals`` shared deals each played in every seat rotation:
+    per opponent its first-place share (ties included), mean rank points and games."""
+    network = out / PLAY_FILE  # the agent loads its weights from the play checkpoint
+    export_play(network, weights, config, _play_meta(settings.as_dict(), iteration))
+    seed = derive_seed(settings.seed, EVAL, iteration)
+    games = settings.eval_deals * settings.players
+    tasks = [(_eval_specs(network, settings, opponent), seed, g)
+             for opponent in EVAL_OPPONENTS for g in range(games)]
+    results = workers.run_local(eval_game, tasks)
+    row = {}
+    for k, opponent in enumerate(EVAL_OPPONENTS):
+        mine = results[k * games:(k + 1) * games]
+        row[f"first_vs_{opponent}"] = float(np.mean([rank == 1 for rank, _ in mine]))
+        row[f"points_vs_{opponent}"] = float(np.mean([points for _, points in mine]))
+        row[f"n_vs_{opponent}"] = len(mine)
+    return row
+
+
+def _eval_specs(network: Path, settings: TrainSettings, opponent: str) -> list[str]:
+    """The evaluation table: the network's agent first, the opponent in the other seats."""
+    agent = f"alphazero:sims={settings.sims},checkpoint={network}"
+    return [agent] + [opponent] * (settings.players - 1)
+
+
+def eval_game(specs: Sequence[str], seed: int, index: int) -> tuple[int, float]:
+    """Game ``index`` of the evaluation table ``specs`` (seats rotated by the index, the
+    deal shared by every table with ``seed``): the rank and rank points of ``specs[0]``
+    (a worker's task)."""
+    from ...rules import Variant
+    from ...runner import play_games, seating
+    variant = Variant(players=len(specs))
+    [record] = play_games(list(specs), 1, seed, variant, start=index, record=False)
+    seat = seating(specs, index).index(0)
+    return record.ranks[seat], record.rank_points[seat]
+
+
+class Workers:
+    """Where tasks run: ``run`` for the self-play games (local processes or a Dask
+    cluster), ``run_local`` for the evaluation (its agent reads a file of this machine:
+    local processes, or this process when the games go to Dask). Both take a function
+    and a list of argument tuples and return the results in the tasks' order."""
+
+    def __init__(self, executor=None, client=None) -> None:
+        self._executor = executor
+        self._client = client
+
+    def run(self, function: Callable, tasks: Sequence[tuple]) -> list:
+        if self._client is not None:
+            futures = [self._client.submit(function, *args, pure=False) for args in tasks]
+            return self._client.gather(futures)
+        return self.run_local(function, tasks)
+
+    def run_local(self, function: Callable, tasks: Sequence[tuple]) -> list:
+        if self._executor is None or not tasks:
+            return [function(*args) for args in tasks]
+        return list(self._executor.map(function, *zip(*tasks, strict=True)))
+
+
+@contextmanager
+def _workers(jobs: int, client) -> Iterator[Workers]:
+    """The run's :class:`Workers`: ``jobs`` local processes (started with ``spawn``,
+    ended with the run), or ``client``'s cluster."""
+    if client is not None or jobs <= 1:
+        yield Workers(client=client)
+        return
+    from ...experiments.backends import worker_pool
+    executor = worker_pool(jobs, context="spawn")
+    try:
+        yield Workers(executor=executor)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _write_outputs(out: Path, state: TrainingState, learner, config) -> None:
+    """The play checkpoint and the curve table of ``state`` (derived from the training
+    checkpoint: rewritten on resume in case a kill came between them)."""
+    export_play(out / PLAY_FILE, learner.weights, config,
+                _play_meta(state.settings, state.iteration))
+    buffer = io.StringIO()
+    curve_frame(state.curve).to_csv(buffer, index=False)
+    atomic_write_bytes(buffer.getvalue().encode(), out / CURVE_FILE)
+
+
+def _play_meta(settings: dict, iteration: int) -> dict:
+    """What the play checkpoint records about its training."""
+    return {"iteration": iteration, "settings": settings}
+
+
+def curve_frame(rows: Sequence[dict]):
+    """The curve rows as a table of :data:`CURVE_COLUMNS` (game counts as integers,
+    empty where an iteration had no evaluation)."""
+    import pandas as pd
+    frame = pd.DataFrame.from_records(list(rows), columns=list(CURVE_COLUMNS))
+    for column in ("iteration", "games", "samples", *(f"n_vs_{o}" for o in EVAL_OPPONENTS)):
+        frame[column] = frame[column].astype("Int64")
+    return frame
+
+
+def _bar(total: int | None, done: int, enabled: bool):
+    from tqdm.auto import tqdm
+    return tqdm(total=total, initial=done, unit="iteration", desc="train",
+                disable=not enabled, dynamic_ncols=True)

@@ -1,0 +1,210 @@
+"""``nothanks train`` (issue 32): the replay buffer, the training checkpoint, and the loop's
+promises: a run killed with SIGKILL at any moment resumes to exactly what an uninterrupted
+run computes; the result does not depend on the number of workers; a resume with other
+settings is refused; the curve table and figure are written.
+
+Tiny runs only (a 3-player network of 8 units, 2 simulations, 2 games an iteration).
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nothanks.cli import main
+from nothanks.studies.selfplay.checkpoint import (
+    PLAY_FILE,
+    STATE_FILE,
+    CheckpointError,
+    TrainingState,
+    check_settings,
+    load_state,
+    save_state,
+)
+from nothanks.studies.selfplay.replay import ReplayBuffer, ReplayError
+
+from helpers import ROOT
+
+#: The tiny run's settings (options of ``nothanks train``).
+TINY = ["--players", "3", "--games-per-iteration", "2", "--sims", "2",
+        "--steps-per-iteration", "3", "--batch-size", "16", "--buffer", "150",
+        "--hidden", "8", "--layers", "1", "--seed", "5", "--eval-every", "0",
+        "--eval-deals", "1", "--no-progress"]
+
+
+# ------------------------------------------------------------------ replay buffer
+def _game(length: int, value: float, features: int = 4, players: int = 3):
+    return (np.full((length, features), value, np.float32), np.full(length, value, np.float32),
+            np.full((length, players), value, np.float32))
+
+
+def test_the_buffer_drops_whole_oldest_games_first():
+    buffer = ReplayBuffer(10, 4, 3)
+    for value, length in ((1, 4), (2, 3), (3, 3)):
+        buffer.add_game(*_game(length, value))
+    assert len(buffer) == 10 and buffer.games == 3
+    buffer.add_game(*_game(2, 4))  # game 1 (4 samples) goes, whole
+    arrays = buffer.to_arrays()
+    assert arrays["policy"].tolist() == [2, 2, 2, 3, 3, 3, 4, 4]
+    assert arrays["game_lengths"].tolist() == [3, 3, 2]
+    buffer.add_game(*_game(12, 5))  # longer than the buffer: its last 10 samples
+    assert len(buffer) == 10 and buffer.games == 1
+
+
+def test_sampling_is_seeded_and_survives_a_round_trip():
+    buffer = ReplayBuffer(7, 4, 3)
+    for value in range(5):
+        buffer.add_game(*_game(3, value))  # wraps around the ring
+    copy = ReplayBuffer.from_arrays(buffer.to_arrays(), 7)
+    for a, b in zip(buffer.sample(20, np.random.default_rng(3)),
+                    copy.sample(20, np.random.default_rng(3)), strict=True):
+        np.testing.assert_array_equal(a, b)
+    features, policy, outcome = buffer.sample(50, np.random.default_rng(4))
+    assert set(policy.tolist()) == {3.0, 4.0}  # 7 samples hold the last two games of 3
+    assert features.shape == (50, 4) and outcome.shape == (50, 3)
+
+
+def test_bad_samples_and_saved_arrays_are_refused():
+    buffer = ReplayBuffer(10, 4, 3)
+    with pytest.raises(ReplayError, match=r"features has shape \(2, 5\)"):
+        buffer.add_game(np.zeros((2, 5)), np.zeros(2), np.zeros((2, 3)))
+    with pytest.raises(ReplayError, match="empty"):
+        buffer.sample(4, np.random.default_rng(0))
+    buffer.add_game(*_game(3, 1))
+    arrays = buffer.to_arrays()
+    with pytest.raises(ReplayError, match="capacity of 2"):
+        ReplayBuffer.from_arrays(arrays, 2)
+    with pytest.raises(ReplayError, match="lacks game_lengths"):
+        ReplayBuffer.from_arrays({k: v for k, v in arrays.items() if k != "game_lengths"}, 10)
+
+
+# ------------------------------------------------------------------ checkpoint
+def test_the_training_state_round_trips(tmp_path):
+    state = TrainingState(settings={"sims": 2, "tokens": "public"}, iteration=3, games=6,
+                          seconds=1.5, curve=[{"iteration": 1, "loss": 0.1 + 0.2}],
+                          learner={"w": np.arange(6, dtype=np.float32).reshape(2, 3),
+                                   "opt/count": np.array(7)},
+                          replay={"policy": np.ones(3, np.float32)})
+    save_state(tmp_path / STATE_FILE, state)
+    back = load_state(tmp_path / STATE_FILE)
+    assert (back.settings, back.iteration, back.games, back.curve) == (
+        state.settings, 3, 6, state.curve)
+    np.testing.assert_array_equal(back.learner["w"], state.learner["w"])
+    assert back.learner["opt/count"] == 7 and back.replay["policy"].dtype == np.float32
+    (tmp_path / "bad.npz").write_bytes(b"not a zip")
+    with pytest.raises(CheckpointError, match="bad.npz is not a readable training checkpoint"):
+        load_state(tmp_path / "bad.npz")
+
+
+def test_other_settings_are_named_with_the_way_on(tmp_path):
+    check_settings({"sims": 2, "seed": 5}, {"sims": 2, "seed": 5}, tmp_path)
+    with pytest.raises(CheckpointError) as info:
+        check_settings({"sims": 2, "seed": 5}, {"sims": 4, "seed": 5}, tmp_path)
+    message = str(info.value)
+    assert "--sims: the run has 2, this command gives 4" in message
+    assert "rerun with --sims 2" in message and "give a new --out" in message
+
+
+# ------------------------------------------------------------------ the loop
+def _command(out: Path, iterations: int, *extra: str) -> list[str]:
+    return ["train", *TINY, "--iterations", str(iterations), "--out", str(out), *extra]
+
+
+def _state(out: Path) -> dict:
+    """Everything a run computed: the training state (wall-clock seconds aside), the
+    play checkpoint's weights and the curve table without its seconds."""
+    state = load_state(out / STATE_FILE)
+    with np.load(out / PLAY_FILE) as play:
+        weights = {k: play[k] for k in play.files if k.startswith("weight_")}
+    curve = pd.read_csv(out / "curve.csv").drop(columns="seconds")
+    rows = [{k: v for k, v in row.items() if k != "seconds"} for row in state.curve]
+    return {"meta": (state.settings, state.iteration, state.games, rows),
+            "learner": state.learner, "replay": state.replay, "weights": weights,
+            "curve": curve}
+
+
+def _assert_same(a: dict, b: dict) -> None:
+    assert a["meta"] == b["meta"]
+    for part in ("learner", "replay", "weights"):
+        assert a[part].keys() == b[part].keys(), part
+        for key in a[part]:
+            np.testing.assert_array_equal(a[part][key], b[part][key], err_msg=f"{part} {key}")
+    pd.testing.assert_frame_equal(a["curve"], b["curve"])
+
+
+def _cli(argv: list[str]) -> subprocess.Popen:
+    env = os.environ | {"PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    return subprocess.Popen([sys.executable, "-m", "nothanks", *argv], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+#: Iterations of the runs compared (an evaluation after the 2nd and the 4th).
+ITERATIONS = 4
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    """An uninterrupted run of :data:`ITERATIONS` in this process, one worker."""
+    out = tmp_path_factory.mktemp("reference") / "run"
+    assert main(_command(out, ITERATIONS, "--jobs", "1")) == 0
+    return out
+
+
+def test_a_run_killed_at_a_random_moment_resumes_exactly(tmp_path, reference):
+    killed = tmp_path / "killed"
+    run = _cli(_command(killed, ITERATIONS, "--jobs", "1"))
+    try:
+        deadline = time.monotonic() + 120
+        while not (killed / STATE_FILE).exists():
+            assert run.poll() is None, run.stderr.read()[-3000:]
+            assert time.monotonic() < deadline, "no checkpoint within 120 s"
+            time.sleep(0.01)
+        time.sleep(random.uniform(0.0, 0.3))  # then anywhere: mid-iteration or mid-write
+        run.send_signal(signal.SIGKILL)
+        run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == -signal.SIGKILL, "the run ended before it was killed"
+    assert load_state(killed / STATE_FILE).iteration < ITERATIONS
+    assert main(_command(killed, ITERATIONS, "--jobs", "1")) == 0
+    _assert_same(_state(killed), _state(reference))
+    assert not [p.name for p in killed.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_the_workers_do_not_change_the_result(tmp_path, reference):
+    assert main(_command(tmp_path / "two", ITERATIONS, "--jobs", "2")) == 0
+    _assert_same(_state(tmp_path / "two"), _state(reference))
+
+
+def test_a_resume_with_other_settings_is_refused(tmp_path, reference, capsys):
+    out = tmp_path / "run"
+    shutil.copytree(reference, out)
+    before = (out / STATE_FILE).read_bytes()
+    argv = _command(out, ITERATIONS + 1, "--jobs", "1")
+    argv[argv.index("--sims") + 1] = "3"
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "--sims: the run has 2, this command gives 3" in err and "--out" in err
+    assert (out / STATE_FILE).read_bytes() == before  # untouched
+    assert main(_command(out, ITERATIONS, "--jobs", "1")) == 0  # the same settings go on
+    assert "4 iterations (0 now, resumed at iteration 4)" in capsys.readouterr().out
+
+
+def test_the_curve_table_and_figure_are_written(reference):
+    curve = pd.read_csv(reference / "curve.csv")
+    assert curve["iteration"].tolist() == [1, 2, 3, 4]
+    assert curve["games"].tolist() == [2, 4, 6, 8]
+    assert curve[["loss", "policy_loss", "value_loss", "seconds"]].notna().all().all()
+    assert (reference / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    meta = json.loads(str(np.load(reference / PLAY_FILE)["meta"]))
+    assert meta["iteration"] == ITERATIONS
