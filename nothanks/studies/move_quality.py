@@ -227,13 +227,14 @@ class NetworkGrader:
     """EV of take and pass by a checkpoint's value network (see the module docstring)."""
 
     def __init__(self, checkpoint: Path) -> None:
+        from ..search.grading import ValueGrader
         from ..search.network import CheckpointError, Network, load_checkpoint
 
         try:
             weights, self.config, _ = load_checkpoint(checkpoint)
         except CheckpointError as exc:
             raise AnalysisInputError(f"move quality: {exc}") from None
-        self.network = Network(weights, self.config)
+        self.values = ValueGrader(Network(weights, self.config))
         self.checkpoint = checkpoint
 
     def check(self, variant: Any, where: str) -> None:
@@ -253,44 +254,10 @@ class NetworkGrader:
         """Take and pass values of the player to move at ``state`` (a search state,
         :func:`nothanks.search.root_state`, of rules :meth:`check` accepted) in rank
         points, and the positions evaluated; score and ``*_se`` are NaN."""
-        from ..search import kernel as k
-        from ..search.encoding import encode
-
-        n = int(state[k.PLAYERS])
-        mover = int(state[k.TO_MOVE])
-        positions: list[np.ndarray] = []
-        take_rp = pass_rp = math.nan
-        after = state.copy()
-        k.apply_take(after)
-        if after[k.OVER]:  # the last card: the take's outcome is known exactly
-            out = np.empty(2 * n)
-            k.outcome(after, out)
-            take_rp = float(out[n + mover])
-        else:  # every unseen card is equally likely to come next
-            for index in range(int(after[k.POOL])):
-                revealed = after.copy()
-                k.reveal(revealed, index)
-                positions.append(revealed)
-        reveals = len(positions)
-        if state[k.HEADER + mover] > 0:  # the mover can pass
-            passed = state.copy()
-            k.apply_pass(passed)
-            positions.append(passed)
-        if positions:
-            features = np.stack([encode(s, self.config.tokens, self.config.low_card)
-                                 for s in positions])
-            _, values = self.network.evaluate(features)
-            # values are rotated to each position's player to move: pick the mover's
-            columns = [(mover - int(s[k.TO_MOVE])) % n for s in positions]
-            rp = (values[np.arange(len(positions)), columns].astype(float) + 1.0) \
-                * (n - 1) / 2.0
-            if reveals:
-                take_rp = float(rp[:reveals].mean())
-            if len(positions) > reveals:
-                pass_rp = float(rp[-1])
+        take, passed, positions = self.values.values(state)
         nan = math.nan
-        return {"iterations": float(len(positions)), "take_rp": take_rp, "take_rp_se": nan,
-                "take_score": nan, "take_score_se": nan, "pass_rp": pass_rp,
+        return {"iterations": float(positions), "take_rp": take, "take_rp_se": nan,
+                "take_score": nan, "take_score_se": nan, "pass_rp": passed,
                 "pass_rp_se": nan, "pass_score": nan, "pass_score_se": nan}
 
 
