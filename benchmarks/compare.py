@@ -550,7 +550,7 @@ def compare(baseline: Path, new: Path, measures: list[str], rounds: int, quick: 
                 extra = f" (CPU {result['cpu']:.1f} s)" if "cpu" in result else ""
                 extra += f" [{result['note']}]" if "note" in result else ""
                 print(f"  round {round_ + 1} {measure:18s} {side:8s} "
-                      f"{result['value']:10.2f} {MEASURES[measure][1]}{extra}", flush=True)
+                      f"{result['value']:10.4g} {MEASURES[measure][1]}{extra}", flush=True)
     print(f"\n{'measure':62s} {'baseline':>12s} {'new':>12s} {'speed-up':>9s}")
     for measure in measures:
         _, unit, larger_better, label = MEASURES[measure]
@@ -567,7 +567,7 @@ def compare(baseline: Path, new: Path, measures: list[str], rounds: int, quick: 
                 for b in results[measure]["baseline"] for n in results[measure]["new"]
                 if b["round"] == n["round"]]  # each round's own ratio
         spread = f" (rounds {min(each):.2f}-{max(each):.2f}x)" if len(each) > 1 else ""
-        print(f"{label:62s} {old:9.2f} {unit:>2s} {now:9.2f} {unit:>2s} {ratio:8.2f}x"
+        print(f"{label:62s} {old:9.4g} {unit:>2s} {now:9.4g} {unit:>2s} {ratio:8.2f}x"
               f"{spread}")
         if "cpu" in results[measure]["baseline"][0]:
             old_cpu = statistics.median(r["cpu"] for r in results[measure]["baseline"])

@@ -29,6 +29,6 @@ def test_a_failing_worker_is_reported_and_the_run_goes_on(monkeypatch, capsys):
     assert f"{label:62s} 1 run(s) failed; medians of 2 baseline and 1 new round(s)" in out
     # the medians of the rounds that ran and their ratio; a round's own ratio needs
     # both sides of that round (tom2x4 has one such round, so no range)
-    assert f"{label:62s}     30.50 ms     10.00 ms     3.05x\n" in out
+    assert f"{label:62s}      30.5 ms        10 ms     3.05x\n" in out
     other = compare.MEASURES["tom1_vs_tom0"][3]
-    assert f"{other:62s}     30.50 ms     10.50 ms     2.90x (rounds 2.73-3.10x)" in out
+    assert f"{other:62s}      30.5 ms      10.5 ms     2.90x (rounds 2.73-3.10x)" in out
