@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
@@ -34,9 +35,13 @@ from nothanks.experiments.rows import INFO_NOT_LOGGED, LogContext, LogRows
 from nothanks.match import Match
 from nothanks.rules import Action, Game, Variant
 from nothanks.rules.game import deal
+from nothanks.search.network import NetworkConfig, init_weights, save_checkpoint
 
+#: Stands for the folder of :func:`agent_files` in a spec (replaced when a test runs).
+FILES = "<files>"
 #: Parameters that keep an agent's games short in a test (every other agent: defaults).
-CHEAP = {"ismcts": "iterations=12", "openspiel-mcts": "sims=2", "openspiel-ismcts": "sims=2"}
+CHEAP = {"ismcts": "iterations=12", "openspiel-mcts": "sims=2", "openspiel-ismcts": "sims=2",
+         "alphazero": f"sims=6,checkpoint={FILES}/alphazero-{{players}}.npz"}
 #: Decision-info keys the decisions table keeps in a column of the same name.
 LOGGED_AS_COLUMN = ("model_time", "latency", "reason", "instance_failures")
 #: Keys the log turns into rows of other tables or derived columns (``learning``: the
@@ -50,6 +55,23 @@ def spec_of(name: str) -> str:
 
 
 SPECS = [spec_of(name) for name in registered()]
+
+
+@pytest.fixture(scope="module")
+def agent_files(tmp_path_factory) -> Path:
+    """The files agents load: untrained (small) alphazero networks for 3-7 players."""
+    folder = tmp_path_factory.mktemp("agent-files")
+    for players in range(3, 8):
+        config = NetworkConfig(players=players, hidden=16)
+        save_checkpoint(folder / f"alphazero-{players}.npz", init_weights(config, players),
+                        config, {})
+    return folder
+
+
+@pytest.fixture
+def spec(request, agent_files) -> str:
+    """The spec under test, with :data:`FILES` pointing at :func:`agent_files`."""
+    return request.param.replace(FILES, str(agent_files))
 
 
 def test_the_registry_is_what_this_suite_covers():
@@ -77,7 +99,7 @@ def play_on_order(specs: list[str], variant: Variant, order: tuple[int, ...],
     return moves
 
 
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("spec", SPECS, indirect=True)
 @pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
 def test_plays_every_table_size_to_the_end(spec, players):
     variant = Variant(players=players)
@@ -89,7 +111,7 @@ def test_plays_every_table_size_to_the_end(spec, players):
     assert all(not d.forced or d.action is Action.TAKE for d in own)
 
 
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("spec", SPECS, indirect=True)
 def test_decides_from_its_view_only(spec):
     """The same public history gives the same moves whatever the hidden cards are."""
     variant = Variant(players=4)
@@ -109,7 +131,7 @@ def test_decides_from_its_view_only(spec):
     assert first != second  # past the shared cards the deals part
 
 
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("spec", SPECS, indirect=True)
 def test_same_seed_same_moves_even_after_other_games(spec):
     variant = Variant(players=5)
     table = [make_agent(spec), "heuristic", make_agent(spec), "random", "random"]
@@ -133,7 +155,7 @@ def _same(a: object, b: object) -> bool:
     return a == b
 
 
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("spec", SPECS, indirect=True)
 def test_decision_info_round_trips_through_the_log(spec):
     design = Design.from_dict({
         "name": "conformance", "seed": 3, "games": 2,
@@ -182,7 +204,7 @@ def test_a_bad_parameter_gets_a_one_line_error(name):
         assert "\n" not in message and key in message and "abc" in message
 
 
-@pytest.mark.parametrize("spec", SPECS)
+@pytest.mark.parametrize("spec", SPECS, indirect=True)
 def test_traces_are_declared_not_probed(spec):
     """``can_trace`` says whether the agent records reasoning traces; with ``traces`` on
     it leaves one per decision (and the same moves), otherwise none."""

@@ -1,4 +1,5 @@
 """Agents: baselines and the cognitive models, all behind one protocol and spec strings."""
+from .alphazero import AlphaZeroAgent
 from .base import Agent
 from .baselines import AlwaysPassAgent, HeuristicAgent, RandomAgent
 from .outside import OpenSpielISMCTSAgent, OpenSpielMCTSAgent
@@ -24,6 +25,7 @@ register("heuristic", HeuristicAgent)
 register("always-pass", AlwaysPassAgent)
 register(HumanStandIn.name, HumanStandIn)
 register(ISMCTSAgent.name, ISMCTSAgent)
+register(AlphaZeroAgent.name, AlphaZeroAgent)
 register(OpenSpielMCTSAgent.name, OpenSpielMCTSAgent)
 register(OpenSpielISMCTSAgent.name, OpenSpielISMCTSAgent)
 

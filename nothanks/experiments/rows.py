@@ -31,13 +31,14 @@ GAME_COLUMNS = (
     "rank_points", "agent_label", "tom_order",
 )
 
-#: Decision-info keys the log tables do not keep. The search agent's per-move statistics
-#: (``ismcts``: iterations, and visits and mean value of each action) and bayes-tom's
+#: Decision-info keys the log tables do not keep. The search agents' per-move statistics
+#: (``ismcts``, ``alphazero``: iterations, and visits and mean value of each action;
+#: ``alphazero`` also the network's prior and every seat's value), and bayes-tom's
 #: posterior over opponent models stay in the in-memory GameRecord (and the step-through
 #: explorer); every other key an agent reports must land in a column (checked for every
 #: registered agent by tests/test_agent_conformance.py).
 INFO_NOT_LOGGED = frozenset({"iterations", "pass_value", "pass_visits", "take_value",
-                             "take_visits", "opponent_models"})
+                             "take_visits", "opponent_models", "prior", "root_values"})
 
 
 @dataclass(frozen=True)
