@@ -38,7 +38,7 @@ from helpers import ROOT
 #: The tiny run's settings (options of ``nothanks train``).
 TINY = ["--players", "3", "--games-per-iteration", "2", "--sims", "2",
         "--steps-per-iteration", "3", "--batch-size", "16", "--buffer", "150",
-        "--hidden", "8", "--layers", "1", "--seed", "5", "--eval-every", "0",
+        "--hidden", "8", "--layers", "1", "--seed", "5", "--eval-every", "2",
         "--eval-deals", "1", "--no-progress"]
 
 
@@ -181,9 +181,17 @@ def test_a_run_killed_at_a_random_moment_resumes_exactly(tmp_path, reference):
     assert not [p.name for p in killed.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_the_workers_do_not_change_the_result(tmp_path, reference):
-    assert main(_command(tmp_path / "two", ITERATIONS, "--jobs", "2")) == 0
-    _assert_same(_state(tmp_path / "two"), _state(reference))
+@pytest.mark.parametrize("workers", ["2 local processes", "a Dask cluster"])
+def test_the_workers_do_not_change_the_result(tmp_path, reference, workers):
+    out = tmp_path / "run"
+    if workers == "a Dask cluster":
+        distributed = pytest.importorskip("distributed")
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                      dashboard_address=None) as cluster:
+            assert main(_command(out, ITERATIONS, "--scheduler", cluster.scheduler_address)) == 0
+    else:
+        assert main(_command(out, ITERATIONS, "--jobs", "2")) == 0
+    _assert_same(_state(out), _state(reference))
 
 
 def test_a_resume_with_other_settings_is_refused(tmp_path, reference, capsys):
@@ -205,6 +213,25 @@ def test_the_curve_table_and_figure_are_written(reference):
     assert curve["iteration"].tolist() == [1, 2, 3, 4]
     assert curve["games"].tolist() == [2, 4, 6, 8]
     assert curve[["loss", "policy_loss", "value_loss", "seconds"]].notna().all().all()
+    evaluated = curve.dropna(subset=["first_vs_random"])
+    assert evaluated["iteration"].tolist() == [2, 4]
+    assert (evaluated[["n_vs_random", "n_vs_heuristic"]] == 3).all().all()  # 1 deal x 3 seats
+    assert evaluated[["first_vs_random", "first_vs_heuristic"]].isin(
+        [0, 1 / 3, 2 / 3, 1]).all().all()
     assert (reference / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     meta = json.loads(str(np.load(reference / PLAY_FILE)["meta"]))
     assert meta["iteration"] == ITERATIONS
+
+
+def test_bad_input_fails_before_any_work(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = _command(out, 1)
+    del argv[argv.index("--iterations"):argv.index("--iterations") + 2]
+    assert main(argv) == 2
+    assert "give a budget: --iterations N or --hours H" in capsys.readouterr().err
+    assert not out.exists()
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    assert main(_command(out, 1)) == 2
+    assert "holds other files than a training run's (notes.txt)" in capsys.readouterr().err
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]

@@ -18,19 +18,19 @@ class TrainSettings:
     or how fast it goes, not what it computes.
     """
 
-    players: int = 3
-    games_per_iteration: int = 16
-    sims: int = 32
-    steps_per_iteration: int = 64
+    players: int = 4  # the thesis's game (rules.Variant's default)
+    games_per_iteration: int = 64
+    sims: int = 50
+    steps_per_iteration: int = 100
     batch_size: int = 256
-    buffer: int = 20_000
+    buffer: int = 50_000
     seed: int = 0
     tokens: str = "public"
     hidden: int = 128
     layers: int = 2
     learning_rate: float = 1e-3
     eval_every: int = 5
-    eval_deals: int = 2
+    eval_deals: int = 10
 
     def __post_init__(self) -> None:
         from ...search.encoding import TOKEN_MODES
@@ -48,6 +48,10 @@ class TrainSettings:
                              ">= 0 (eval_every 0: no evaluation)")
         if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
             raise TrainError(f"learning_rate={self.learning_rate}: give a finite number > 0")
+        try:
+            self.network_config()
+        except ValueError as exc:  # e.g. a network wider than the configuration allows
+            raise TrainError(str(exc)) from None
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)

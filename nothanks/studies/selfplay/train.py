@@ -227,14 +227,15 @@ def play_game(weights: dict[str, np.ndarray], config, sims: int, seed: int):
 
 def evaluate(weights: dict[str, np.ndarray], config, settings: TrainSettings,
              iteration: int, workers: Workers, out: Path) -> dict:
-    """The network (at ``settings.sims``) against each of :data:`EVAL_OPPONENTS` in all
-    the other seats, on ``eval_deals`` shared deals each played in every seat rotation:
-    per opponent its first-place share (ties included), mean rank points and games."""
+    """The network's ``alphazero`` agent (at ``settings.sims``) against each of
+    :data:`EVAL_OPPONENTS` in all the other seats, on ``eval_deals`` deals shared by the
+    opponents, each deal played in every seat rotation: per opponent the network's
+    first-place share (ties included), mean rank points and games."""
     network = out / PLAY_FILE  # the agent loads its weights from the play checkpoint
     export_play(network, weights, config, _play_meta(settings.as_dict(), iteration))
     seed = derive_seed(settings.seed, EVAL, iteration)
     games = settings.eval_deals * settings.players
-    tasks = [(_eval_specs(network, settings, opponent), seed, g)
+    tasks = [(str(network), settings.sims, opponent, settings.players, seed, g)
              for opponent in EVAL_OPPONENTS for g in range(games)]
     results = workers.run_local(eval_game, tasks)
     row = {}
@@ -246,21 +247,21 @@ def evaluate(weights: dict[str, np.ndarray], config, settings: TrainSettings,
     return row
 
 
-def _eval_specs(network: Path, settings: TrainSettings, opponent: str) -> list[str]:
-    """The evaluation table: the network's agent first, the opponent in the other seats."""
-    agent = f"alphazero:sims={settings.sims},checkpoint={network}"
-    return [agent] + [opponent] * (settings.players - 1)
-
-
-def eval_game(specs: Sequence[str], seed: int, index: int) -> tuple[int, float]:
-    """Game ``index`` of the evaluation table ``specs`` (seats rotated by the index, the
-    deal shared by every table with ``seed``): the rank and rank points of ``specs[0]``
-    (a worker's task)."""
+def eval_game(checkpoint: str, sims: int, opponent: str, players: int, seed: int,
+              index: int) -> tuple[int, float]:
+    """Game ``index`` of an evaluation: the network (``checkpoint``, ``sims`` per move)
+    in seat ``index % players``, ``opponent`` agents in the others, on deal
+    ``index // players`` of ``seed``; the network's rank and rank points (a worker's
+    task)."""
+    from ...agents import AlphaZeroAgent, make_agent
     from ...rules import Variant
-    from ...runner import play_games, seating
-    variant = Variant(players=len(specs))
-    [record] = play_games(list(specs), 1, seed, variant, start=index, record=False)
-    seat = seating(specs, index).index(0)
+    from ...rules.seeding import game_seed
+    from ...runner import play_game
+    seat = index % players
+    agents = [make_agent(opponent) for _ in range(players)]
+    agents[seat] = AlphaZeroAgent(sims=sims, checkpoint=checkpoint)
+    record = play_game(agents, Variant(players=players), game_seed(seed, index // players),
+                       game_id=index, record=False)
     return record.ranks[seat], record.rank_points[seat]
 
 
