@@ -122,6 +122,11 @@ class Network:
         self.config = config
         self.weights = {name: np.ascontiguousarray(weights[name], dtype=np.float32)
                         for name in WEIGHT_NAMES}
+        cards = config.high_card - config.low_card + 1
+        grid = self.weights["w_in"][:2 * config.players * cards]
+        token_rows = grid.reshape(config.players, cards, 2, config.hidden)[:, :, 1]
+        self._arrays = (*(self.weights[name] for name in WEIGHT_NAMES),
+                        np.ascontiguousarray(token_rows.sum(axis=1, dtype=np.float32)))
 
     def evaluate(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(p_take [B], values [B, players])`` for ``features [B, F]`` (or one ``[F]``
@@ -142,8 +147,11 @@ class Network:
         return p_take, values
 
     def kernel_arrays(self) -> tuple[np.ndarray, ...]:
-        """The weights as a tuple in :data:`WEIGHT_NAMES` order (for compiled code)."""
-        return tuple(self.weights[name] for name in WEIGHT_NAMES)
+        """The weights for compiled code (:func:`nothanks.search.puct.forward`): the
+        arrays in :data:`WEIGHT_NAMES` order, then ``w_in``'s token-channel rows summed
+        per seat row ``[players, hidden]`` (a seat's token count is repeated across its
+        row of the grid, so one multiply-add per seat does for all its columns)."""
+        return self._arrays
 
 
 def save_checkpoint(path: str | Path, weights: dict[str, np.ndarray], config: NetworkConfig,

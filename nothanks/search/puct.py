@@ -59,13 +59,29 @@ def rank_rewards(scores: Sequence[int]) -> np.ndarray:
 
 @jit
 def forward(x, weights, h, g, values):
-    """One forward pass of the network on features ``x``; writes the rotated values into
-    ``values`` and returns p_take. ``h``, ``g``: scratch of the trunk's width."""
-    w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value = weights
+    """One forward pass of the network on features ``x`` laid out as
+    :func:`~nothanks.search.encoding.encode_into` writes them (each seat's token count
+    repeated across its grid row); writes the rotated values into ``values`` and returns
+    p_take. ``weights``: :meth:`Network.kernel_arrays`; ``h``, ``g``: scratch of the
+    trunk's width."""
+    w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value, w_tokens = weights
     width = b_in.shape[0]
+    n = w_tokens.shape[0]
+    cards = (x.shape[0] - 3) // (2 * n + 1)
     for j in range(width):
         h[j] = b_in[j]
-    for i in range(x.shape[0]):
+    for seat in range(n):  # the grid: held cards (0 or 1), and the token count once
+        row = 2 * seat * cards
+        for c in range(cards):
+            if x[row + 2 * c] != 0.0:
+                xi = x[row + 2 * c]
+                for j in range(width):
+                    h[j] += xi * w_in[row + 2 * c, j]
+        tokens = x[row + 1]
+        if tokens != 0.0:
+            for j in range(width):
+                h[j] += tokens * w_tokens[seat, j]
+    for i in range(2 * n * cards, x.shape[0]):  # the table vector
         xi = x[i]
         if xi != 0.0:
             for j in range(width):
