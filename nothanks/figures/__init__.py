@@ -14,6 +14,7 @@ _SOURCES = {
                      "simulation_figures"), "gallery"),
     **dict.fromkeys(("advantage_by_order",), "orders"),
     "tournament_ratings": "tournament",
+    "training_curve": "selfplay",
 }
 __all__ = sorted(_SOURCES)
 

@@ -3,6 +3,7 @@
 - :mod:`.learner`: the JAX/Optax learner (the only module that imports JAX);
 - :mod:`.replay`: the replay buffer of self-play samples;
 - :mod:`.checkpoint`: the training state (resumes exactly) and the play checkpoint;
+- :mod:`.settings`: a run's settings (``nothanks train``'s options);
 - :mod:`.train`: the training loop behind ``nothanks train``.
 
 Importing the package imports none of them (the command line stays fast).

@@ -37,6 +37,7 @@ from . import TrainError
 from .checkpoint import (
     PLAY_FILE,
     STATE_FILE,
+    CheckpointError,
     TrainingState,
     check_play_size,
     check_settings,
@@ -144,7 +145,11 @@ def _train(settings, out, iterations, hours, jobs, client, progress, on_curve) -
     if path.exists():
         state = load_state(path)
         check_settings(state.settings, settings.as_dict(), out)
-        learner.load_state(state.learner)
+        try:
+            learner.load_state(state.learner)
+        except ValueError as exc:
+            raise CheckpointError(f"{path}: {exc}; move it away to start afresh, or give a "
+                                  "new --out") from None
         buffer = ReplayBuffer.from_arrays(state.replay, settings.buffer)
         _write_outputs(out, state, learner, config)  # a kill may have come before them
     else:
