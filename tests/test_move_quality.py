@@ -223,3 +223,15 @@ def test_figures_refuses_a_bad_grader_before_any_work(tmp_path, capsys):
         main(["figures", "--out", str(out), "--grader", "nn"])
     assert "invalid choice: 'nn'" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_make_figures_grades_with_the_report_switch(two_games, tmp_path, monkeypatch):
+    import nothanks.report as report
+    assert report.QUALITY_GRADER == "ismcts"  # until the agreement bar is met
+    data = report.FigureLogs(table7=two_games, figure14=two_games, participants=None)
+    graded = report.grade_moves(data, tmp_path, quick=True)["table7"]
+    assert set(graded["grader"]) == {"ismcts"}
+    checkpoint = _untrained(tmp_path / "net.npz")
+    monkeypatch.setattr(report, "QUALITY_GRADER", "network")
+    graded = report.grade_moves(data, tmp_path, quick=True, checkpoint=checkpoint)["table7"]
+    assert set(graded["grader"]) == {"network"} and graded["take_score"].isna().all()
