@@ -235,3 +235,16 @@ def test_bad_input_fails_before_any_work(tmp_path, capsys):
     assert main(_command(out, 1)) == 2
     assert "holds other files than a training run's (notes.txt)" in capsys.readouterr().err
     assert [p.name for p in out.iterdir()] == ["notes.txt"]
+
+
+def test_the_hours_budget_counts_the_whole_run(tmp_path, reference, capsys):
+    """A run that has trained longer than --hours plays no further iteration on a
+    resume, however many --iterations it is allowed."""
+    out = tmp_path / "run"
+    shutil.copytree(reference, out)
+    trained = load_state(out / STATE_FILE).seconds
+    hours = f"{trained / 3600 / 2:.9f}"
+    assert main([*_command(out, ITERATIONS + 10, "--jobs", "1"), "--hours", hours]) == 0
+    assert f"{ITERATIONS} iterations (0 now, resumed" in capsys.readouterr().out
+    assert main([*_command(out, ITERATIONS + 1, "--jobs", "1"), "--hours", "1"]) == 0
+    assert f"{ITERATIONS + 1} iterations (1 now, resumed" in capsys.readouterr().out

@@ -274,11 +274,13 @@ class Workers:
     """Where tasks run: ``run`` for the self-play games (local processes or a Dask
     cluster), ``run_local`` for the evaluation (its agent reads a file of this machine:
     local processes, or this process when the games go to Dask). Both take a function
-    and a list of argument tuples and return the results in the tasks' order."""
+    and a list of argument tuples and return the results in the tasks' order. The
+    local processes start with the first task and end with :meth:`close`."""
 
-    def __init__(self, executor=None, client=None) -> None:
-        self._executor = executor
+    def __init__(self, jobs: int = 1, client=None) -> None:
+        self._jobs = 1 if client is not None else jobs
         self._client = client
+        self._executor = None
 
     def run(self, function: Callable, tasks: Sequence[tuple]) -> list:
         if self._client is not None:
@@ -287,24 +289,28 @@ class Workers:
         return self.run_local(function, tasks)
 
     def run_local(self, function: Callable, tasks: Sequence[tuple]) -> list:
-        if self._executor is None or not tasks:
+        if self._jobs <= 1 or not tasks:
             return [function(*args) for args in tasks]
+        if self._executor is None:
+            from ...experiments.backends import worker_pool
+            self._executor = worker_pool(self._jobs, context="spawn")  # JAX never forks
         return list(self._executor.map(function, *zip(*tasks, strict=True)))
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
 
 
 @contextmanager
 def _workers(jobs: int, client) -> Iterator[Workers]:
     """The run's :class:`Workers`: ``jobs`` local processes (started with ``spawn``,
     ended with the run), or ``client``'s cluster."""
-    if client is not None or jobs <= 1:
-        yield Workers(client=client)
-        return
-    from ...experiments.backends import worker_pool
-    executor = worker_pool(jobs, context="spawn")
+    workers = Workers(jobs, client)
     try:
-        yield Workers(executor=executor)
+        yield workers
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        workers.close()
 
 
 def _write_outputs(out: Path, state: TrainingState, learner, config) -> None:
