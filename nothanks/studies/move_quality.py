@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..agents import alphazero
 from ..analysis.frames import (
     AnalysisInputError,
     condition_variants,
@@ -55,8 +56,9 @@ from ..rules.seeding import key_seed
 QUALITY_VERSION = 1
 #: Who grades the moves: information-set MCTS, or a self-play checkpoint's value network.
 GRADERS = ("ismcts", "network")
-#: The shipped self-play checkpoint (``nothanks train``), the network grader's default.
-DEFAULT_CHECKPOINT = Path("data/selfplay/alphazero.npz")
+#: The shipped self-play checkpoint (``nothanks train``), the network grader's default:
+#: the ``alphazero`` agent's.
+DEFAULT_CHECKPOINT = Path(alphazero.DEFAULT_CHECKPOINT)
 
 
 def _settings(iterations: int, c: float, rollout: str, seed: int) -> dict[str, Any]:
@@ -234,7 +236,7 @@ class NetworkGrader:
             weights, self.config, _ = load_checkpoint(checkpoint)
         except CheckpointError as exc:
             raise AnalysisInputError(f"move quality: {exc}") from None
-        self.values = ValueGrader(Network(weights, self.config))
+        self.kernel = ValueGrader(Network(weights, self.config))
         self.checkpoint = checkpoint
 
     def check(self, variant: Any, where: str) -> None:
@@ -254,7 +256,7 @@ class NetworkGrader:
         """Take and pass values of the player to move at ``state`` (a search state,
         :func:`nothanks.search.root_state`, of rules :meth:`check` accepted) in rank
         points, and the positions evaluated; score and ``*_se`` are NaN."""
-        take, passed, positions = self.values.values(state)
+        take, passed, positions = self.kernel.values(state)
         nan = math.nan
         return {"iterations": float(positions), "take_rp": take, "take_rp_se": nan,
                 "take_score": nan, "take_score_se": nan, "pass_rp": passed,
