@@ -16,10 +16,10 @@ The workloads are defined once, in this file (the ``decision_tomK`` measures, co
 decision of ToM0..ToM5, reuse ``bench_models.decision_cost`` of this tree on both
 revisions), and call only names that exist in both revisions
 (``nothanks.runner.play_games``, ``nothanks.actr.DeclarativeMemory``,
-``nothanks.experiments.run_design``, the ``nothanks figures`` command), with fallbacks
-where a name may move. Times are CPU seconds of the worker (and its children for the
-parallel runs), which a shared machine disturbs less than wall time; wall time is shown
-too for the parallel runs.
+``nothanks.experiments.run_design``, the order inference's ``likelihood_frame``, the
+``nothanks figures`` command), with fallbacks where a name may move. Times are CPU
+seconds of the worker (and its children for the parallel runs), which a shared machine
+disturbs less than wall time; wall time is shown too for the parallel runs.
 
 Why a small script and not asv: asv builds each revision into its own virtualenv from
 the package metadata and times functions in-process one revision after the other. Here
