@@ -27,6 +27,7 @@ from nothanks.studies.selfplay.checkpoint import (
     STATE_FILE,
     CheckpointError,
     TrainingState,
+    check_play_size,
     check_settings,
     load_state,
     save_state,
@@ -104,6 +105,17 @@ def test_the_training_state_round_trips(tmp_path):
     (tmp_path / "bad.npz").write_bytes(b"not a zip")
     with pytest.raises(CheckpointError, match="bad.npz is not a readable training checkpoint"):
         load_state(tmp_path / "bad.npz")
+
+
+def test_a_play_checkpoint_above_10_mb_is_refused_before_training(tmp_path, capsys):
+    from nothanks.search.network import NetworkConfig
+    check_play_size(NetworkConfig(players=7, hidden=512, layers=9))  # 9.4 MB
+    with pytest.raises(CheckpointError, match="above the play checkpoint's limit.*--hidden"):
+        check_play_size(NetworkConfig(players=7, hidden=512, layers=10))  # 10.5 MB
+    assert main(["train", "--hidden", "2048", "--iterations", "1", "--out",
+                 str(tmp_path / "big")]) == 2
+    assert "above the play checkpoint's limit" in capsys.readouterr().err
+    assert not (tmp_path / "big").exists()
 
 
 def test_other_settings_are_named_with_the_way_on(tmp_path):

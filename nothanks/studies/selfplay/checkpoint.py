@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -137,16 +138,18 @@ def export_play(path: Path, weights: Mapping[str, np.ndarray], config, meta: dic
     :class:`CheckpointError` (and nothing written) if it would exceed
     :data:`MAX_PLAY_BYTES`."""
     from ...search.network import save_checkpoint
-    check_play_size(weights)
+    check_play_size(config)
     save_checkpoint(Path(path), dict(weights), config, meta)
     return Path(path).stat().st_size
 
 
-def check_play_size(weights: Mapping[str, np.ndarray]) -> None:
-    """:class:`CheckpointError` if weights this large make a play checkpoint above
-    :data:`MAX_PLAY_BYTES` (checked before training, from the initial weights)."""
-    size = sum(np.asarray(w).nbytes for w in weights.values())
+def check_play_size(config) -> None:
+    """:class:`CheckpointError` if a network of ``config`` (a
+    :class:`~nothanks.search.network.NetworkConfig`) makes a play checkpoint above
+    :data:`MAX_PLAY_BYTES` (float32 weights; checked before any weight is made)."""
+    size = 4 * sum(math.prod(shape) for shape in config.shapes().values())
     if size > MAX_PLAY_BYTES:
-        raise CheckpointError(f"the network's weights take {size:,} bytes, above the play "
-                              f"checkpoint's limit of {MAX_PLAY_BYTES:,}: give a smaller "
+        raise CheckpointError(f"a network of {config.hidden} units x {config.layers} layers "
+                              f"for {config.players} players takes {size:,} bytes, above the "
+                              f"play checkpoint's limit of {MAX_PLAY_BYTES:,}: give a smaller "
                               "--hidden or --layers")

@@ -118,10 +118,13 @@ def train(settings: TrainSettings, out: Path, *, iterations: int | None = None,
             evaluation, and once at the end (e.g. to draw the curve figure).
 
     Raises:
-        TrainError: no budget, settings that differ from the run's checkpoint, or a
-            checkpoint that cannot be read (it is never overwritten then).
+        TrainError: no budget, a network too large for a play checkpoint, a folder that
+            is not a run's, settings that differ from the run's checkpoint, or a
+            checkpoint that cannot be read (it is never overwritten then); all before
+            any training.
     """
     check_budget(iterations, hours)
+    check_play_size(settings.network_config())
     out = Path(out)
     check_folder(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -140,7 +143,6 @@ def _train(settings, out, iterations, hours, jobs, client, progress, on_curve) -
     config = settings.network_config()
     learner = Learner(config, seed=derive_seed(settings.seed, LEARNER),
                       learning_rate=settings.learning_rate)
-    check_play_size(learner.weights)
     path = out / STATE_FILE
     if path.exists():
         state = load_state(path)
