@@ -257,6 +257,8 @@ def test_the_hours_budget_counts_the_whole_run(tmp_path, reference, capsys):
     trained = load_state(out / STATE_FILE).seconds
     hours = f"{trained / 3600 / 2:.9f}"
     assert main([*_command(out, ITERATIONS + 10, "--jobs", "1"), "--hours", hours]) == 0
-    assert f"{ITERATIONS} iterations (0 now, resumed" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"{ITERATIONS} iterations (0 now, resumed" in printed
+    assert "last evaluation (iteration 4), first-place share: " in printed
     assert main([*_command(out, ITERATIONS + 1, "--jobs", "1"), "--hours", "1"]) == 0
     assert f"{ITERATIONS + 1} iterations (1 now, resumed" in capsys.readouterr().out

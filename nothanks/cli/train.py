@@ -80,7 +80,13 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
 
     def run(args: argparse.Namespace) -> int:
         from ..studies.selfplay.settings import check_budget
-        from ..studies.selfplay.train import FIGURE_FILE, check_folder, curve_frame, train
+        from ..studies.selfplay.train import (
+            EVAL_OPPONENTS,
+            FIGURE_FILE,
+            check_folder,
+            curve_frame,
+            train,
+        )
         check_budget(args.iterations, args.hours)
         settings = TrainSettings(**{name: getattr(args, name) for name in d})
         out = args.out or fresh_folder("train")
@@ -106,13 +112,20 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
                 client.close()
         how = (f"resumed at iteration {report.resumed_at}" if report.resumed_at
                else "started afresh")
-        print(f"{out}: {report.iteration} iterations ({report.iterations_now} now, {how}), "
+        print(f"{out}: {report.iteration} iteration{'s' * (report.iteration != 1)} "
+              f"({report.iterations_now} now, {how}), "
               f"{report.games} games, {report.samples} samples in the buffer, "
               f"{report.seconds:.1f} s of training")
         if report.curve:
             last = report.curve[-1]
             print(f"last iteration: loss {last['loss']:.4f} (policy {last['policy_loss']:.4f}"
                   f", value {last['value_loss']:.4f})")
+        evaluated = [row for row in report.curve if row.get(f"n_vs_{EVAL_OPPONENTS[0]}")]
+        if evaluated:
+            row = evaluated[-1]
+            shares = ", ".join(f"{row[f'first_vs_{o}']:.3f} vs {o} ({row[f'n_vs_{o}']} games)"
+                               for o in EVAL_OPPONENTS)
+            print(f"last evaluation (iteration {row['iteration']}), first-place share: {shares}")
         print("wrote " + ", ".join(str(p) for p in [*report.files, out / FIGURE_FILE]))
         return 0
     return run
