@@ -26,30 +26,19 @@ identical).
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
+
+from . import tom_core
+from .compiling import COMPILED, jit
+
+__all__ = ["COMPILED", "jit"]  # (re-exported: the switch lives in compiling)
 
 CARD, ON_CARD, TO_MOVE, LEFT, POOL, OVER, PLAYERS, WIDTH = range(8)
 HEADER = 8
 TAKE, PASS = 0, 1
 HEURISTIC, RANDOM, MODEL = 0, 1, 2
-
-
-def _identity(function):
-    return function
-
-
-jit = _identity
-if os.environ.get("NOTHANKS_SEARCH_KERNEL", "1") != "0":
-    try:
-        import numba
-
-        jit = numba.njit(cache=True, nogil=True)
-    except ImportError:  # the plain-Python path computes the same
-        pass
-
-COMPILED = jit is not _identity
+#: Every seat's count of assumed counts (exact counts: one).
+_ONE_COUNT = np.ones(16, np.int64)
 
 
 def new_state(players: int, high_card: int, deck_size: int) -> np.ndarray:
@@ -218,61 +207,26 @@ def tom0_take(s, table, seat, on_card, tokens):
 
 
 @jit
-def tom_predicts_take(s, table, level, seat, on_card, world, scratch):
-    """Whether ToM-``level`` predicts that ``seat`` takes, with ``on_card`` tokens on the
-    card and ``world`` the counts it assumes; ToM0 predictions take when P(take) >= 1/2.
-
-    The models' recursion (``nothanks.agents.cognitive.tom``): ToM0 passes -> pass; at
-    level >= 1 each other player in turn order is predicted by ToM-(level - 1) with one
-    more token on the card per pass before it, the first predicted taker ends the
-    round (-> take), and if all are predicted to pass -> pass, so the card comes back
-    richer. ``scratch[level]`` holds the counts assumed at this level.
-    """
-    tokens = world[seat]
-    if tokens == 0:
-        return True
-    if tom0_take(s, table, seat, on_card, tokens) < 0.5:
-        return False
-    if level == 0:
-        return True
-    n = s[PLAYERS]
-    assumed = scratch[level]
-    for i in range(n):
-        assumed[i] = world[i]
-    assumed[seat] = tokens - 1
-    on = on_card + 1
-    for i in range(1, n):
-        other = (seat + i) % n
-        if tom_predicts_take(s, table, level - 1, other, on, assumed, scratch):
-            return True
-        if assumed[other] > 0:
-            assumed[other] -= 1
-        on += 1
-    return False
-
-
-@jit
 def skips(s, table, order, seat, tokens, scratch):
     """Whether a ToM-``order`` model at ``seat`` (order >= 1) holding ``tokens`` whose
     ToM0 says take predicts every other player to pass, and so passes instead.
 
-    The loop repeats :func:`tom_predicts_take`'s on purpose: a helper shared by the two
-    makes them mutually recursive, and numba's cached compilation of that crashed
-    (segmentation fault) once the source changed."""
+    The models' own compiled recursion (:func:`nothanks.search.tom_core.reason`) with
+    exact counts, every other player projected, and ToM0 read from ``table``
+    (:func:`tom0_take`: a prediction takes when P(take) >= 1/2). ``scratch``: an int64
+    array of at least two rows of at least ``players`` (each seat's category of the
+    card, then the counts)."""
     n = s[PLAYERS]
-    assumed = scratch[order]
+    card = s[CARD]
+    categories = scratch[0]
+    world = scratch[1:2]
     for i in range(n):
-        assumed[i] = s[HEADER + i]
-    assumed[seat] = tokens - 1
-    on = s[ON_CARD] + 1
-    for i in range(1, n):
-        other = (seat + i) % n
-        if tom_predicts_take(s, table, order - 1, other, on, assumed, scratch):
-            return False
-        if assumed[other] > 0:
-            assumed[other] -= 1
-        on += 1
-    return True
+        base = HEADER + n + i * s[WIDTH]
+        categories[i] = s[base + card - 1] + s[base + card + 1]
+        world[0, i] = s[HEADER + i]
+    takes = tom_core.reason(order, seat, s[ON_CARD], tokens, -1, True, True, 1, categories,
+                            _ONE_COUNT[:n], world, table[:, card], None, None)[0]
+    return not takes
 
 
 @jit
@@ -296,7 +250,7 @@ def take_probability(s, kind, threshold, table, order, scratch):
 def model_takes(s, table, order, rng, scratch):
     """The player to move's choice as a ToM-``order`` model (exact token counts): its own
     ToM0 takes with the table's probability; at order >= 1 a take becomes a pass when
-    every other player is predicted to pass (:func:`tom_predicts_take`)."""
+    every other player is predicted to pass (:func:`skips`)."""
     seat = s[TO_MOVE]
     tokens = s[HEADER + seat]
     if tokens == 0:

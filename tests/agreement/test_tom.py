@@ -1,60 +1,112 @@
-"""ToMAgent's shortcuts (a ToM0 decision without a trace, ToM1 projections as ToM0
-retrievals) decide and log exactly as its general reasoning, in every reading.
+"""The compiled ToM-k core (``nothanks.search.tom_core``) against the plain reference
+recursion (``ToMAgent._reason``): one core, one reference, every caller.
 
-Speed-ups must not change what the models do: the compiled kernel and the NumPy path
-play the same games, and a traced decision (NumPy path, with records) makes the same
-choice as an untraced one (kernel)."""
+- The models (``ToMAgent`` through ``tom_kernel``): the same moves and the same logged
+  info (latencies, failures, predictions, recalls) as the reference, bit for bit, for
+  orders 0-4, in every reading, with the token memory (one or several recalled counts)
+  and with exact counts; with the ACT-R kernels off and with traces on (the reference
+  decides), the same games.
+- The search's ToM-k stand-in (``kernel.skips``, the play-outs' model players and the
+  player-kind inference): the reference recursion with ToM0 read from the same take
+  table predicts the same skips, for orders 1-5 and 3-7 players.
+
+The reference here is a model whose opponent model is the plain recursion itself
+(``reason_plainly``): with an opponent model the core and every shortcut step aside.
+"""
 from __future__ import annotations
 
 import numba  # noqa: F401 (a dependency: without it both paths would be NumPy)
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from nothanks.actr import Linear
 from nothanks.actr import kernel as actr_kernel
-from nothanks.agents.cognitive.tom import ToMAgent
+from nothanks.agents import make_agent
+from nothanks.agents.cognitive import tom_kernel
+from nothanks.agents.cognitive.state import category_name
+from nothanks.agents.cognitive.tom import Belief, ToMAgent
+from nothanks.agents.population import CATEGORIES, tom0_take_table
 from nothanks.match import Match
-from nothanks.rules import Variant
+from nothanks.rules import Action, Variant
 from nothanks.runner import play_games
+from nothanks.search import kernel as k
+from nothanks.search import root_state, tom_core
 
 SMALL = Variant(removed=14)  # 19 cards: short games
-ORDERS = (0, 1, 2, 1)
 
 
-class _General(ToMAgent):
-    """A ToMAgent with an opponent model that is the plain recursion itself (the same
-    predictions): with an opponent model the shortcuts are off and every decision takes
-    the general path."""
+class _Reference(ToMAgent):
+    """A ToMAgent deciding by the plain recursion only: its opponent model is the
+    recursion itself (the same predictions), which turns the core and the shortcuts off."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.opponent_model = self.reason_plainly
 
 
-def _play(kind: type[ToMAgent], params: dict, seed: int) -> tuple[list, list]:
-    agents = [kind(k, **params) for k in ORDERS]
+def _play(orders: tuple[int, ...], params: dict, seed: int, *, reference: bool):
+    """A small game's decisions (seat, action, info), what each model did along the way
+    (failures, clocks, token recalls), and how many decisions the core took."""
+    kind = _Reference if reference else ToMAgent
+    agents = [kind(order, **params) for order in orders]
+    taken = 0
+    for agent in agents:
+        reason = agent._reason_compiled
+
+        def counted(view, world, reason=reason):
+            nonlocal taken
+            outcome = reason(view, world)
+            taken += outcome is not None
+            return outcome
+        agent._reason_compiled = counted
     record = Match(agents, SMALL, seed).run()
-    decisions = [(d.seat, d.action, dict(d.info)) for d in record.decisions]
+    decisions = [(d.seat, d.action, repr(d.info)) for d in record.decisions]
     ends = [(a.instance_failures, a._instance_dm.time, a._token_dm.time,
-             list(a.token_memory.history)) for a in agents]
-    assert [a._plain for a in agents] == [kind is ToMAgent] * len(agents)
-    return decisions, ends
+             repr(a.token_memory.history)) for a in agents]
+    rows = max(a._score_tables.rows if a._score_tables else 0 for a in agents)
+    return decisions, ends, record, taken, rows
 
 
 @pytest.mark.parametrize("params", [
     {},
-    {"noise_mode": "per_retrieval"},
-    {"candidate_rule": "any", "project_self": False, "token_s": "0.3", "rt": -1.0},
+    {"rt": 0.0},  # leaves often fail: root classes and defaults, several counts each
+    {"rt": 0.0, "candidate_rule": "any", "project_self": False},
     {"thresholds": "shared", "token_chunks": "merge", "token_s": "0.3", "rt": -1.0},
-    {"oracle_tokens": True},
+    {"instance_rt": 0.3},  # instance retrievals fail: the default action
+    {"oracle_tokens": True, "mp": 1.0, "lf": 0.5},
+    {"noise_mode": "per_retrieval"},  # the core steps aside: the shortcuts decide
     {"s": 0.0},
-    {"instance_rt": -0.5, "noise_mode": "per_retrieval"},
 ], ids=lambda params: ",".join(f"{k}={v}" for k, v in params.items()) or "defaults")
-def test_shortcuts_decide_and_log_as_the_general_path(params):
-    for seed in (1, 2):
-        fast, general = _play(ToMAgent, params, seed), _play(_General, params, seed)
-        assert fast == general
-        decisions = fast[0]
-        assert len(decisions) > 20
-        assert {info["tom_order"] for _, _, info in decisions} == set(ORDERS)
+@pytest.mark.parametrize("orders", [(1, 0, 2, 1), (3, 4, 2, 0)], ids=["orders0-2", "orders0-4"])
+def test_the_core_decides_and_logs_as_the_reference(params, orders):
+    several = failures = takers = grown = core = 0
+    for seed in (3, 4):
+        fast = _play(orders, params, seed, reference=False)
+        slow = _play(orders, params, seed, reference=True)
+        assert fast[:2] == slow[:2]
+        assert slow[3] == 0  # every reference decision by the plain recursion
+        decided = [d for d in fast[2].decisions if d.info.get("tom_order", 0) >= 1]
+        assert len(decided) > 5
+        grown += fast[4] > 16
+        core += fast[3]
+        if fast[3]:  # the core took every decision of an order >= 1
+            assert fast[3] == len(decided)
+        for d in decided:
+            several += any(len(c) > 1 for c in (d.info["recalled_tokens"] or {}).values())
+            failures += d.info["instance_failures"] > 0
+            takers += "predicted to take" in d.info["reason"]
+    # what the switches are there to reach was reached
+    assert (core > 0) == (params.get("noise_mode") != "per_retrieval" and "s" not in params)
+    if params.get("rt") == 0.0:
+        assert several > 0
+    if "instance_rt" in params:
+        assert failures > 0
+    else:  # (failed retrievals pass: nobody is predicted to take)
+        assert takers > 0
+    if orders == (3, 4, 2, 0) and core:  # deep projections pile tokens on the card
+        assert grown > 0
 
 
 SPECS = ["tom2", "tom1:noise_mode=per_retrieval", "tom:k=3", "tom0"]
@@ -68,17 +120,136 @@ def _decisions(specs: list[str], compiled: bool) -> list:
         actr_kernel.use(True)
 
 
-def test_kernel_and_numpy_paths_play_the_same_games():
-    assert _decisions(SPECS, compiled=True) == _decisions(SPECS, compiled=False)
-
-
-def test_traced_decisions_match_untraced_ones_with_the_kernel_on():
+def test_kernels_off_and_traces_on_play_the_same_games():
+    """With the ACT-R kernels off (NumPy memory, the reference recursion) and with
+    traces on (the reference recursion, with records), the same games as the core's."""
+    core = _decisions(SPECS, compiled=True)
+    assert _decisions(SPECS, compiled=False) == core
     traced = [s + ("," if ":" in s else ":") + "trace=true" for s in SPECS]
-    plain = _decisions(SPECS, compiled=True)
     with_traces = _decisions(traced, compiled=True)
-    for (a, score_a), (b, score_b) in zip(plain, with_traces, strict=True):
-        assert [d.action for d in a] == [d.action for d in b]
-        assert [d.info for d in a] == [d.info for d in b] and score_a == score_b
+    for (a, score_a), (b, score_b) in zip(core, with_traces, strict=True):
+        assert [(d.action, d.info) for d in a] == [(d.action, d.info) for d in b]
+        assert score_a == score_b
+        assert all(d.trace is not None for d in b if d.info.get("tom_order") is not None)
+
+
+def _per_retrieval_memories(orders, seed, *, compiled: bool):
+    """Decisions of a game whose models' instance memories were switched to per-retrieval
+    noise after the models were built (a public memory setting)."""
+    tom_kernel.use(compiled)
+    try:
+        agents = [ToMAgent(k) for k in orders]
+        for agent in agents:
+            agent._instance_dm.noise_mode = "per_retrieval"
+        record = Match(agents, SMALL, seed).run()
+    finally:
+        tom_kernel.use(True)
+    return [(d.action, repr(d.info)) for d in record.decisions], [
+        a._instance_dm._rng.bit_generator.state for a in agents]
+
+
+def test_the_core_steps_aside():
+    """Per-retrieval noise (asked for, or set on the memory later), no noise and traces
+    reason by the reference; the ACT-R kernels switched off switch the core off too."""
+    for params in ({"noise_mode": "per_retrieval"}, {"s": 0.0}, {"trace": True}):
+        assert _play((1, 2, 0, 1), params, 5, reference=False)[3] == 0
+    assert (_per_retrieval_memories((1, 2, 0, 1), 3, compiled=True)
+            == _per_retrieval_memories((1, 2, 0, 1), 3, compiled=False))
+    actr_kernel.use(False)
+    try:
+        assert tom_kernel.compiled() is None
+    finally:
+        actr_kernel.use(True)
+    assert tom_kernel.compiled() is not None
+
+
+def _mismatch_changed_between_games(*, reference: bool):
+    """Two games of the same models, the card's mismatch function changed between them
+    (the score tables made in the first game no longer hold)."""
+    kind = _Reference if reference else ToMAgent
+    agents = [kind(k) for k in (2, 1, 1, 0)]
+    games = [Match(agents, SMALL, 1).run()]
+    for agent in agents:
+        agent._instance_dm.set_mismatch("card", Linear(4.0))
+    games.append(Match(agents, SMALL, 2).run())
+    return [[(d.action, repr(d.info)) for d in game.decisions] for game in games]
+
+
+def test_scores_changed_after_the_tables_were_made_are_read_anew():
+    assert (_mismatch_changed_between_games(reference=False)
+            == _mismatch_changed_between_games(reference=True))
+
+
+def test_a_count_beyond_the_score_tables_asks_for_more_rows():
+    """The tables hold counts up to their rows; a state beyond them decides nothing and
+    returns the rows it needs (the caller grows the tables and asks again: in the games
+    above, tables grow past their first 16 rows); the table layout is the one the agents'
+    ScoreTables fill."""
+    assert (tom_kernel.TAKES_ROW, tom_kernel.CATEGORY_ROW, tom_kernel.N_CATEGORIES) == (
+        tom_core.TAKES_ROW, tom_core.CATEGORY_ROW, tom_core.N_CATEGORIES)
+    # ToM0 of one player holding one instance; table rows: takes, 3 categories, one
+    # card, then 2 x 2 counts; 5 tokens on the card, 2 rows per count
+    state = np.array([0, 0, 5, 1, 1, 1, 0, 1, 1, 4, 5, 7, 0, 1, 1], np.int64)
+
+    def decide():
+        return tom_core.decide(state, np.zeros((9, 1)), np.zeros(1), np.zeros(1), 1.0, 0.0,
+                               1.0, np.empty((1, 3), np.int64))
+    assert decide()[-1] == 6
+    state[-1] = -1  # a negative count assumed: no row for it, left to the reference
+    assert decide()[-1] == -1
+    state[-1] = 1
+    state[2] = 1  # within the tables: decided
+    assert decide()[-1] == 0
+
+
+class _TableReference(ToMAgent):
+    """The reference recursion with the search's ToM0: P(take) from the take table,
+    taking when >= 1/2, no latency; the root's ToM0 (``root``: seat, tokens on the card,
+    tokens) takes, which is what ``skips`` asks."""
+
+    def __init__(self, order: int, table: np.ndarray) -> None:
+        super().__init__(order)
+        self.table = table
+        self.root = (-1, -1, -1)
+
+    def _tom0(self, seat, tokens_on_card, tokens):
+        view = self._view
+        if (seat, tokens_on_card, tokens) == self.root:
+            return Action.TAKE, None, None, 0.0, False
+        category = CATEGORIES.index(category_name(view.cards[seat], view.card))
+        last = self.table.shape[2] - 1
+        p = self.table[category, view.card, min(tokens_on_card, last), min(tokens, last)]
+        return Action.TAKE if p >= 0.5 else Action.PASS, None, None, 0.0, False
+
+
+@settings(max_examples=5, deadline=None)
+@given(players=st.integers(3, 7), seed=st.integers(0, 2**31))
+def test_the_search_model_skips_as_the_reference_predicts(players, seed):
+    """``kernel.skips`` (the core with ToM0 from the table, exact counts) against the
+    reference recursion given the same ToM0, orders 1-5, in the states of a random game."""
+    variant = Variant(players=players)
+    table = tom0_take_table(variant)
+    references = [_TableReference(order, table) for order in range(6)]
+    for reference in references:
+        reference.start(0, variant, 0)  # (the seat only matters with project_self=false)
+    match = Match([make_agent("random") for _ in range(players)], variant, seed)
+    while not match.over:
+        if match.game.turn % 3:  # every third state (the reference's ToM5 is slow)
+            match.step()
+            continue
+        view = match.game.view(match.to_move)
+        s = root_state(view)
+        seat, on_card, tokens = view.seat, view.tokens_on_card, view.own_tokens
+        world = tuple(Belief((int(count),), "exact") for count in s[k.HEADER:k.HEADER + players])
+        for order in range(1, 6) if tokens else ():
+            scratch = np.zeros((order + 1, players), np.int64)
+            skips = bool(k.skips(s, table, order, seat, tokens, scratch))
+            reference = references[order]
+            reference.root = (seat, on_card, tokens)
+            reference._begin(view)
+            outcome = reference._reason(order, seat, on_card, tokens, world, root=True)
+            assert skips == (outcome.action is Action.PASS), (order, world)
+        match.step()
 
 
 def test_an_instance_file_is_read_again_once_it_changed(tmp_path):

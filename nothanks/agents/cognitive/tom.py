@@ -317,8 +317,6 @@ class ToMAgent(Agent):
         self._all_pass_rule = self.params["candidate_rule"] == "all"
         self._project_self = bool(self.params["project_self"])
         self._fast_paths()
-        # the compiled recursion's view of the turn orders: as rows
-        self._others_flat = [other for others in self._others for other in others]
         self._predicted = np.empty((self.variant.players, 3), np.int64)
 
     def _fast_paths(self) -> None:
@@ -403,9 +401,10 @@ class ToMAgent(Agent):
         self._memoize = self._per_time
 
     def decide(self, view: View) -> Action:
+        """The compiled core decides (``tom_kernel``) where it applies; else, and with a
+        trace, the reference recursion (:meth:`_reason`): the same outcome either way."""
         if self._tom0_only and not self.traces:
             return self._decide_tom0(view)
-        self._begin(view)
         self.token_memory.record = self.traces
         recalls_before = len(self.token_memory.history)
         world, recall_latency = self._beliefs(view)
@@ -414,6 +413,7 @@ class ToMAgent(Agent):
         if self._compiled_reasoning and not self.traces:
             outcome = self._reason_compiled(view, world)
         if outcome is None:
+            self._begin(view)
             outcome = self._reason(self.k, view.seat, view.tokens_on_card, view.own_tokens,
                                    world, root=True)
         self.instance_failures += outcome.failures
@@ -459,32 +459,28 @@ class ToMAgent(Agent):
                 if not tables.grow(16):
                     return None
             self._score_tables = tables
-        # the packed state (tom_kernel.decide): its head, each seat's category of the
-        # card, each seat's count of assumed counts, the counts (``width`` per seat) and
-        # the turn orders
+        # the packed state (tom_core.decide): its head, each seat's category of the card,
+        # each seat's count of assumed counts, then the counts, ``width`` rows of one per
+        # seat (0 past a seat's counts)
         card = view.card
         counts = [len(belief.candidates) for belief in world]
         width = max(counts)
         if width == 1:  # one count per player (every leaf recalled): no padding
             assumed = [belief.candidates[0] for belief in world]
         else:
-            assumed = []
-            for belief in world:
-                assumed.extend(belief.candidates)
-                if len(belief.candidates) < width:
-                    assumed.extend([0] * (width - len(belief.candidates)))
+            assumed = [belief.candidates[c] if c < len(belief.candidates) else 0
+                       for c in range(width) for belief in world]
         tail = [(card - 1 in cards) + (card + 1 in cards) for cards in view.cards]
         tail += counts
         tail += assumed
-        tail += self._others_flat
         if noise is None or len(noise) < count:  # not drawn for every chunk at this time
             noise = memory.per_time_noise()  # what the memory's own retrievals add now
         predictions = self._predicted
         while True:
             state = np.array([self.k, view.seat, view.tokens_on_card, tokens, len(world),
                               width, self.seat, self._project_self, self._all_pass_rule,
-                              tables.card_row(card), tables.rows, tables.on_start,
-                              tables.own_start, *tail], dtype=np.int64)
+                              tables.card_row(card), tables.on_start, tables.own_start,
+                              *tail], dtype=np.int64)
             (take, latency, failures, tom0_takes, failed, taker, predicted,
              needed) = compiled.decide(state, tables.table, fixed, noise,
                                        parameters.mismatch_penalty,
@@ -497,7 +493,7 @@ class ToMAgent(Agent):
         tom0 = Action.TAKE if tom0_takes else Action.PASS
         made = tuple([_new_tuple(Prediction, (
             other, on, *world[other], _TAKES_ACTION[takes], ()))
-            for other, on, takes in predictions[:predicted].tolist()])
+            for other, on, takes in predictions[:predicted].tolist()]) if predicted else ()
         return _new_tuple(Outcome, (
             Action.TAKE if take else Action.PASS, latency, failures, None, tom0,
             _reason(self.k, tom0, failed, None if taker < 0 else taker, predicted), made))

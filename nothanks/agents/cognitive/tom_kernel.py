@@ -1,19 +1,21 @@
-"""The ToM-k recursion of one decision compiled as a whole (no traces, per-time noise).
+"""The agents' side of the compiled ToM-k decision (``nothanks.search.tom_core``).
 
 A ToM2 decision asks ToM0 a few dozen times, each a retrieval over ~2,000 instances; in
 Python every ask costs a dozen calls around the compiled activation pass, and the
-recursion around them as much again. Here the whole of
-:meth:`ToMAgent._reason <nothanks.agents.cognitive.tom.ToMAgent._reason>` at the root
-is one compiled call (``tom_compiled.decide``): the same projections in the same order,
-each ToM0 retrieval the same additions as the memory's compiled path
-(``kernel.activations``) and NumPy's first-best argmax, and the latencies summed in the
-same order, so actions, latencies, failure counts and predictions are bit for bit the
-Python path's (tests/test_tom_kernel.py). The noise is the memory's per-time noise,
-drawn by the caller (NumPy); the mismatch scores are the memory's own score columns,
-stacked into one table by slot value (:class:`ScoreTables`).
+recursion around them as much again. The compiled core (``tom_core.decide``, the one
+compiled copy of the recursion, shared with the search's play-outs) runs
+:meth:`ToMAgent._reason <nothanks.agents.cognitive.tom.ToMAgent._reason>` at the root in
+one call, for every order k >= 0: the same projections in the same order, each ToM0
+retrieval the same additions as the memory's compiled path (``kernel.activations``) and
+NumPy's first-best argmax, and the latencies summed in the same order, so actions,
+latencies, failure counts and predictions are bit for bit the Python path's
+(tests/agreement/test_tom.py). The noise is the memory's per-time noise, drawn by the
+caller; the mismatch scores are the memory's own score columns, stacked into one table
+by slot value (:class:`ScoreTables`).
 
-numba is imported on first use (``tom_compiled``, as ``actr.kernel`` does); without it,
-or with ``NOTHANKS_ACTR_KERNEL=0``, the models reason in Python.
+numba is imported on first use (``tom_core``, as ``actr.kernel`` does); without it, or
+with ``NOTHANKS_ACTR_KERNEL=0`` or ``NOTHANKS_SEARCH_KERNEL=0``, the models reason in
+Python (the reference recursion).
 """
 from __future__ import annotations
 
@@ -28,23 +30,26 @@ from .state import CATEGORY_NAMES, state_items
 _compiled: SimpleNamespace | None = None
 _loaded = False
 
-# the packed state's fixed head (see ToMAgent._reason_compiled), and the score table's
-# first rows: each instance's action (1.0: take), then the three categories' scores
-STATE_HEAD = 13
+# the score table's first rows, as the compiled core reads them: each instance's action
+# (1.0: take), then the categories' scores (``tom_core.TAKES_ROW``, ``CATEGORY_ROW``;
+# tests/agreement/test_tom.py checks they agree)
 TAKES_ROW = 0
 CATEGORY_ROW = 1
 N_CATEGORIES = len(CATEGORY_NAMES)
 
 
 def _compile() -> SimpleNamespace | None:
-    from . import tom_compiled
+    from ...search import tom_core
 
-    return SimpleNamespace(decide=tom_compiled.decide)
+    if not tom_core.COMPILED:  # the core as plain Python: the reference is as fast
+        return None
+    return SimpleNamespace(decide=tom_core.decide)
 
 
 def compiled() -> SimpleNamespace | None:
-    """The compiled recursion (``decide``), or None: switched off here (``use``), or the
-    ACT-R kernels are off (numba missing, ``NOTHANKS_ACTR_KERNEL=0``, ``kernel.use``)."""
+    """The compiled decision (``decide``), or None: switched off here (``use``), or the
+    ACT-R kernels are off (numba missing, ``NOTHANKS_ACTR_KERNEL=0``, ``kernel.use``), or
+    the search kernels are (``NOTHANKS_SEARCH_KERNEL=0``)."""
     global _compiled, _loaded
     if _kernel_module.kernels() is None:
         return None
@@ -55,19 +60,19 @@ def compiled() -> SimpleNamespace | None:
 
 
 def warm() -> None:
-    """Load the compiled recursion's machine code now (see ``actr.kernel.warm``)."""
-    recursion = compiled()
-    if recursion is None:
+    """Load the compiled decision's machine code now (see ``actr.kernel.warm``)."""
+    core = compiled()
+    if core is None:
         return
     # a ToM0 of one player with one instance: table rows takes, 3 categories, one card,
     # then 2 x 2 counts
-    state = np.array([0, 0, 0, 1, 1, 1, 0, 1, 1, 4, 2, 5, 7, 0, 1, 1], np.int64)
-    recursion.decide(state, np.zeros((9, 1)), np.zeros(1), np.zeros(1), 1.0, 0.0, 1.0,
-                     np.empty((1, 3), np.int64))
+    state = np.array([0, 0, 0, 1, 1, 1, 0, 1, 1, 4, 5, 7, 0, 1, 1], np.int64)
+    core.decide(state, np.zeros((9, 1)), np.zeros(1), np.zeros(1), 1.0, 0.0, 1.0,
+                np.empty((1, 3), np.int64))
 
 
 def use(enabled: bool) -> None:
-    """Switch the compiled recursion on or off for this process (tests compare both)."""
+    """Switch the compiled decision on or off for this process (tests compare both)."""
     global _compiled, _loaded
     _compiled, _loaded = (None, False) if enabled else (None, True)
 

@@ -1,0 +1,24 @@
+"""The search's compiler switch: ``jit`` compiles a function with numba (cached on disk),
+or leaves it plain Python without numba or with ``NOTHANKS_SEARCH_KERNEL=0`` (slow but
+identical). Shared by the rules kernel (:mod:`nothanks.search.kernel`, which re-exports
+both names) and the ToM-k core (:mod:`nothanks.search.tom_core`)."""
+from __future__ import annotations
+
+import os
+
+
+def _identity(function):
+    return function
+
+
+jit = _identity
+if os.environ.get("NOTHANKS_SEARCH_KERNEL", "1") != "0":
+    try:
+        import numba
+
+        jit = numba.njit(cache=True, nogil=True)
+    except ImportError:  # the plain-Python path computes the same
+        pass
+
+#: Whether ``jit`` compiles.
+COMPILED = jit is not _identity
