@@ -136,8 +136,11 @@ def _state(out: Path) -> dict:
     """Everything a run computed: the training state (wall-clock seconds aside), the
     play checkpoint's weights and the curve table without its seconds."""
     state = load_state(out / STATE_FILE)
-    with np.load(out / PLAY_FILE) as play:
-        weights = {k: play[k] for k in play.files if k.startswith("weight_")}
+    weights = {}
+    for path in [out / PLAY_FILE, *sorted((out / "snapshots").iterdir())]:
+        with np.load(path) as play:
+            weights |= {f"{path.name} {k}": play[k] for k in play.files
+                        if k.startswith("weight_")}
     curve = pd.read_csv(out / "curve.csv").drop(columns="seconds")
     rows = [{k: v for k, v in row.items() if k != "seconds"} for row in state.curve]
     return {"meta": (state.settings, state.iteration, state.games, rows),
@@ -231,6 +234,11 @@ def test_the_curve_table_and_figure_are_written(reference):
     assert evaluated[["first_vs_random", "first_vs_heuristic"]].isin(
         [0, 1 / 3, 2 / 3, 1]).all().all()
     assert (reference / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    snapshots = sorted(p.name for p in (reference / "snapshots").iterdir())
+    assert snapshots == ["alphazero-000002.npz", "alphazero-000004.npz"]  # the evaluated
+    last, final = np.load(reference / "snapshots" / snapshots[-1]), np.load(reference / PLAY_FILE)
+    for key in (k for k in final.files if k.startswith("weight_")):
+        np.testing.assert_array_equal(last[key], final[key])
     meta = json.loads(str(np.load(reference / PLAY_FILE)["meta"]))
     assert meta["iteration"] == ITERATIONS
 

@@ -51,6 +51,9 @@ from .settings import TrainSettings, check_budget
 #: The curve table and figure in a run's folder.
 CURVE_FILE = "curve.csv"
 FIGURE_FILE = "curve.png"
+#: The folder of the play checkpoints of every evaluated iteration
+#: (``alphazero-<iteration>.npz``): a run that gets worse can ship an earlier network.
+SNAPSHOTS = "snapshots"
 #: The lock a training run holds on its folder (no two runs train one folder).
 LOCK_FILE = ".train.lock"
 #: Opponent agent specs of the evaluation; the network plays one seat, these the others.
@@ -82,7 +85,7 @@ class TrainReport:
 
 #: What a run folder may hold besides the atomic writes' leftovers (anything else there
 #: means the folder is not a training run's: it is refused).
-RUN_FILES = (STATE_FILE, PLAY_FILE, CURVE_FILE, FIGURE_FILE, LOCK_FILE)
+RUN_FILES = (STATE_FILE, PLAY_FILE, CURVE_FILE, FIGURE_FILE, LOCK_FILE, SNAPSHOTS)
 
 
 def check_folder(out: Path) -> None:
@@ -237,9 +240,13 @@ def evaluate(weights: dict[str, np.ndarray], config, settings: TrainSettings,
     """The network's ``alphazero`` agent (at ``settings.sims``) against each of
     :data:`EVAL_OPPONENTS` in all the other seats, on ``eval_deals`` deals shared by the
     opponents, each deal played in every seat rotation: per opponent the network's
-    first-place share (ties included), mean rank points and games."""
+    first-place share (ties included), mean rank points and games. The evaluated
+    weights are kept in :data:`SNAPSHOTS` (:func:`snapshot_path`)."""
     network = out / PLAY_FILE  # the agent loads its weights from the play checkpoint
     export_play(network, weights, config, _play_meta(settings.as_dict(), iteration))
+    (out / SNAPSHOTS).mkdir(exist_ok=True)
+    export_play(snapshot_path(out, iteration), weights, config,
+                _play_meta(settings.as_dict(), iteration))
     seed = derive_seed(settings.seed, EVAL, iteration)
     games = settings.eval_deals * settings.players
     tasks = [(str(network), settings.sims, opponent, settings.players, seed, g)
@@ -252,6 +259,11 @@ def evaluate(weights: dict[str, np.ndarray], config, settings: TrainSettings,
         row[f"points_vs_{opponent}"] = float(np.mean([points for _, points in mine]))
         row[f"n_vs_{opponent}"] = len(mine)
     return row
+
+
+def snapshot_path(out: Path, iteration: int) -> Path:
+    """The play checkpoint of evaluated ``iteration`` in run folder ``out``."""
+    return Path(out) / SNAPSHOTS / f"alphazero-{iteration:06d}.npz"
 
 
 def eval_game(checkpoint: str, sims: int, opponent: str, players: int, seed: int,
