@@ -320,11 +320,10 @@ class ToMAgent(Agent):
         self._predicted = np.empty((self.variant.players, 3), np.int64)
 
     def _fast_paths(self) -> None:
-        """Which shortcuts may decide: the plain recursion's (no opponent model) ToM0
-        decision (_decide_tom0), ToM1 projections as ToM0 retrievals (_tom1) and the
-        compiled recursion (per-time noise: one noise array per decision)."""
+        """Which fast paths may decide (only without an opponent model): a ToM0 decision
+        as one retrieval (_decide_tom0) and the compiled core for k >= 1 (per-time noise:
+        one noise array per decision)."""
         plain = self._opponent_model is None
-        self._plain = plain
         self._tom0_only = plain and self.k == 0
         self._compiled_reasoning = (plain and self.k >= 1
                                     and self.params["noise_mode"] == "per_time")
@@ -614,8 +613,6 @@ class ToMAgent(Agent):
     def _reason_with_tokens(self, level: int, seat: int, tokens_on_card: int, tokens: int,
                             world: tuple[Belief, ...], root: bool) -> Outcome:
         traces = self.traces
-        if level == 1 and not traces and self._plain:
-            return self._tom1(seat, tokens_on_card, tokens, world, root)
         tom0, state, record, latency, failed = self._tom0(seat, tokens_on_card, tokens)
         failures = int(failed)
         # Predictions are kept only where they are read: at the root (decision_info) and
@@ -679,66 +676,6 @@ class ToMAgent(Agent):
         node = self._node(level, seat, tokens_on_card, tokens, world[seat].source, state,
                           record, tom0, made, action, reason) if traces else None
         return _new_tuple(Outcome, (action, latency, failures, node, tom0, reason, made))
-
-    def _tom1(self, seat: int, tokens_on_card: int, tokens: int, world: tuple[Belief, ...],
-              root: bool) -> Outcome:
-        """ToM1 without a trace: :meth:`_reason_with_tokens` at level 1, each opponent's
-        projection its ToM0 retrieval (the same retrievals in the same order). A ToM0
-        projection reads no beliefs, so the world is not rebuilt after each pass."""
-        tom0, _, _, latency, failed = self._tom0(seat, tokens_on_card, tokens)
-        failures = int(failed)
-        predictions: list[Prediction] = []
-        predicted_count = 0
-        taker = None
-        if root or tom0 is Action.TAKE:
-            on_card = tokens_on_card + 1
-            others = self._others[seat]
-            if not root and not self._project_self:
-                others = [o for o in others if o != self.seat]
-            project = self._tom0
-            for other in others:
-                belief = world[other]
-                candidates = belief.candidates
-                if len(candidates) == 1:
-                    count = candidates[0]
-                    if count == 0:
-                        passing = False  # no tokens: must take (no retrieval, no latency)
-                    else:
-                        projected, _, _, projected_latency, projected_failed = project(
-                            other, on_card, count)
-                        latency += projected_latency
-                        failures += int(projected_failed)
-                        passing = projected is Action.PASS
-                else:
-                    passes = []
-                    projected_latency = 0  # summed first, then added: as sum() did
-                    for count in candidates:
-                        if count == 0:
-                            projected_latency += 0.0
-                            passes.append(False)
-                            continue
-                        projected, _, _, one_latency, projected_failed = project(
-                            other, on_card, count)
-                        projected_latency += one_latency
-                        failures += int(projected_failed)
-                        passes.append(projected is Action.PASS)
-                    latency += projected_latency
-                    passing = all(passes) if self._all_pass_rule else any(passes)
-                predicted_count += 1
-                if root:
-                    predictions.append(_new_tuple(Prediction, (
-                        other, on_card, candidates, belief.source,
-                        Action.PASS if passing else Action.TAKE, ())))
-                if not passing:
-                    taker = other
-                    break
-                on_card += 1
-        action = Action.PASS if tom0 is Action.TAKE and taker is None else tom0
-        if root:
-            return _new_tuple(Outcome, (action, latency, failures, None, tom0,
-                                         _reason(1, tom0, failed, taker, predicted_count),
-                                         tuple(predictions)))
-        return _new_tuple(Outcome, (action, latency, failures, None, tom0, "", ()))
 
     def _node(self, level: int, seat: int, tokens_on_card: int, tokens: int, source: str,
               state, record, tom0, predictions, action: Action, reason: str) -> TraceNode | None:
