@@ -400,8 +400,10 @@ class ToMAgent(Agent):
         self._memoize = self._per_time
 
     def decide(self, view: View) -> Action:
-        """The compiled core decides (``tom_kernel``) where it applies; else, and with a
-        trace, the reference recursion (:meth:`_reason`): the same outcome either way."""
+        """Without a trace and an opponent model: ToM0 by one retrieval
+        (:meth:`_decide_tom0`), ToM-k (k >= 1) by the compiled core (``tom_kernel``) where
+        it applies; else the reference recursion (:meth:`_reason`). The same outcome
+        either way (tests/agreement/test_tom.py)."""
         if self._tom0_only and not self.traces:
             return self._decide_tom0(view)
         self.token_memory.record = self.traces

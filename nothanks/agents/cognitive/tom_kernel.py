@@ -5,13 +5,17 @@ Python every ask costs a dozen calls around the compiled activation pass, and th
 recursion around them as much again. The compiled core (``tom_core.decide``, the one
 compiled copy of the recursion, shared with the search's play-outs) runs
 :meth:`ToMAgent._reason <nothanks.agents.cognitive.tom.ToMAgent._reason>` at the root in
-one call, for every order k >= 0: the same projections in the same order, each ToM0
+one call, for every order k >= 1: the same projections in the same order, each ToM0
 retrieval the same additions as the memory's compiled path (``kernel.activations``) and
 NumPy's first-best argmax, and the latencies summed in the same order, so actions,
 latencies, failure counts and predictions are bit for bit the Python path's
-(tests/agreement/test_tom.py). The noise is the memory's per-time noise, drawn by the
-caller; the mismatch scores are the memory's own score columns, stacked into one table
-by slot value (:class:`ScoreTables`).
+(tests/agreement/test_tom.py). A ToM0 decision stays one retrieval through the memory
+(``ToMAgent._decide_tom0``): the core takes it too, but packing its state cost 5-10 µs
+more per decision than that retrieval (measured in games against three ToM0).
+
+The noise is the memory's per-time noise, drawn by the caller; the mismatch scores are
+the memory's own score columns, stacked into one table by slot value
+(:class:`ScoreTables`).
 
 numba is imported on first use (``tom_core``, as ``actr.kernel`` does); without it, or
 with ``NOTHANKS_ACTR_KERNEL=0`` or ``NOTHANKS_SEARCH_KERNEL=0``, the models reason in
