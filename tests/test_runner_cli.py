@@ -26,7 +26,7 @@ def test_spec_parsing_and_overrides():
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("nope", "unknown agent 'nope'.*valid: always-pass, bayes-tom, heuristic, "
+    ("nope", "unknown agent 'nope'.*valid: alphazero, always-pass, bayes-tom, heuristic, "
              "human-standin, ibl, ismcts, learning-tom, openspiel-ismcts, openspiel-mcts, "
              "random, tom, tom0, tom1, tom2, utility"),
     ("random:q=1", "agent 'random' has no parameter 'q'; valid: p"),
