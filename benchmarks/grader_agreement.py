@@ -15,9 +15,11 @@ by the value network of ``--checkpoint``. Reported on the free (unforced) decisi
   signed gaps (chosen minus other move), each with a 95% bootstrap interval that
   resamples whole games (decisions of one game are not independent);
 - how often the two graders name the same better move;
-- the same for an untrained network of the checkpoint's shape (``init_weights``): the
-  floor that the shape alone reaches (most free moves have zero EV loss by both
-  graders, which lifts the rank correlation of EV losses even without any knowledge);
+- the same for IS-MCTS with another seed (the ceiling: how well the reference agrees
+  with itself at this budget) and for an untrained network of the checkpoint's shape
+  (``init_weights``): the floor that the shape alone reaches (most free moves have zero
+  EV loss by both graders, which lifts the rank correlation of EV losses even without
+  any knowledge);
 - CPU ms per decision, measured alternately game by game in one process (the same
   machine load for both): end to end (``move_quality`` on one game, replay included)
   and the grader alone (the search, or the network's evaluation, on the same states).
@@ -107,16 +109,23 @@ def untrained_twin(checkpoint: Path, folder: Path) -> Path:
     return path
 
 
+#: The graders compared with IS-MCTS (seed 0), by column suffix: the network, IS-MCTS
+#: with another seed (the ceiling: how well IS-MCTS agrees with itself), and the untrained
+#: twin (the floor).
+OTHERS = ("network", "reseeded", "untrained")
+
+
 def grade(log, frames: list[pd.DataFrame], checkpoint: Path, iterations: int,
           untrained: Path) -> tuple[pd.DataFrame, dict[str, float]]:
-    """Both graders' tables (joined per decision; the untrained twin's estimates too,
-    suffix ``_untrained``) and the CPU seconds each grader took."""
+    """Every grader's estimates joined per decision (columns suffixed ``_ismcts`` and
+    ``_<name>`` for :data:`OTHERS`) and the CPU seconds IS-MCTS and the network took."""
     grader = NetworkGrader(checkpoint)
     state = root_state(next(views(log, frames[0])))
     grader.estimates(state)  # warm-up: the compiled kernels load untimed
     search(state, iterations=10)
     cpu = dict.fromkeys(("ismcts", "network", "ismcts_alone", "network_alone"), 0.0)
     cpu["alone_decisions"] = 0
+    estimates = ["take_rp", "pass_rp", "best", "gap_rp", "loss_rp"]
     parts = []
     for number, frame in enumerate(frames, start=1):
         before = time.process_time()
@@ -126,17 +135,21 @@ def grade(log, frames: list[pd.DataFrame], checkpoint: Path, iterations: int,
                                   checkpoint=checkpoint)
         cpu["ismcts"] += middle - before
         cpu["network"] += time.process_time() - middle
-        floor = move_quality(log, decisions=frame, grader="network", checkpoint=untrained)
+        others = {"network": by_network,
+                  "reseeded": move_quality(log, decisions=frame, iterations=iterations,
+                                           **{**ISMCTS, "seed": ISMCTS["seed"] + 1}),
+                  "untrained": move_quality(log, decisions=frame, grader="network",
+                                            checkpoint=untrained)}
         alone = grader_only(log, frame, grader, iterations)
         cpu["ismcts_alone"] += alone[0]
         cpu["network_alone"] += alone[1]
         cpu["alone_decisions"] += alone[2]
         keys = [c for c in (*GAME_COLUMNS, "turn") if c in by_search.columns]
-        estimates = ["take_rp", "pass_rp", "best", "gap_rp", "loss_rp"]
-        joined = by_search.merge(by_network[[*keys, *estimates]], on=keys,
-                                 suffixes=("_ismcts", "_network"), validate="one_to_one")
-        joined = joined.merge(floor[[*keys, *estimates]].rename(
-            columns={c: f"{c}_untrained" for c in estimates}), on=keys, validate="one_to_one")
+        joined = by_search.rename(columns={c: f"{c}_ismcts" for c in estimates})
+        for name, graded in others.items():
+            joined = joined.merge(graded[[*keys, *estimates]].rename(
+                columns={c: f"{c}_{name}" for c in estimates}), on=keys,
+                validate="one_to_one")
         parts.append(joined)
         print(f"game {number}/{len(frames)}: {len(frame)} decisions", flush=True)
     return pd.concat(parts, ignore_index=True), cpu
@@ -162,30 +175,29 @@ def spearman_by_games(a: np.ndarray, b: np.ndarray, games: np.ndarray,
     return rho, float(low), float(high)
 
 
-def summarize(table: pd.DataFrame, cpu: dict[str, float]) -> dict:
-    """Agreement on the free decisions and cost per decision (see the module docstring)."""
+def summarize(table: pd.DataFrame, cpu: dict[str, float], resamples: int = 1000) -> dict:
+    """Agreement with IS-MCTS on the free decisions, per grader of :data:`OTHERS` (the
+    intervals from ``resamples`` game resamples), and cost per decision (see the module
+    docstring)."""
     free = table[~table["forced"].fillna(False).astype(bool)]
     games = free.groupby([c for c in GAME_COLUMNS if c in free.columns],
                          dropna=False).ngroup().to_numpy()
-    loss = spearman_by_games(free["loss_rp_ismcts"].to_numpy(float),
-                             free["loss_rp_network"].to_numpy(float), games, resamples=1000)
-    gap = spearman_by_games(free["gap_rp_ismcts"].to_numpy(float),
-                            free["gap_rp_network"].to_numpy(float), games, resamples=1000)
-    floor_loss = spearman_by_games(free["loss_rp_ismcts"].to_numpy(float),
-                                   free["loss_rp_untrained"].to_numpy(float), games,
-                                   resamples=1000)
-    floor_gap = spearman_by_games(free["gap_rp_ismcts"].to_numpy(float),
-                                  free["gap_rp_untrained"].to_numpy(float), games,
-                                  resamples=1000)
+
+    def rho(column: str, name: str) -> tuple[float, float, float]:
+        return spearman_by_games(free[f"{column}_ismcts"].to_numpy(float),
+                                 free[f"{column}_{name}"].to_numpy(float), games,
+                                 resamples=resamples)
+
+    agreement = {name: {"loss": rho("loss_rp", name), "gap": rho("gap_rp", name),
+                        "same_best": float((free["best_ismcts"]
+                                            == free[f"best_{name}"]).mean())}
+                 for name in OTHERS}
     decisions = len(table)
     ms = {name: 1000 * cpu[name] / decisions for name in ("ismcts", "network")}
     alone = max(int(cpu["alone_decisions"]), 1)
     ms_alone = {name: 1000 * cpu[f"{name}_alone"] / alone for name in ("ismcts", "network")}
     return {"games": int(games.max() + 1), "decisions": decisions, "free": len(free),
-            "spearman_loss": loss, "spearman_gap": gap, "floor_loss": floor_loss,
-            "floor_gap": floor_gap,
-            "same_best": float((free["best_ismcts"] == free["best_network"]).mean()),
-            "floor_same_best": float((free["best_ismcts"] == free["best_untrained"]).mean()),
+            "agreement": agreement,
             "zero_loss": (float((free["loss_rp_ismcts"] == 0).mean()),
                           float((free["loss_rp_network"] == 0).mean())),
             "mean_loss": (float(free["loss_rp_ismcts"].mean()),
@@ -199,7 +211,8 @@ def markdown(s: dict, command: str, checkpoint: Path, digest: str) -> str:
 
     ratio = s["ms"]["ismcts"] / s["ms"]["network"]
     ratio_alone = s["ms_alone"]["ismcts"] / s["ms_alone"]["network"]
-    bar = "met" if s["spearman_loss"][0] >= SPEARMAN_BAR else "not met"
+    agree = s["agreement"]
+    bar = "met" if agree["network"]["loss"][0] >= SPEARMAN_BAR else "not met"
     cost = "met" if ratio_alone >= COST_TARGET else "not met"
     lines = [f"`{command}`", "",
              f"Checkpoint `{checkpoint}` (sha256 {digest[:12]}); {s['games']} games, "
@@ -213,13 +226,15 @@ def markdown(s: dict, command: str, checkpoint: Path, digest: str) -> str:
              f"{s['ms_alone']['network']:.3f} |",
              f"| free decisions with zero EV loss | {100 * s['zero_loss'][0]:.1f}% | "
              f"{100 * s['zero_loss'][1]:.1f}% |", "",
-             "| agreement with IS-MCTS (free decisions) | network [95% CI, games "
-             "resampled] | untrained twin (floor) |", "|---|---|---|",
-             f"| Spearman, EV loss | {rho(s['spearman_loss'])} | {rho(s['floor_loss'])} |",
-             f"| Spearman, gap chosen - other | {rho(s['spearman_gap'])} | "
-             f"{rho(s['floor_gap'])} |",
-             f"| same better move | {100 * s['same_best']:.1f}% | "
-             f"{100 * s['floor_same_best']:.1f}% |", "",
+             "| agreement with IS-MCTS, seed 0 (free decisions; 95% CI, games resampled) "
+             "| network | IS-MCTS, seed 1 (ceiling) | untrained twin (floor) |",
+             "|---|---|---|---|",
+             "| Spearman, EV loss | " + " | ".join(rho(agree[n]["loss"]) for n in OTHERS)
+             + " |",
+             "| Spearman, gap chosen - other | "
+             + " | ".join(rho(agree[n]["gap"]) for n in OTHERS) + " |",
+             "| same better move | "
+             + " | ".join(f"{100 * agree[n]['same_best']:.1f}%" for n in OTHERS) + " |", "",
              f"Cost ratio IS-MCTS / network: {ratio:.0f}x end to end, {ratio_alone:.0f}x "
              "for the grader alone.", "",
              f"Bar for make figures (Spearman on EV loss >= {SPEARMAN_BAR}): **{bar}**. "
