@@ -141,7 +141,7 @@ def markdown(summary: pd.DataFrame, command: str) -> str:
 
 def warm_up(checkpoint: Path) -> None:
     """Load the compiled search kernels in a worker (one untimed game)."""
-    play((focal(2, checkpoint), "ismcts:iterations=10", 0, 0))
+    play((focal(2, checkpoint), "ismcts:iterations=10", 0, 0, 0))
 
 
 def main(argv: list[str] | None = None) -> None:

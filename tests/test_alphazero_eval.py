@@ -9,7 +9,7 @@ import pandas as pd
 from helpers import load_benchmark
 
 
-def test_tasks_play_each_pairing_once_with_the_focal_agent_in_every_seat():
+def test_tasks_play_each_pairing_once_with_the_focal_agent_in_every_seat(tmp_path):
     bench = load_benchmark("alphazero_eval")
     net = Path("net.npz")
     work = bench.tasks(net, deals=3, openspiel_deals=1, seed=5)
@@ -22,6 +22,10 @@ def test_tasks_play_each_pairing_once_with_the_focal_agent_in_every_seat():
     rows = pd.DataFrame(bench.play(("heuristic", "random", 5, 0, 2)))  # cheap stand-ins
     assert list(rows["side"]) == ["opponent", "opponent", "focal", "opponent"]
     assert (rows["seating"] == 2).all() and rows["spec"].iloc[2] == "heuristic"
+    from nothanks.search.network import NetworkConfig, init_weights, save_checkpoint
+    config = NetworkConfig(players=4, hidden=8, layers=1)
+    save_checkpoint(tmp_path / "net.npz", init_weights(config, 0), config, {})
+    bench.warm_up(tmp_path / "net.npz")  # the workers' initializer plays one game
 
 
 def test_the_targets_are_judged_on_the_intervals():
