@@ -183,7 +183,7 @@ def test_in_flight_chunks_are_bounded(monkeypatch):
     submitted: list[tuple[int, int]] = []
 
     class Recording:
-        def __init__(self, max_workers, initializer=None, initargs=()):
+        def __init__(self, max_workers, initializer=None, initargs=(), mp_context=None):
             pass
 
         def submit(self, fn, design, start, stop, *args):
