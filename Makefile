@@ -2,6 +2,7 @@
 #   make lab   - install with notebook extras and open JupyterLab on notebooks/
 #   make test  - install with dev extras, lint with ruff and run the whole test suite
 #   make docs  - build the guide and the API reference into docs/_build/html
+#   make selfplay - train the shipped self-play network again (docs/alphazero.md)
 #   make session - serve the participant experiment (notebook 08) on localhost
 #                  (make session PORT=8870: another port; default 8866)
 PYTHON ?= python3
@@ -12,7 +13,7 @@ JOBS   ?=
 # make test spreads the test files over this many processes (pytest-xdist)
 TEST_PROCESSES ?= 2
 
-.PHONY: setup lab test bench figures play session docs clean
+.PHONY: setup lab test bench figures selfplay play session docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +52,18 @@ bench: $(VENV)/.installed-dev
 
 figures: $(VENV)/.installed-dev
 	$(VENV)/bin/nothanks figures --out figures --cache data/cache --update-shipped
+
+# The shipped self-play network (docs/alphazero.md, "The shipped checkpoint"): 259 training
+# iterations (about 20 minutes of training on 2 cores; rerun to resume), then the best
+# evaluated snapshot, chosen on fresh deals, becomes data/selfplay/alphazero.npz.
+SELFPLAY_RUN ?= runs/selfplay
+selfplay: $(VENV)/.installed-dev
+	$(VENV)/bin/nothanks train --players 4 --iterations 259 --games-per-iteration 64 \
+	    --sims 50 --steps-per-iteration 100 --batch-size 256 --buffer 100000 --eval-every 2 \
+	    --eval-deals 25 --jobs 2 --seed 32 --out $(SELFPLAY_RUN)
+	$(PY) benchmarks/alphazero_select.py --run $(SELFPLAY_RUN) --candidates 5 --deals 60 \
+	    --seed 7 --ship data/selfplay/alphazero.npz
+	cp $(SELFPLAY_RUN)/curve.csv $(SELFPLAY_RUN)/curve.png data/selfplay/
 
 # Pages are served by Voila through nothanks.serve, which holds the server options (localhost
 # only, no code shown, kernels shut down with their tab and idle ones culled).
