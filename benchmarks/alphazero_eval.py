@@ -27,9 +27,11 @@ decision of each side. The targets, checked on the intervals:
 (b) wins >= 95% against random agents (the first-place share, point estimate);
 (c) beats the heuristic: first-place share's interval above 1/4.
 
-The default run (12 deals; 2 against OpenSpiel's UCT, whose 8 games cost about 440 s of
-CPU alone; 2 jobs) needs about 800 s of CPU: 7 minutes of wall time on 2 idle cores,
-about 15 on a machine loaded with 5 other processes. Each game is one task. Writes
+The default run (12 deals; 2 against OpenSpiel's UCT; 2 jobs) took 1,248 s of wall time
+with the shipped network on 2 cores shared with another 2-process run, most of it in
+OpenSpiel's 8 games and the 48 against IS-MCTS (``--openspiel-deals 0`` for a quicker
+look; an untrained network plays shorter games, about 800 s of CPU). Each game is one
+task. Writes
 ``games.csv`` (one row per player-game) and ``summary.md`` under ``--out``; prints the
 markdown.
 """
