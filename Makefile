@@ -10,7 +10,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 JOBS   ?=
-# make test spreads the test files over this many processes (pytest-xdist)
+# make test spreads the test files over this many processes (pytest-xdist), in the
+# order tests/conftest.py gives them (longest files first)
 TEST_PROCESSES ?= 2
 
 .PHONY: setup lab test bench figures selfplay play session docs clean
@@ -45,7 +46,7 @@ lab: $(VENV)/.installed-notebooks
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check nothanks tests benchmarks notebooks docs/conf.py
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile --durations=20
+	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder --durations=20
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py

@@ -14,6 +14,33 @@ from helpers import TOM2_MINI
 settings.register_profile("ci", max_examples=60, deadline=None)
 settings.load_profile("ci")
 
+#: The longest test files, longest first (seconds on 2 busy cores, fresh clone,
+#: 2026-11-27: 164, 65, 122, 64, 61, 48, 42, 41, 33, 32, 31, 25, 23). ``make test`` hands
+#: whole files to its two processes in collection order (``--dist loadfile
+#: --no-loadscope-reorder``), so these go first and the short files fill the gaps at the
+#: end: both processes finish within seconds of each other. (xdist's own order, most
+#: tests first, left the two browser files for the end, one after the other: a minute
+#: with one process idle.) The second file needs no ``quick_figures`` build: it runs
+#: while the first file's process makes it, instead of waiting for it.
+LONGEST_FIRST = (
+    "test_notebooks.py", "test_web_session.py", "test_outputs_where_told.py",
+    "test_golden_log.py", "test_web_play.py", "test_instance_sets.py",
+    "test_agent_conformance.py", "test_docs.py", "test_bad_input.py",
+    "test_random_kills.py", "test_figures_pipeline.py", "test_calibrate.py",
+    "test_counter_noise.py",
+)
+#: Files whose tests run JAX in the test process: last, so that no test forks a process
+#: after JAX has started its threads in the same process (JAX warns: a fork may deadlock).
+JAX_LAST = ("test_selfplay_learner.py", "test_selfplay_train.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the files in :data:`LONGEST_FIRST` order, then the others as collected, then
+    :data:`JAX_LAST`; a file's own tests keep their order."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    rank |= {name: len(LONGEST_FIRST) + 1 + i for i, name in enumerate(JAX_LAST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
+
 
 def built_once(tmp_path_factory, worker_id: str, name: str,
                build: Callable[[Path], None]) -> Path:
