@@ -5,8 +5,9 @@ call. It is the only compiled copy of the recursion, and two callers share it:
 
 - the ToM-k models (``ToMAgent``, every order, with the token memory's candidate counts
   or exact ones), through :func:`decide` (``nothanks.agents.cognitive.tom_kernel`` packs
-  the decision's state): ToM0 is a retrieval over the instances with the memory's own
-  per-time noise, base levels and mismatch scores;
+  the decision's state), and ToM0 models through :func:`decide_tom0`, the same
+  retrieval without the recursion's set-up: ToM0 is a retrieval over the instances with
+  the memory's own per-time noise, base levels and mismatch scores;
 - the search's ToM-k stand-in (:func:`nothanks.search.kernel.skips`: the play-outs' model
   players and the inference of each opponent's kind): ToM0 is read from a table of
   take probabilities (``nothanks.agents.population.tom0_take_table``), taking when it
@@ -41,7 +42,7 @@ from ..rules.scoring import CATEGORY_BY_NEIGHBOURS
 from .compiling import COMPILED, jit
 
 __all__ = ["CATEGORY_ROW", "COMPILED", "N_CATEGORIES", "STATE_HEAD", "TAKES_ROW", "decide",
-           "reason", "retrieve"]
+           "decide_tom0", "reason", "retrieve"]
 
 #: The sequence categories, indexed by how many of card - 1 and card + 1 a player holds.
 N_CATEGORIES = len(CATEGORY_BY_NEIGHBOURS)
@@ -87,6 +88,14 @@ def retrieve(start, matched, on_card, owned, penalty, out, scratch):
     count = out.shape[0]
     for i in range(count):
         out[i] = start[i] + ((matched[i] + on_card[i]) + owned[i]) * penalty
+    return _first_best(out, scratch)
+
+
+@jit
+def _first_best(out, scratch):
+    """NumPy's ``argmax`` of ``out``, with its value: the first maximum, or the first NaN
+    if there is one (an integer reduction the compiler vectorizes, then a search)."""
+    count = out.shape[0]
     keys = out.view(np.int64)
     top = -_MAGNITUDE - 1
     low = _MAGNITUDE
@@ -105,6 +114,35 @@ def retrieve(start, matched, on_card, owned, penalty, out, scratch):
         if out[i] == best:
             return i, out[i]
     return 0, out[0]
+
+
+@jit
+def _retrieved(table, best, top, tau, factor):
+    """What ToM0 makes of a retrieval's best instance and activation: (takes, latency,
+    failed); below the threshold nothing is retrieved and it passes, the default."""
+    if top >= tau:
+        return table[TAKES_ROW, best] != 0.0, factor * math.exp(-top), False
+    return False, factor * math.exp(-tau), True
+
+
+@jit
+def decide_tom0(table, base, noise, card_row, category, on_row, own_row, penalty, tau,
+                factor, out):
+    """A decision of ToM0 itself (a model of order 0): the one retrieval :func:`reason`
+    makes at level 0, with its state given as the score table's rows (``category`` its
+    index among the categories), without the recursion's set-up: (takes, latency,
+    failed). The same additions as :func:`reason`'s retrievals (``B + ε``, the category's
+    plus the card's score, then :func:`retrieve`'s) in one pass; ``out``: room for every
+    instance's activation."""
+    by_category = table[CATEGORY_ROW + category]
+    by_card = table[card_row]
+    on_card = table[on_row]
+    owned = table[own_row]
+    for i in range(base.shape[0]):
+        out[i] = (base[i] + noise[i]) + (
+            ((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
+    best, top = _first_best(out, np.empty(1, np.int64))
+    return _retrieved(table, best, top, tau, factor)
 
 
 @jit
@@ -215,14 +253,7 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
                         made[category] = True
                     best, top = retrieve(start, matched[category], table[on_start + on],
                                          table[own_start + held], penalty, out, scratch)
-                    if top >= tau:
-                        tom0 = table[TAKES_ROW, best] != 0.0
-                        latency = factor * math.exp(-top)
-                        failed = False
-                    else:  # no instance retrieved: the default action, pass
-                        tom0 = False
-                        latency = factor * math.exp(-tau)
-                        failed = True
+                    tom0, latency, failed = _retrieved(table, best, top, tau, factor)
                     if memo_size < kept:
                         memo_keys[memo_size] = key
                         memo_values[memo_size, 0] = 1.0 if tom0 else 0.0

@@ -48,25 +48,32 @@ class _Reference(ToMAgent):
 
 def _play(orders: tuple[int, ...], params: dict, seed: int, *, reference: bool):
     """A small game's decisions (seat, action, info), what each model did along the way
-    (failures, clocks, token recalls), and how many decisions the core took."""
+    (failures, clocks, token recalls), how many decisions the core took (orders >= 1),
+    the largest score table, and how many ToM0 models' decisions the core took."""
     kind = _Reference if reference else ToMAgent
     agents = [kind(order, **params) for order in orders]
-    taken = 0
+    taken = taken0 = 0
     for agent in agents:
-        reason = agent._reason_compiled
+        reason, decide0 = agent._reason_compiled, agent._decide_tom0
 
         def counted(view, world, reason=reason):
             nonlocal taken
             outcome = reason(view, world)
             taken += outcome is not None
             return outcome
-        agent._reason_compiled = counted
+
+        def counted0(view, decide0=decide0):
+            nonlocal taken0
+            action = decide0(view)
+            taken0 += action is not None
+            return action
+        agent._reason_compiled, agent._decide_tom0 = counted, counted0
     record = Match(agents, SMALL, seed).run()
     decisions = [(d.seat, d.action, repr(d.info)) for d in record.decisions]
     ends = [(a.instance_failures, a._instance_dm.time, a._token_dm.time,
              repr(a.token_memory.history)) for a in agents]
     rows = max(a._score_tables.rows if a._score_tables else 0 for a in agents)
-    return decisions, ends, record, taken, rows
+    return decisions, ends, record, taken, rows, taken0
 
 
 @pytest.mark.parametrize("params", [
@@ -91,8 +98,10 @@ def test_the_core_decides_and_logs_as_the_reference(params, orders):
         assert len(decided) > 5
         grown += fast[4] > 16
         core += fast[3]
-        if fast[3]:  # the core took every decision of an order >= 1
+        if fast[3]:  # the core took every decision of an order >= 1, and of ToM0
             assert fast[3] == len(decided)
+            assert fast[5] == sum(d.info.get("tom_order") == 0 for d in fast[2].decisions) > 0
+        assert slow[5] == 0
         for d in decided:
             several += any(len(c) > 1 for c in (d.info["recalled_tokens"] or {}).values())
             failures += d.info["instance_failures"] > 0

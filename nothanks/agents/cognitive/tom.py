@@ -238,6 +238,9 @@ class ToMAgent(Agent):
                                       else source)
         self._instance_range = card_range
         self._score_tables: tom_kernel.ScoreTables | None = None  # made on first use
+        # what _compiled_inputs found last, while the memory has only fixed chunks: its
+        # chunk count, parameters and mismatch version then, and the inputs (None: none)
+        self._kept_inputs: tuple | None = None
 
     def _new_memories(self, variant: Variant, seed: int) -> None:
         """Fresh memories for a game, their randomness seeded from ``seed``.
@@ -270,6 +273,7 @@ class ToMAgent(Agent):
             self.instance_set.check_deck(*deck)
             self._checked_decks.add(deck)
         self._new_memories(variant, seed)
+        self._kept_inputs = None  # (another deck needs other score tables)
         self._turn_orders()
         truth = self.token_memory.truth
         self.token_memory = TokenMemory(self._token_dm,
@@ -405,7 +409,9 @@ class ToMAgent(Agent):
         it applies; else the reference recursion (:meth:`_reason`). The same outcome
         either way (tests/agreement/test_tom.py)."""
         if self._tom0_only and not self.traces:
-            return self._decide_tom0(view)
+            action = self._decide_tom0(view)
+            if action is not None:
+                return action
         self.token_memory.record = self.traces
         recalls_before = len(self.token_memory.history)
         world, recall_latency = self._beliefs(view)
@@ -427,13 +433,16 @@ class ToMAgent(Agent):
                                             outcome.node, list(recalls))
         return outcome.action
 
-    def _reason_compiled(self, view: View, world: tuple[Belief, ...]) -> Outcome | None:
-        """:meth:`_reason` at the root in one compiled call (``tom_kernel``): the same
-        outcome, bit for bit; None when the compiled recursion cannot take this memory
-        or state (no kernels, no noise or noise per retrieval, no instances, an instance
-        learned at this very time, requests not all scored, a negative count assumed).
-        Learned instances (``learning-tom``) enter with their base levels now; the score
-        tables are remade when the memory holds other chunks than when they were made."""
+    def _compiled_inputs(self, rows: int) -> tuple | None:
+        """What the compiled core reads from the instance memory now: (the core, score
+        tables holding counts below ``rows``, base levels, the per-time noise, the
+        memory's parameters); None when the core cannot take this memory (no kernels, no
+        noise or noise per retrieval, no instances, an instance learned at this very
+        time, requests not all scored). Learned instances (``learning-tom``) enter with
+        their base levels now; the score tables are remade when the memory holds other
+        chunks than when they were made. The noise is the memory's own for this time, or
+        None when no retrieval has drawn it yet (:meth:`_noise_now` draws it: the same
+        draws either way)."""
         compiled = tom_kernel.compiled()
         memory = self._instance_dm
         _, count, parameters, noise = memory.compiled_view  # read once per decision
@@ -446,9 +455,6 @@ class ToMAgent(Agent):
                 return None
         else:
             fixed = memory.fixed_activations()  # the base levels: every chunk fixed
-        tokens = view.own_tokens
-        if tokens == 0:
-            return _MUST_TAKE_OUTCOME  # as _reason: no retrieval, no noise drawn
         variant = self.variant
         tables = self._score_tables
         if tables is None or not tables.current(variant.low_card, variant.high_card):
@@ -460,6 +466,32 @@ class ToMAgent(Agent):
                 if not tables.grow(16):
                     return None
             self._score_tables = tables
+        if rows > tables.rows and not tables.grow(rows):
+            return None
+        if noise is not None and len(noise) < count:  # not drawn for every chunk yet
+            noise = None
+        inputs = compiled, tables, fixed, noise, parameters
+        if not memory.learned_count:  # what stays true until a chunk or setting changes
+            self._kept_inputs = (count, parameters, memory.mismatch_version, inputs)
+        return inputs
+
+    def _noise_now(self, noise: np.ndarray | None) -> np.ndarray:
+        """``noise`` of :meth:`_compiled_inputs`, drawn now if it is not yet: what the
+        instance memory's own retrievals add at this time."""
+        return self._instance_dm.per_time_noise() if noise is None else noise
+
+    def _reason_compiled(self, view: View, world: tuple[Belief, ...]) -> Outcome | None:
+        """:meth:`_reason` at the root in one compiled call (``tom_kernel``): the same
+        outcome, bit for bit; None when the compiled recursion cannot take this memory
+        or state (:meth:`_compiled_inputs`, or a negative count assumed)."""
+        inputs = self._compiled_inputs(0)
+        if inputs is None:
+            return None
+        tokens = view.own_tokens
+        if tokens == 0:
+            return _MUST_TAKE_OUTCOME  # as _reason: no retrieval, no noise drawn
+        compiled, tables, fixed, noise, parameters = inputs
+        noise = self._noise_now(noise)
         # the packed state (tom_core.decide): its head, each seat's category of the card,
         # each seat's count of assumed counts, then the counts, ``width`` rows of one per
         # seat (0 past a seat's counts)
@@ -474,8 +506,6 @@ class ToMAgent(Agent):
         tail = [(card - 1 in cards) + (card + 1 in cards) for cards in view.cards]
         tail += counts
         tail += assumed
-        if noise is None or len(noise) < count:  # not drawn for every chunk at this time
-            noise = memory.per_time_noise()  # what the memory's own retrievals add now
         predictions = self._predicted
         while True:
             state = np.array([self.k, view.seat, view.tokens_on_card, tokens, len(world),
@@ -499,24 +529,47 @@ class ToMAgent(Agent):
             Action.TAKE if take else Action.PASS, latency, failures, None, tom0,
             _reason(self.k, tom0, failed, None if taker < 0 else taker, predicted), made))
 
-    def _decide_tom0(self, view: View) -> Action:
-        """A ToM0 decision without a trace: :meth:`decide`'s result and ``_info`` in the
-        fewest steps (one retrieval, no beliefs or caches: ToM0 recalls nothing)."""
-        self.token_memory.record = False
+    def _decide_tom0(self, view: View) -> Action | None:
+        """A ToM0 model's decision without a trace or an opponent model, in one call of the
+        compiled core (``tom_core.decide_tom0``: the retrieval :meth:`_reason` makes, the
+        same outcome bit for bit) and without beliefs (ToM0 recalls nothing); None when
+        the core cannot take it (:meth:`_compiled_inputs`): then :meth:`decide` reasons
+        by the reference."""
         tokens = view.own_tokens
         if tokens == 0:
             outcome = _MUST_TAKE_OUTCOME
         else:
+            on_card = view.tokens_on_card
+            rows = (on_card if on_card > tokens else tokens) + 1
+            memory = self._instance_dm
+            _, count, parameters, noise = memory.compiled_view
+            kept = self._kept_inputs
+            if (kept is not None and kept[0] == count and kept[1] is parameters
+                    and rows <= kept[3][1].rows and not memory.learned_count
+                    and kept[2] == memory.mismatch_version
+                    and tom_kernel.compiled() is not None):
+                # as _compiled_inputs would find them (nothing it checks has changed)
+                compiled, tables, fixed, _, _ = kept[3]
+                if noise is not None and len(noise) < count:
+                    noise = None
+            else:
+                inputs = self._compiled_inputs(rows)
+                if inputs is None:
+                    return None
+                compiled, tables, fixed, noise, parameters = inputs
             card = view.card
-            chunk, _, latency, _ = self._instance_dm.retrieve_items(state_items(
-                category_name(view.cards[view.seat], card), card, view.tokens_on_card,
-                tokens))
-            if chunk is None:
+            cards = view.cards[view.seat]
+            take, latency, failed = compiled.decide_tom0(
+                tables.table, fixed, self._noise_now(noise), tables.card_row(card),
+                (card - 1 in cards) + (card + 1 in cards), tables.on_start + on_card,
+                tables.own_start + tokens, parameters.mismatch_penalty,
+                parameters.retrieval_threshold, parameters.latency_factor, tables.out)
+            if failed:
                 self.instance_failures += 1
                 outcome = _new_tuple(Outcome, (DEFAULT_ACTION, latency, 1, None,
                                                 DEFAULT_ACTION, _DEFAULT_REASON, ()))
             else:
-                action, reason = _SAYS[chunk["action"]]
+                action, reason = _TOM0_SAYS[take]
                 outcome = _new_tuple(Outcome, (action, latency, 0, None, action, reason, ()))
         self._info = (view.seat, self._instance_dm.time, outcome, outcome.latency + 0.0,
                       None, ())
@@ -706,7 +759,8 @@ def _reason(level: int, tom0: Action, failed: bool, taker: int | None,
 
 #: A ToM0's action and reason by its retrieved instance's action slot, and its reason
 #: when no instance is retrieved (the wording of _reason at level 0).
-_SAYS = {name: (action, _reason(0, action, False, None, 0)) for name, action in _ACTIONS.items()}
+_TOM0_SAYS = {takes: (action, _reason(0, action, False, None, 0))
+              for takes, action in enumerate(_TAKES_ACTION)}
 _DEFAULT_REASON = _reason(0, DEFAULT_ACTION, True, None, 0)
 
 #: Memories holding an instance set's chunks, by the set (kept alive here, so its id

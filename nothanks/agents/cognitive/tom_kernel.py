@@ -9,9 +9,9 @@ one call, for every order k >= 1: the same projections in the same order, each T
 retrieval the same additions as the memory's compiled path (``kernel.activations``) and
 NumPy's first-best argmax, and the latencies summed in the same order, so actions,
 latencies, failure counts and predictions are bit for bit the Python path's
-(tests/agreement/test_tom.py). A ToM0 decision stays one retrieval through the memory
-(``ToMAgent._decide_tom0``): the core takes it too, but packing its state cost 5-10 µs
-more per decision than that retrieval (measured in games against three ToM0).
+(tests/agreement/test_tom.py). A ToM0 model's decision is the core's retrieval without
+the recursion's set-up (``tom_core.decide_tom0``: its state as four table rows, no
+packed array).
 
 The noise is the memory's per-time noise, drawn by the caller; the mismatch scores are
 the memory's own score columns, stacked into one table by slot value
@@ -47,7 +47,7 @@ def _compile() -> SimpleNamespace | None:
 
     if not tom_core.COMPILED:  # the core as plain Python: the reference is as fast
         return None
-    return SimpleNamespace(decide=tom_core.decide)
+    return SimpleNamespace(decide=tom_core.decide, decide_tom0=tom_core.decide_tom0)
 
 
 def compiled() -> SimpleNamespace | None:
@@ -101,6 +101,8 @@ class ScoreTables:
         self._chunks = len(takes)
         self._takes = takes
         self.table = np.empty((0, len(takes)))
+        #: room for every scored chunk's activation (``tom_core.decide_tom0``'s ``out``)
+        self.out = np.empty(len(takes))
         self.rows = 0  # counts held per token slot
         self.on_start = CATEGORY_ROW + N_CATEGORIES + high_card - low_card + 1
         self.own_start = self.on_start
@@ -143,7 +145,7 @@ class ScoreTables:
             table[:, :old] = self.table[:, :old]
         table[TAKES_ROW, old:new] = takes
         table[CATEGORY_ROW:, old:new] = np.concatenate(parts)
-        self.table, self._chunks = table, new
+        self.table, self._chunks, self.out = table, new, np.empty(new)
         return True
 
     def card_row(self, card: int) -> int:
