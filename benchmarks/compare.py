@@ -382,14 +382,25 @@ def figures(quick: bool) -> dict:
     return {"value": wall, "cpu": cpu}
 
 
-def memory_100k(quick: bool) -> dict:
-    """Peak RSS (MB) of a process running a 100,000-game baseline design on 2 processes."""
+def _peak_memory(games: int) -> dict:
+    """Peak RSS (MB) of a process running a ``games``-game baseline design (4 random
+    players) on 2 processes."""
     from nothanks.experiments import Design, Table, run_design
-    games = 5000 if quick else 100_000
     design = Design(name="memory", games=games, tables=(Table("r", ("random",) * 4),))
     with tempfile.TemporaryDirectory() as tmp:
         run_design(design, Path(tmp) / "run", jobs=2, progress=False)
     return {"value": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def memory_100k(quick: bool) -> dict:
+    """Peak RSS (MB) of a 100,000-game baseline design (5,000 with --quick)."""
+    return _peak_memory(5000 if quick else 100_000)
+
+
+def memory_10k(quick: bool) -> dict:
+    """Peak RSS (MB) of a 10,000-game baseline design (500 with --quick): against
+    ``memory_100k`` on one revision, whether the peak grows with the games."""
+    return _peak_memory(500 if quick else 10_000)
 
 
 def _token_memory_costs(quick: bool) -> tuple[float, float]:
@@ -479,6 +490,7 @@ MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
                        "condition), 2 processes, wall s"),
     "figures": (figures, "s", False, "nothanks figures, empty cache, wall s"),
     "memory_100k": (memory_100k, "MB", False, "peak RSS of a 100,000-game run"),
+    "memory_10k": (memory_10k, "MB", False, "peak RSS of a 10,000-game run"),
     "likelihood_24": (likelihood_24, "s", False,
                       "order-inference likelihood, one participant, 24 games (CPU s)"),
     **{f"decision_tom{k}": (_decision_cost(k), "ms", False,
