@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from nothanks import compiled_cache
 from nothanks.cli import build_parser, main
 from nothanks.outputs import (
     STAGING,
@@ -108,19 +109,38 @@ def _git(repo: Path, *args: str) -> str:
 def repo(tmp_path_factory) -> Path:
     """A fresh copy of the repository: the working tree's files (tracked and new, not
     ignored ones) committed into a new git repository, plus numba's cache of the
-    compiled kernels (ignored files; saves recompiling them in every command)."""
+    compiled kernels (ignored files; saves compiling them in the copy)."""
     copy = tmp_path_factory.mktemp("clone") / "nothanks"
     names = _git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-    cached = [p.relative_to(ROOT) for p in (ROOT / "nothanks").rglob("__pycache__/*.nb[ic]")]
-    for name in [*filter(None, names.split("\0")), *cached]:
+    for name in filter(None, names.split("\0")):
         source = ROOT / name
         if source.is_file():  # a tracked file deleted in the working tree is left out
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, copy / name)  # keeps mtimes: numba's cache stays valid
+    _copy_numba_cache(copy / "nothanks")
     _git(copy, "init", "-q")
     _git(copy, "add", "-A")
     _git(copy, "commit", "-q", "-m", "the working tree")
     return copy
+
+
+def _copy_numba_cache(package: Path) -> None:
+    """numba's cache of this version's compiled code (nothanks.compiled_cache), filed for
+    the copy ``package``: numba files a source folder's entries under a name made of the
+    folder's absolute path, so each is copied under the name of the copy's folder."""
+    from numba.core.caching import _CacheLocator
+
+    if not os.environ.get(compiled_cache.CHOSEN_HERE):
+        return  # a folder the user chose: the copy compiles for itself
+    folder = Path(os.environ[compiled_cache.SETTING])
+    target = compiled_cache.cache_home(package) / folder.name
+    source_root = ROOT / "nothanks"
+    for directory in {path.parent for path in source_root.rglob("*.py")}:
+        entries_of = folder / _CacheLocator.get_suitable_cache_subpath(str(directory / "_.py"))
+        if entries_of.is_dir():
+            copied = package / directory.relative_to(source_root) / "_.py"
+            shutil.copytree(entries_of, target / _CacheLocator.get_suitable_cache_subpath(
+                str(copied)), dirs_exist_ok=True)
 
 
 def entries(status: str) -> set[str]:

@@ -1,0 +1,93 @@
+"""numba's cache follows the compiled code's sources (nothanks.compiled_cache): a change to
+any file of the compiled packages starts a new cache folder, so no compiled function
+keeps another file's old machine code."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import nothanks
+from nothanks import compiled_cache
+
+
+def _package(root: Path) -> Path:
+    """A stand-in package: two compiled packages and one other."""
+    for name, text in (("actr/kernel.py", "A = 1\n"), ("search/tom_core.py", "B = 2\n"),
+                       ("search/sub/deep.py", "C = 3\n"), ("figures/plot.py", "D = 4\n")):
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_the_digest_follows_every_compiled_source_and_nothing_else(tmp_path):
+    root = _package(tmp_path / "pkg")
+    first = compiled_cache.sources_digest(root)
+    assert first == compiled_cache.sources_digest(root)  # the same sources, the same folder
+    assert len(first) == 16
+    (root / "figures/plot.py").write_text("D = 5\n")  # not compiled code: the same cache
+    assert compiled_cache.sources_digest(root) == first
+    seen = {first}
+    for name in ("actr/kernel.py", "search/tom_core.py", "search/sub/deep.py"):
+        path = root / name
+        path.write_text(path.read_text() + "# edited\n")
+        seen.add(compiled_cache.sources_digest(root))
+    assert len(seen) == 4  # every edit of a compiled package: a new folder
+    (root / "search/new_kernel.py").write_text("E = 6\n")  # a new file counts too
+    assert compiled_cache.sources_digest(root) not in seen
+
+
+def test_the_folder_is_set_once_per_version_and_old_versions_go(tmp_path, monkeypatch):
+    root = _package(tmp_path / "pkg")
+    monkeypatch.delitem(sys.modules, "numba", raising=False)  # (restored afterwards)
+    monkeypatch.delenv(compiled_cache.SETTING, raising=False)
+    monkeypatch.delenv(compiled_cache.CHOSEN_HERE, raising=False)
+    home = root / "__pycache__"
+    home.mkdir()
+    old, recent = home / "numba-0000000000000000", home / "numba-1111111111111111"
+    for folder in (old, recent):
+        (folder / "sub").mkdir(parents=True)
+    week_ago = time.time() - compiled_cache.STALE_AFTER_SECONDS - 60
+    os.utime(old, (week_ago, week_ago))
+    folder = compiled_cache.use_versioned_cache(root)
+    assert folder == home / f"numba-{compiled_cache.sources_digest(root)}"
+    assert folder.is_dir()
+    assert os.environ[compiled_cache.SETTING] == str(folder)
+    assert not old.exists() and recent.exists()  # unused for a week: removed
+    # a child holding other sources chooses its own folder
+    (root / "actr/kernel.py").write_text("A = 7\n")
+    assert compiled_cache.use_versioned_cache(root) != folder
+
+
+def test_a_folder_the_user_chose_or_numba_already_read_is_left_alone(tmp_path, monkeypatch):
+    root = _package(tmp_path / "pkg")
+    monkeypatch.delitem(sys.modules, "numba", raising=False)
+    monkeypatch.delenv(compiled_cache.CHOSEN_HERE, raising=False)
+    monkeypatch.setenv(compiled_cache.SETTING, str(tmp_path / "mine"))
+    assert compiled_cache.use_versioned_cache(root) is None
+    assert os.environ[compiled_cache.SETTING] == str(tmp_path / "mine")
+    monkeypatch.delenv(compiled_cache.SETTING)
+    monkeypatch.setitem(sys.modules, "numba", object())  # imported first: too late
+    assert compiled_cache.use_versioned_cache(root) is None
+    assert compiled_cache.SETTING not in os.environ
+
+
+@pytest.mark.parametrize("user", [False, True])
+def test_numba_caches_where_importing_nothanks_points_it(tmp_path, user):
+    """In a fresh process: numba's cache folder is this version's (or the user's)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in (compiled_cache.SETTING, compiled_cache.CHOSEN_HERE)}
+    if user:
+        env[compiled_cache.SETTING] = str(tmp_path / "mine")
+    out = subprocess.run(
+        [sys.executable, "-c", "import nothanks, numba; print(numba.config.CACHE_DIR)"],
+        env=env, capture_output=True, text=True, check=True).stdout.strip()
+    root = Path(nothanks.__file__).parent
+    expected = (tmp_path / "mine" if user else
+                compiled_cache.cache_home(root) / f"numba-{compiled_cache.sources_digest(root)}")
+    assert out == str(expected)
