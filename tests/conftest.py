@@ -9,36 +9,16 @@ from hypothesis import settings
 
 from nothanks.experiments import run_design
 
-from helpers import TOM2_MINI
+from helpers import JAX_LAST, LONGEST_FIRST, TOM2_MINI
 
 settings.register_profile("ci", max_examples=60, deadline=None)
 settings.load_profile("ci")
 
-#: The longest test files, roughly longest first (seconds on 2 busy cores, fresh clone,
-#: 2026-11-27: 164 + the quick_figures build, 65, 61, 122, 64, 48, 42, 41, 33, 32, 25,
-#: 23). ``make test`` hands whole files to its two processes in collection order
-#: (``--dist loadfile --no-loadscope-reorder``), so these go first and the short files
-#: fill the gaps at the end: both processes finish within seconds of each other. (xdist's
-#: own order, most tests first, left the two browser files for the end, one after the
-#: other: a minute with one process idle.) The browser files need no ``quick_figures``
-#: build: they run while the notebooks' process makes it, instead of waiting for it; and
-#: by the time test_outputs_where_told copies numba's cache into its fresh repository, the
-#: figures build and the notebooks have compiled the models' kernels into it (on a fresh
-#: clone its commands would otherwise compile them again: 41 s instead of 22 s).
-LONGEST_FIRST = (
-    "test_notebooks.py", "test_web_session.py", "test_web_play.py",
-    "test_outputs_where_told.py", "test_golden_log.py", "test_instance_sets.py",
-    "test_agent_conformance.py", "test_docs.py", "test_bad_input.py",
-    "test_random_kills.py", "test_calibrate.py", "test_counter_noise.py",
-)
-#: Files whose tests run JAX in the test process: last, so that no test forks a process
-#: after JAX has started its threads in the same process (JAX warns: a fork may deadlock).
-JAX_LAST = ("test_selfplay_learner.py", "test_selfplay_train.py")
-
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run the files in :data:`LONGEST_FIRST` order, then the others as collected, then
-    :data:`JAX_LAST`; a file's own tests keep their order."""
+    """Run the files in ``helpers.LONGEST_FIRST`` order (``make test``'s balance of its two
+    processes), then the others as collected, then ``helpers.JAX_LAST``; a file's own tests
+    keep their order."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     rank |= {name: len(LONGEST_FIRST) + 1 + i for i, name in enumerate(JAX_LAST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))

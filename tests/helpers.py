@@ -14,6 +14,27 @@ from nothanks.rules import Event, GameOver, Variant, View
 ROOT = Path(__file__).resolve().parents[1]
 VARIANT = Variant()
 
+#: The longest test files, roughly longest first (seconds on 2 busy cores, fresh clone,
+#: 2026-11-27: 164 + the quick_figures build, 65, 61, 122, 64, 48, 42, 41, 33, 32, 25,
+#: 23). ``make test`` hands whole files to its two processes in collection order
+#: (``--dist loadfile --no-loadscope-reorder``), so these go first and the short files
+#: fill the gaps at the end: both processes finish within seconds of each other. (xdist's
+#: own order, most tests first, left the two browser files for the end, one after the
+#: other: a minute with one process idle.) The browser files need no ``quick_figures``
+#: build: they run while the notebooks' process makes it, instead of waiting for it; and
+#: by the time test_outputs_where_told copies numba's cache into its fresh repository, the
+#: figures build and the notebooks have compiled the models' kernels into it (on a fresh
+#: clone its commands would otherwise compile them again: 41 s instead of 22 s).
+LONGEST_FIRST = (
+    "test_notebooks.py", "test_web_session.py", "test_web_play.py",
+    "test_outputs_where_told.py", "test_golden_log.py", "test_instance_sets.py",
+    "test_agent_conformance.py", "test_docs.py", "test_bad_input.py",
+    "test_random_kills.py", "test_calibrate.py", "test_counter_noise.py",
+)
+#: Files whose tests run JAX in the test process: last, so that no test forks a process
+#: after JAX has started its threads in the same process (JAX warns: a fork may deadlock).
+JAX_LAST = ("test_selfplay_learner.py", "test_selfplay_train.py")
+
 #: Two games with a ToM2 focal: decisions, predictions and recalls all have rows.
 TOM2_MINI = Design(name="tom2-mini", seed=3, games=2,
                    tables=(Table("ToM2 vs ToM0", ("tom0", "tom0", "tom0", "tom2"), 3),))
