@@ -463,7 +463,7 @@ class ToMAgent(Agent):
                                       and tables.extend(_takes(memory, tables.chunks))):
                 tables = tom_kernel.ScoreTables(memory, _takes(memory, 0), variant.low_card,
                                                 variant.high_card)
-                if not tables.grow(16):
+                if not tables.grow(tom_kernel.FIRST_ROWS):
                     return None
             self._score_tables = tables
         if rows > tables.rows and not tables.grow(rows):

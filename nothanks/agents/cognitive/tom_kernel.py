@@ -40,6 +40,10 @@ _loaded = False
 TAKES_ROW = 0
 CATEGORY_ROW = 1
 N_CATEGORIES = len(CATEGORY_NAMES)
+#: Counts the score tables first hold per token slot (0-63): what a game of up to seven
+#: players asks for, scored at a model's first decision (about 5 ms) rather than grown
+#: while it plays; a larger count grows them (doubling).
+FIRST_ROWS = 64
 
 
 def _compile() -> SimpleNamespace | None:
