@@ -83,4 +83,4 @@ docs: $(VENV)/.installed-docs
 	$(PY) -m sphinx -W --keep-going -b html docs docs/_build/html
 
 clean:
-	rm -rf $(VENV) .pytest_cache build *.egg-info docs/_build
+	rm -rf $(VENV) .pytest_cache build *.egg-info docs/_build nothanks/__pycache__/numba-*
