@@ -51,7 +51,11 @@ def sources_digest(root: Path = PACKAGE_ROOT) -> str:
 def cache_home(root: Path = PACKAGE_ROOT) -> Path:
     """Where the versions' folders live: the package's ``__pycache__`` (where numba puts
     its cache by default) when it can be written, else the user's cache folder
-    (``$XDG_CACHE_HOME``, default ``~/.cache``) under ``nothanks``."""
+    (``$XDG_CACHE_HOME``, default ``~/.cache``) under ``nothanks``.
+
+    Raises:
+        RuntimeError: neither can be found (no home folder, as ``Path.home`` says).
+    """
     local = root / "__pycache__"
     try:
         local.mkdir(exist_ok=True)
@@ -70,7 +74,10 @@ def use_versioned_cache(root: Path = PACKAGE_ROOT) -> Path | None:
     user, or numba already imported (it read its setting then)."""
     if (os.environ.get(SETTING) and not os.environ.get(CHOSEN_HERE)) or "numba" in sys.modules:
         return None
-    home = cache_home(root)
+    try:
+        home = cache_home(root)
+    except RuntimeError:  # no package folder to write and no home folder: numba decides
+        return None
     folder = home / f"numba-{sources_digest(root)}"
     os.environ[SETTING] = str(folder)
     os.environ[CHOSEN_HERE] = "1"

@@ -91,3 +91,23 @@ def test_numba_caches_where_importing_nothanks_points_it(tmp_path, user):
     expected = (tmp_path / "mine" if user else
                 compiled_cache.cache_home(root) / f"numba-{compiled_cache.sources_digest(root)}")
     assert out == str(expected)
+
+
+def test_without_a_writable_package_the_users_cache_folder_holds_it(tmp_path, monkeypatch):
+    root = _package(tmp_path / "pkg")
+    monkeypatch.delitem(sys.modules, "numba", raising=False)
+    monkeypatch.delenv(compiled_cache.SETTING, raising=False)
+    monkeypatch.delenv(compiled_cache.CHOSEN_HERE, raising=False)
+    monkeypatch.setattr(compiled_cache.os, "access", lambda path, mode: False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    folder = compiled_cache.use_versioned_cache(root)
+    assert folder.parent == tmp_path / "xdg" / "nothanks" and folder.is_dir()
+    # and without a home folder either, numba keeps its own choice: nothing is set
+    monkeypatch.delenv(compiled_cache.SETTING)
+    monkeypatch.delenv("XDG_CACHE_HOME")
+
+    def no_home():
+        raise RuntimeError("Could not determine home directory.")
+    monkeypatch.setattr(compiled_cache.Path, "home", staticmethod(no_home))
+    assert compiled_cache.use_versioned_cache(root) is None
+    assert compiled_cache.SETTING not in os.environ
