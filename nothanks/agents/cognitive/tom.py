@@ -239,7 +239,8 @@ class ToMAgent(Agent):
         self._instance_range = card_range
         self._score_tables: tom_kernel.ScoreTables | None = None  # made on first use
         # what _compiled_inputs found last, while the memory has only fixed chunks: its
-        # chunk count, parameters and mismatch version then, and the inputs (None: none)
+        # chunk count, parameters and mismatch version then, the score tables and the
+        # base levels (None: nothing kept)
         self._kept_inputs: tuple | None = None
 
     def _new_memories(self, variant: Variant, seed: int) -> None:
@@ -446,6 +447,14 @@ class ToMAgent(Agent):
         compiled = tom_kernel.compiled()
         memory = self._instance_dm
         _, count, parameters, noise = memory.compiled_view  # read once per decision
+        if noise is not None and len(noise) < count:  # not drawn for every chunk yet
+            noise = None
+        kept = self._kept_inputs
+        if (kept is not None and compiled is not None and kept[0] == count
+                and kept[1] is parameters and not memory.learned_count
+                and kept[2] == memory.mismatch_version and rows <= kept[3].rows):
+            # nothing checked below has changed since: the same tables and base levels
+            return compiled, kept[3], kept[4], noise, parameters
         if (compiled is None or parameters.noise <= 0 or count == 0
                 or parameters.noise_mode != "per_time"):  # (the mode may change after start)
             return None
@@ -468,12 +477,9 @@ class ToMAgent(Agent):
             self._score_tables = tables
         if rows > tables.rows and not tables.grow(rows):
             return None
-        if noise is not None and len(noise) < count:  # not drawn for every chunk yet
-            noise = None
-        inputs = compiled, tables, fixed, noise, parameters
         if not memory.learned_count:  # what stays true until a chunk or setting changes
-            self._kept_inputs = (count, parameters, memory.mismatch_version, inputs)
-        return inputs
+            self._kept_inputs = (count, parameters, memory.mismatch_version, tables, fixed)
+        return compiled, tables, fixed, noise, parameters
 
     def _noise_now(self, noise: np.ndarray | None) -> np.ndarray:
         """``noise`` of :meth:`_compiled_inputs`, drawn now if it is not yet: what the
@@ -540,23 +546,10 @@ class ToMAgent(Agent):
             outcome = _MUST_TAKE_OUTCOME
         else:
             on_card = view.tokens_on_card
-            rows = (on_card if on_card > tokens else tokens) + 1
-            memory = self._instance_dm
-            _, count, parameters, noise = memory.compiled_view
-            kept = self._kept_inputs
-            if (kept is not None and kept[0] == count and kept[1] is parameters
-                    and rows <= kept[3][1].rows and not memory.learned_count
-                    and kept[2] == memory.mismatch_version
-                    and tom_kernel.compiled() is not None):
-                # as _compiled_inputs would find them (nothing it checks has changed)
-                compiled, tables, fixed, _, _ = kept[3]
-                if noise is not None and len(noise) < count:
-                    noise = None
-            else:
-                inputs = self._compiled_inputs(rows)
-                if inputs is None:
-                    return None
-                compiled, tables, fixed, noise, parameters = inputs
+            inputs = self._compiled_inputs((on_card if on_card > tokens else tokens) + 1)
+            if inputs is None:
+                return None
+            compiled, tables, fixed, noise, parameters = inputs
             card = view.card
             cards = view.cards[view.seat]
             take, latency, failed = compiled.decide_tom0(
@@ -757,8 +750,9 @@ def _reason(level: int, tom0: Action, failed: bool, taker: int | None,
     return f"{says}; all {predicted} opponents predicted to pass -> pass"
 
 
-#: A ToM0's action and reason by its retrieved instance's action slot, and its reason
-#: when no instance is retrieved (the wording of _reason at level 0).
+#: A ToM0's action and reason by whether its retrieved instance took (0 or 1, as the
+#: compiled core says), and its reason when no instance is retrieved (the wording of
+#: _reason at level 0).
 _TOM0_SAYS = {takes: (action, _reason(0, action, False, None, 0))
               for takes, action in enumerate(_TAKES_ACTION)}
 _DEFAULT_REASON = _reason(0, DEFAULT_ACTION, True, None, 0)
