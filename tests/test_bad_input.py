@@ -258,6 +258,9 @@ def no_work(monkeypatch):
     (["calibrate", *TINY_STUDY, "--check-seed", "2018"], "--check-seed 2018 is a seed of "
                                                           "the fit"),
     (["calibrate", *TINY_STUDY, "--check-games", "0"], "--check-games: 0 is out of range"),
+    (["calibrate", *TINY_STUDY, "--stages", "0.5,1", "--seed", str(2**63 - 1)],
+     f"the fit plays seeds {2**63 - 1} to {2**63}, beyond {2**63 - 1} (2**63 - 1); valid: "
+     f"--seed 0 to {2**63 - 2}"),
     # figures, synthetic
     (["figures", "--quick", "--participants", "{tmp}/file"],
      "--participants: {tmp}/file is a file; give a folder"),
@@ -439,3 +442,13 @@ def test_a_late_failure_removes_the_empty_out_it_made(tmp_path):
     with pytest.raises(RuntimeError), removed_if_new(out):
         raise RuntimeError("an existing folder stays")
     assert out.is_dir()
+
+
+def test_an_agent_object_given_as_a_spec_says_what_to_pass():
+    from nothanks.runner import play_games
+
+    built = make_agent("tom2")
+    with pytest.raises(TypeError, match=r"agent spec .*not a ToMAgent.*play_trial"):
+        make_agent(built)
+    with pytest.raises(TypeError, match="play_trial"):
+        next(play_games([built, "tom0", "tom0", "tom0"], 1))

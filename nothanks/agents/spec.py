@@ -182,7 +182,13 @@ def resolve_params(parsed: AgentSpec) -> dict[str, str]:
 
 def make_agent(spec: str | AgentSpec) -> Agent:
     """Build the agent a spec names, validating its name and parameters;
-    :class:`AgentSpecError` names the spec and what would be valid."""
+    :class:`AgentSpecError` names the spec and what would be valid; anything but a spec
+    (an agent already built, say) is a :class:`TypeError` that says what to pass."""
+    if not isinstance(spec, (str, AgentSpec)):
+        raise TypeError(
+            f"make_agent takes an agent spec (a string such as 'tom2:s=0.2', or an "
+            f"AgentSpec), not a {type(spec).__name__}; to seat agents already built, "
+            f"pass them to nothanks.runner.play_trial or play_game")
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.name not in _REGISTRY:
         raise AgentSpecError(

@@ -224,6 +224,12 @@ def _preflight(args: argparse.Namespace, params: Sequence[str], targets: Sequenc
                                        f"{', '.join(params)}")
             _finite(where, value)
             _in_range(where, cal.PARAMETERS[name], value)
+    last_seed = args.seed + len(stages) - 1  # stage i plays the deals of seed + i
+    if last_seed > checks.MAX_SEED:
+        raise CalibrationError(
+            f"--seed {args.seed}: with {len(stages)} stages the fit plays seeds {args.seed} to "
+            f"{last_seed}, beyond {checks.MAX_SEED} (2**63 - 1); valid: --seed 0 to "
+            f"{checks.MAX_SEED - len(stages) + 1}")
     if args.check_seed is not None and args.seed <= args.check_seed < args.seed + len(stages):
         raise CalibrationError(
             f"--check-seed {args.check_seed} is a seed of the fit (--seed {args.seed}, "
