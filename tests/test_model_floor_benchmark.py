@@ -1,0 +1,25 @@
+"""benchmarks/model_floor.py's worker: the compiled calls a workload makes are timed, and
+the work left after an empty call's cost is taken off each lies between 0 and the time
+measured around the calls."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from helpers import ROOT
+
+
+def test_a_tom0_decision_is_one_noise_draw_and_one_core_call():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "model_floor.py"), "--worker",
+         "decision_tom0", "--quick"], capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert 0 < result["lower"] < result["upper"] < result["value"]
+    # a ToM0 decision with tokens draws the instances' noise once and calls the core once
+    # (one without tokens takes and calls nothing); nothing else compiled is called
+    assert set(result["by_call"]) == {"counter_logistic", "decide_tom0"}
+    draws, decisions = result["by_call"]["counter_logistic"][1], result["by_call"][
+        "decide_tom0"][1]
+    assert 0.5 < draws == decisions <= 1.0
+    assert result["empty_call_ns"] > 0
