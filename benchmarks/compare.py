@@ -522,11 +522,13 @@ def checkout(revision: str):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def run_worker(tree: Path, measure: str, quick: bool) -> dict:
-    """One measure in a fresh interpreter that imports ``nothanks`` from ``tree``."""
+def run_worker(tree: Path, measure: str, quick: bool, script: Path = HERE) -> dict:
+    """One measure in a fresh interpreter that imports ``nothanks`` from ``tree``: ``script
+    --worker MEASURE`` (this file's, or another benchmark's with the same convention: its
+    last line of output a JSON object naming the ``nothanks`` it imported)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     with tempfile.TemporaryDirectory() as cwd:
-        done = subprocess.run([sys.executable, str(HERE), "--worker", measure]
+        done = subprocess.run([sys.executable, str(script), "--worker", measure]
                               + (["--quick"] if quick else []),
                               env=env, cwd=cwd, capture_output=True, text=True)
     if done.returncode:

@@ -26,9 +26,7 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -139,23 +137,13 @@ def worker(workload: str, quick: bool) -> dict:
         scale = 1e9  # ns -> s
     calls = sum(count for _, count in spent.values())
     inside = sum(ns for ns, _ in spent.values())
-    return {"value": result["value"], "upper": inside / units / scale,
+    import nothanks
+    return {"nothanks": nothanks.__file__, "value": result["value"],
+            "upper": inside / units / scale,
             "lower": (inside - calls * per_call) / units / scale,
             "calls": calls / units, "empty_call_ns": per_call,
             "by_call": {name: [ns / units / scale, count / units]
                         for name, (ns, count) in spent.items()}}
-
-
-def _run_new(tree: Path, workload: str, quick: bool) -> dict:
-    """:func:`worker` in a fresh interpreter that imports ``nothanks`` from ``tree``."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    with tempfile.TemporaryDirectory() as cwd:
-        done = subprocess.run([sys.executable, str(HERE), "--worker", workload]
-                              + (["--quick"] if quick else []),
-                              env=env, cwd=cwd, capture_output=True, text=True)
-    if done.returncode:
-        raise RuntimeError(f"{workload} failed in {tree}:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -182,8 +170,9 @@ def main(argv: list[str] | None = None) -> None:
                 sides = [("baseline", baseline), ("new", new)]
                 for side, tree in sides[::-1] if round_ % 2 else sides:
                     # the baseline: compare.py's own worker (its workload, untouched)
-                    result = (compare.run_worker(tree, workload, args.quick)
-                              if side == "baseline" else _run_new(tree, workload, args.quick))
+                    result = compare.run_worker(tree, workload, args.quick,
+                                                script=compare.HERE if side == "baseline"
+                                                else HERE)
                     rows[workload][side].append(result)
                     print(f"  round {round_ + 1} {workload:14s} {side:8s} "
                           f"{result['value']:.4g}", flush=True)
