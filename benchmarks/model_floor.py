@@ -4,21 +4,21 @@ Run: python benchmarks/model_floor.py [--baseline 2e26c44] [--rounds 3] [--quick
 
 Issue 29 asks for the 4 x ToM2 game, the ToM0 decision and the order-inference
 likelihood to run 3x faster than the baseline revision. This script asks whether that
-is reachable by removing Python alone: for each of those ``compare.py`` workloads
-(``tom2x4``, ``decision_tom0``, ``likelihood_24``) it runs, alternating in fresh
-processes, the baseline's total (``compare.py``'s own worker on a worktree of the
-baseline) and this tree's total together with the CPU time spent inside the compiled
-calls the workload makes: the noise draws (``actr.kernel.counter_logistic``), the token
-recalls (``recall_best``) and the ToM core (``tom_core.decide``, ``decide_tom0``). Those
-calls compute the same bits as the reference, so what they cost stays whatever Python
-around them is removed.
+is reachable by removing Python alone. For each of those ``compare.py`` workloads
+(``tom2x4``, ``decision_tom0``, ``likelihood_24``) it runs three fresh processes per
+round, their order alternating: the baseline's and this tree's totals (``compare.py``'s
+own worker, nothing timed inside), and this tree again with the CPU time spent inside
+the compiled calls the workload makes: the noise draws
+(``actr.kernel.counter_logistic``), the token recalls (``recall_best``) and the ToM core
+(``tom_core.decide``, ``decide_tom0``). Those calls compute the same bits as the
+reference, so what they cost stays whatever Python around them is removed.
 
 It prints, per workload, the baseline's median, the 3x budget (a third of it), this
-tree's median, and the compiled time per unit of work twice: as timed around each call
-(an upper bound: it includes numba's argument checks and the timer) and with the median
-cost of an empty compiled call at least as wide as any of them, timed the same way,
-subtracted from every call (a lower bound on the work itself). When
-the lower bound is at or above the budget, the row cannot reach 3x with the same bits.
+tree's median and the ratio, and the compiled time per unit of work twice: as timed
+around each call (an upper bound: it includes numba's argument checks and the timer)
+and with the median cost of an empty compiled call at least as wide as any of them,
+timed the same way, taken off every call (a lower bound on the work itself). When the
+lower bound is at or above the budget, the row cannot reach 3x with the same bits.
 """
 from __future__ import annotations
 
@@ -163,31 +163,32 @@ def main(argv: list[str] | None = None) -> None:
     new = Path(args.new)
     print(f"load average {os.getloadavg()}, {os.cpu_count()} cores; baseline "
           f"{args.baseline}, new {new}, {args.rounds} rounds", flush=True)
-    rows: dict[str, dict[str, list]] = {w: {"baseline": [], "new": []} for w in args.workloads}
+    rows: dict[str, dict[str, list]] = {w: {"baseline": [], "new": [], "floor": []}
+                                        for w in args.workloads}
     with compare.checkout(args.baseline) as baseline:
         for round_ in range(args.rounds):
             for workload in args.workloads:
-                sides = [("baseline", baseline), ("new", new)]
-                for side, tree in sides[::-1] if round_ % 2 else sides:
-                    # the baseline: compare.py's own worker (its workload, untouched)
-                    result = compare.run_worker(tree, workload, args.quick,
-                                                script=compare.HERE if side == "baseline"
-                                                else HERE)
+                # the totals by compare.py's own worker (its workload, untouched), then the
+                # compiled calls timed by this script's worker
+                sides = [("baseline", baseline, compare.HERE), ("new", new, compare.HERE),
+                         ("floor", new, HERE)]
+                for side, tree, script in sides[::-1] if round_ % 2 else sides:
+                    result = compare.run_worker(tree, workload, args.quick, script=script)
                     rows[workload][side].append(result)
                     print(f"  round {round_ + 1} {workload:14s} {side:8s} "
                           f"{result['value']:.4g}", flush=True)
-    print(f"\n{'workload':15s} {'unit':16s} {'baseline':>9s} {'3x budget':>9s} {'new':>9s} "
-          f"{'compiled':>9s} {'work':>9s} {'calls':>7s}  work / budget")
+    print(f"\n{'workload':14s} {'unit':16s} {'baseline':>9s} {'3x budget':>9s} {'new':>9s} "
+          f"{'ratio':>6s} {'compiled':>9s} {'work':>9s} {'calls':>7s}  work / budget")
     for workload, sides in rows.items():
         old = statistics.median(r["value"] for r in sides["baseline"])
         new_value = statistics.median(r["value"] for r in sides["new"])
-        upper = statistics.median(r["upper"] for r in sides["new"])
-        lower = statistics.median(r["lower"] for r in sides["new"])
-        calls = statistics.median(r["calls"] for r in sides["new"])
-        print(f"{workload:15s} {UNITS[workload]:16s} {old:9.4g} {old / 3:9.4g} "
-              f"{new_value:9.4g} {upper:9.4g} {lower:9.4g} {calls:7.0f}  "
-              f"{lower / (old / 3):.2f}")
-    detail = {w: sides["new"][-1]["by_call"] for w, sides in rows.items()}
+        upper = statistics.median(r["upper"] for r in sides["floor"])
+        lower = statistics.median(r["lower"] for r in sides["floor"])
+        calls = statistics.median(r["calls"] for r in sides["floor"])
+        print(f"{workload:14s} {UNITS[workload]:16s} {old:9.4g} {old / 3:9.4g} "
+              f"{new_value:9.4g} {old / new_value:5.2f}x {upper:9.4g} {lower:9.4g} "
+              f"{calls:7.0f}  {lower / (old / 3):.2f}")
+    detail = {w: sides["floor"][-1]["by_call"] for w, sides in rows.items()}
     print(f"\nper entry point, last round (compiled per unit, calls per unit): "
           f"{json.dumps(detail)}")
     print(f"load average {os.getloadavg()}")
