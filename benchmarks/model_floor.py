@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE.parent))
 import compare  # noqa: E402  (the workloads and the worktree checkout live there)
 
 WORKLOADS = ("tom2x4", "decision_tom0", "likelihood_24")
-#: What each workload's value is per: its unit and how many units the floor divides by.
+#: The unit of each workload's value (and of its compiled time per unit).
 UNITS = {"tom2x4": "ms per game", "decision_tom0": "ms per decision",
          "likelihood_24": "s per run"}
 # the compiled entry points timed, by where they live
@@ -86,7 +86,7 @@ def _timed_compiled() -> tuple[dict[str, list[int]], float]:
     def empty(a, b, c, d, e, f, g, h, i, j, k, m):
         return k
 
-    probe = SimpleTally()
+    probe: list[int] = []
     table, row = np.zeros((2, 4)), np.zeros(4)
     ints = np.zeros(4, np.int64)
     arguments = (table, row, row, ints, row, 1, 2, 3, 4, 0.5, 0.25, 2.0)
@@ -94,21 +94,9 @@ def _timed_compiled() -> tuple[dict[str, list[int]], float]:
     for _ in range(20000):
         began = clock()
         empty(*arguments)
-        probe.add(clock() - began)
-    return spent, probe.median()
-
-
-class SimpleTally:
-    """Samples, summarised by their median (robust to the odd preempted call)."""
-
-    def __init__(self) -> None:
-        self.values: list[int] = []
-
-    def add(self, value: int) -> None:
-        self.values.append(value)
-
-    def median(self) -> float:
-        return float(statistics.median(self.values))
+        probe.append(clock() - began)
+    # the median: robust to the odd preempted call
+    return spent, float(statistics.median(probe))
 
 
 def worker(workload: str, quick: bool) -> dict:
@@ -126,8 +114,8 @@ def worker(workload: str, quick: bool) -> dict:
         return decide(self, view)
     ToMAgent.decide = counted
     result = compare.MEASURES[workload][0](quick)
-    if workload == "tom2x4":  # compare.tom2x4 plays this many games (median per game)
-        units = 10 if quick else 60
+    if workload == "tom2x4":  # per game played
+        units = compare.model_games(quick)
         scale = 1e6  # ns -> ms
     elif workload == "decision_tom0":  # every seat is a ToM0 model: per decision
         units = decisions[0]
