@@ -21,7 +21,7 @@ from pathlib import Path
 
 #: The packages (under ``nothanks``) whose modules hold numba-compiled code or code it
 #: calls: a change to any of their sources starts a new cache folder.
-COMPILED_PACKAGES = ("actr", "search")
+COMPILED_PACKAGES = ("actr", "kernels", "search")
 #: numba's setting of its cache folder, read once when numba is imported.
 SETTING = "NUMBA_CACHE_DIR"
 #: Set beside :data:`SETTING` when ``nothanks`` chose the folder (a child process may

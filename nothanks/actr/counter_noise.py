@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-# The stream's constants live in ``kernel`` beside the compiled kernel that bakes them in
-# (numba's disk cache is keyed by that file's source, so an edit there recompiles it).
-from .kernel import (
+# The stream's constants live in ``nothanks.kernels.stream``.
+from ..kernels.stream import (
     GAMMA,
     HALF_BELOW_2_52,
     LG1,
@@ -77,7 +76,7 @@ def log_odds(odds: np.ndarray) -> np.ndarray:
 
 def logistic(key: np.ndarray, start: int, count: int, scale: float) -> np.ndarray:
     """Positions ``start`` … ``start + count − 1`` of the stream keyed ``key``, times
-    ``scale`` (the NumPy reference of ``kernel.counter_logistic``)."""
+    ``scale`` (the NumPy reference of ``nothanks.kernels.counter.logistic``)."""
     position = np.arange(start, start + count, dtype=np.uint64)
     with np.errstate(over="ignore"):  # wrapping 64-bit arithmetic is the point
         w = _mix(_mix(key[0] + position * GAMMA) ^ key[1])

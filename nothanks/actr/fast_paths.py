@@ -84,12 +84,37 @@ class FastPathView:
             count = len(self._chunks)
         noise = self._time_noise
         if noise is None or self._time_noise_at != self._time or len(noise) < count:
-            if self._noise_mode != "per_time" or not self._noise > 0:
-                raise ValueError(f"per-time noise needs noise_mode='per_time' and noise > 0; "
-                                 f"this memory has noise_mode={self._noise_mode!r}, "
-                                 f"noise={self._noise!r}")
+            self._require_per_time_noise()
             return self._noise_for(count)
         return noise
+
+    def reserve_per_time_noise(self, count: int | None = None
+                                ) -> tuple[np.uint64, np.uint64, np.uint64, float] | None:
+        """The per-time noise of the first ``count`` chunks (default: every chunk) at the
+        current model time as positions of the counter stream, reserved now and not drawn:
+        ``(key1, key2, first position, s)``, the draw of chunk j being the stream's value
+        at ``first + j`` times s (``nothanks.kernels.counter``). The stream moves on as if
+        the draws were made, and a later :meth:`per_time_noise` at this time draws the
+        reserved positions, so a caller computing only the draws it needs
+        (``nothanks.kernels.retrieval``) sees the values an eager draw gives. None when
+        the memory is on the pcg64 stream, or has drawn or reserved this time's noise
+        already (then :meth:`per_time_noise` hands it out).
+
+        Raises:
+            ValueError: the noise is off (s = 0) or drawn per retrieval.
+        """
+        self._require_per_time_noise()
+        first = self._reserve_time_noise(len(self._chunks) if count is None else count)
+        if first is None:
+            return None
+        key = self._stream_key
+        return key[0], key[1], np.uint64(first), self._noise
+
+    def _require_per_time_noise(self) -> None:
+        if self._noise_mode != "per_time" or not self._noise > 0:
+            raise ValueError(f"per-time noise needs noise_mode='per_time' and noise > 0; "
+                             f"this memory has noise_mode={self._noise_mode!r}, "
+                             f"noise={self._noise!r}")
 
     def score_columns(self, items: Sequence[tuple[str, SlotValue]]
                       ) -> tuple[np.ndarray, ...] | None:

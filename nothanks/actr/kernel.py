@@ -26,34 +26,14 @@ _kernels: SimpleNamespace | None = None
 _loaded = False
 
 
-#: The counter noise stream's constants (``counter_noise`` explains the stream and is
-#: its NumPy reference). They are defined here because the compiled kernel bakes them in
-#: and numba's disk cache is keyed by this file: an edit recompiles it.
-# SplitMix64: the Weyl increment and the finalizer's multipliers
-GAMMA = np.uint64(0x9E3779B97F4A7C15)
-MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-MIX_2 = np.uint64(0x94D049BB133111EB)
-# u = (m + ½) / 2⁵² with m < 2⁵²; 1 − u = (2⁵² − ½ − m) / 2⁵², both exact
-HALF_BELOW_2_52 = 4503599627370495.5
-# the logarithm: ln x = k·ln 2 + ln(1 + f), 1 + f in [√2/2, √2) (fdlibm's e_log.c)
-MANTISSA = 0x000FFFFFFFFFFFFF
-TWO_TO_MINUS_52 = 2.220446049250313e-16
-SQRT2_MINUS_1 = 0.41421356237309503  # mantissas above it are halved (k + 1)
-LN2_HI = 6.93147180369123816490e-01
-LN2_LO = 1.90821492927058770002e-10
-LG1 = 6.666666666666735130e-01
-LG2 = 3.999999999940941908e-01
-LG3 = 2.857142874366239149e-01
-LG4 = 2.222219843214978396e-01
-LG5 = 1.818357216161805012e-01
-LG6 = 1.531383769920937332e-01
-LG7 = 1.479819860511658591e-01
-
-
 def _compile() -> SimpleNamespace | None:
     try:
         import numba
     except ImportError:  # the NumPy path is always there
+        return None
+    from ..kernels import compiling, counter  # (imports numba: on first use only)
+
+    if not compiling.COMPILED:  # NOTHANKS_SEARCH_KERNEL=0: no compiled code anywhere
         return None
 
     @numba.njit(cache=True, nogil=True)
@@ -216,55 +196,16 @@ def _compile() -> SimpleNamespace | None:
                 root = update
         return best, top, root, root_top
 
-    @numba.njit("float64[::1](uint64, uint64, uint64, float64, float64[::1])",
-                cache=True, nogil=True, error_model="numpy")
-    def counter_logistic(key1, key2, start, scale, out):
-        """``counter_noise.logistic`` compiled: the same integer steps and the same IEEE
-        operations in the same order, so the same bits; two passes (the quotients, then
-        their logarithms) that the compiler vectorizes."""
-        count = out.shape[0]
-        odds = np.empty(count)
-        for i in range(count):
-            z = key1 + (start + np.uint64(i)) * GAMMA
-            z = (z ^ (z >> np.uint64(30))) * MIX_1
-            z = (z ^ (z >> np.uint64(27))) * MIX_2
-            z = (z ^ (z >> np.uint64(31))) ^ key2
-            z = (z ^ (z >> np.uint64(30))) * MIX_1
-            z = (z ^ (z >> np.uint64(27))) * MIX_2
-            z = z ^ (z >> np.uint64(31))
-            m = float(z >> np.uint64(12))
-            odds[i] = (m + 0.5) / (HALF_BELOW_2_52 - m)
-        bits = odds.view(np.int64)
-        for i in range(count):
-            word = bits[i]
-            k = (word >> 52) - 1023
-            mantissa = float(word & MANTISSA) * TWO_TO_MINUS_52
-            if mantissa > SQRT2_MINUS_1:
-                f = (1.0 + mantissa) * 0.5 - 1.0
-                k += 1
-            else:
-                f = mantissa
-            dk = float(k)
-            s = f / (2.0 + f)
-            z2 = s * s
-            w = z2 * z2
-            t1 = w * (LG2 + w * (LG4 + w * LG6))
-            t2 = z2 * (LG1 + w * (LG3 + w * (LG5 + w * LG7)))
-            r = t2 + t1
-            hfsq = 0.5 * f * f
-            out[i] = scale * (dk * LN2_HI - ((hfsq - (s * (hfsq + r) + dk * LN2_LO))
-                                                 - f))
-        return out
-
     return SimpleNamespace(activations=activations, node_sums=node_sums,
                            exact_best=exact_best, odds=odds, odds_of_bits=odds_of_bits,
-                           recall_best=recall_best, counter_logistic=counter_logistic)
+                           recall_best=recall_best, counter_logistic=counter.logistic)
 
 
 def kernels() -> SimpleNamespace | None:
     """The compiled kernels (``activations``, ``node_sums``, ``exact_best``, ``odds``,
     ``odds_of_bits``, ``recall_best``, ``counter_logistic``), or
-    None: numba is missing or ``NOTHANKS_ACTR_KERNEL=0`` switched them off."""
+    None: numba is missing or ``NOTHANKS_ACTR_KERNEL=0`` or ``NOTHANKS_SEARCH_KERNEL=0``
+    switched them off."""
     global _kernels, _loaded
     if not _loaded:
         _loaded = True

@@ -69,7 +69,7 @@ class NoiseSource:
             self._draw_skipped()  # the generator handed out as if the block was drawn whole
         return (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
                 self._time_noise, self._time_noise_at, self._tail_skippable,
-                self._stream_key, self._stream_position)
+                self._stream_key, self._stream_position, self._time_reserved)
 
     def set_random_state(self, state: tuple) -> None:
         """Go back to a state saved by :meth:`random_state` (of a memory on the same
@@ -80,7 +80,7 @@ class NoiseSource:
                              f"restored into a memory on the {self._noise_stream} stream")
         (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
          self._time_noise, self._time_noise_at, self._tail_skippable,
-         self._stream_key, self._stream_position) = state
+         self._stream_key, self._stream_position, self._time_reserved) = state
         self._noise_skipped = 0
         self._noise_scaled = None  # scaled anew from the restored block when needed
 
@@ -95,8 +95,7 @@ class NoiseSource:
         self._stream_position = 0
         self._tail_skippable = False  # others may draw from it
         self._noise_skipped = 0  # uniforms of the current block still in the generator
-        self._time_noise: np.ndarray | None = None  # per-time noise, at _time_noise_at
-        self._time_noise_at = math.nan
+        self._forget_time_noise()
         self._noise_buffer = np.empty(0)
         self._noise_raw = False  # whether the buffer holds uniforms not yet transformed
         self._noise_position = 0
@@ -131,15 +130,10 @@ class NoiseSource:
         (chance ~2·10⁻¹³ a block) is not redrawn, which would have shifted every later
         draw by one (docs/actr.md, "Performance").
         """
-        key = self._stream_key
-        if key is not None:  # the counter stream: positions, nothing pre-drawn
+        if self._stream_key is not None:  # the counter stream: positions, nothing pre-drawn
             start = self._stream_position
             self._stream_position = start + count
-            compiled = _kernel_module.kernels()
-            if compiled is None:
-                return counter_noise.logistic(key, start, count, self._noise)
-            return compiled.counter_logistic(key[0], key[1], start, self._noise,
-                                             np.empty(count))
+            return self._draw_at(start, count)
         start = self._noise_position
         end = start + count
         scaled = self._noise_scaled
@@ -222,6 +216,15 @@ class NoiseSource:
         noise *= self._noise
         return noise
 
+    def _draw_at(self, start: int, count: int) -> np.ndarray:
+        """The counter stream's draws at positions ``start`` … ``start + count − 1``, times
+        s (the stream's position is the caller's business)."""
+        key = self._stream_key
+        compiled = _kernel_module.kernels()
+        if compiled is None:
+            return counter_noise.logistic(key, start, count, self._noise)
+        return compiled.counter_logistic(key[0], key[1], start, self._noise, np.empty(count))
+
     def _draw_skipped(self) -> None:
         """Draw the tail of the current block left in the generator (see _draw_noise):
         the uniforms the whole block would have held there, its zeros redrawn as the
@@ -234,6 +237,30 @@ class NoiseSource:
         if head.dtype == np.uint64:  # kept as the generator's raw outputs
             head = _uniforms_of(head)
         self._noise_buffer = np.concatenate([head, tail])
+
+    def _forget_time_noise(self) -> None:
+        """No per-time noise drawn or reserved yet: the next draw at any time is new."""
+        self._time_noise: np.ndarray | None = None  # per-time noise, at _time_noise_at
+        self._time_noise_at = math.nan
+        # positions of the counter stream reserved for this time's noise, not drawn yet:
+        # (time, first position, count), or None (``reserve_per_time_noise``)
+        self._time_reserved: tuple[float, int, int] | None = None
+
+    def _reserve_time_noise(self, count: int) -> int | None:
+        """Reserve the counter stream's next ``count`` positions as the per-time noise of
+        the current time, drawing nothing: the first position, or None when the memory is
+        not on the counter stream or has drawn or reserved this time's noise already.
+        The stream moves on as if the draws were made; a later draw at this time takes
+        the reserved positions (:meth:`_noise_for`), so its values are what an eager draw
+        now would have given."""
+        if (self._stream_key is None or self._time_noise_at == self._time
+                or (self._time_reserved is not None
+                    and self._time_reserved[0] == self._time)):
+            return None
+        first = self._stream_position
+        self._stream_position = first + count
+        self._time_reserved = (self._time, first, count)
+        return first
 
     def _noise_now(self) -> np.ndarray:
         """Per-time noise of every chunk, drawn once per model time.
@@ -255,7 +282,14 @@ class NoiseSource:
         """
         noise = self._time_noise
         if noise is None or self._time_noise_at != self._time:
-            noise = self._draw_noise(count)
+            reserved = self._time_reserved
+            if reserved is not None and reserved[0] == self._time:  # drawn where reserved
+                self._time_reserved = None
+                noise = self._draw_at(reserved[1], reserved[2])
+                if len(noise) < count:
+                    noise = np.concatenate([noise, self._draw_noise(count - len(noise))])
+            else:
+                noise = self._draw_noise(count)
         elif len(noise) < count:
             noise = np.concatenate([noise, self._draw_noise(count - len(noise))])
         else:

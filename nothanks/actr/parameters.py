@@ -152,7 +152,7 @@ class ParameterSettings:
     def noise(self, value: float) -> None:
         self._noise = check_at_least("noise", value, 0.0, False, "the logistic scale s; 0 "
                                      "switches activation noise off")
-        self._time_noise = None  # redrawn with the new scale
+        self._forget_time_noise()  # redrawn with the new scale
         self._noise_scaled = None  # the block's scaled copy has the old one
         self._parameters = None
 
@@ -196,7 +196,7 @@ class ParameterSettings:
     @noise_mode.setter
     def noise_mode(self, value: str) -> None:
         self._noise_mode = check_noise_mode(value)
-        self._time_noise = None
+        self._forget_time_noise()
         self._parameters = None
 
     @property

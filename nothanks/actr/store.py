@@ -144,8 +144,7 @@ class ChunkStore:
         self._latest_reference = other._latest_reference
         self._base_key = None
         self._sums_of = (None, None, None)
-        self._time_noise = None
-        self._time_noise_at = math.nan
+        self._forget_time_noise()
         self._scores.clear()
         self._plans.clear()
 

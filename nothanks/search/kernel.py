@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.compiling import COMPILED, jit
 from . import tom_core
-from .compiling import COMPILED, jit
 
 __all__ = ["COMPILED", "jit"]  # (re-exported: the switch lives in compiling)
 

@@ -38,11 +38,12 @@ import math
 
 import numpy as np
 
+from ..kernels.compiling import COMPILED, jit
+from ..kernels.retrieval import lazy_best, windowed_best
 from ..rules.scoring import CATEGORY_BY_NEIGHBOURS
-from .compiling import COMPILED, jit
 
 __all__ = ["CATEGORY_ROW", "COMPILED", "N_CATEGORIES", "STATE_HEAD", "TAKES_ROW", "decide",
-           "decide_tom0", "reason", "retrieve"]
+           "decide_tom0", "reason"]
 
 #: The sequence categories, indexed by how many of card - 1 and card + 1 a player holds.
 N_CATEGORIES = len(CATEGORY_BY_NEIGHBOURS)
@@ -66,56 +67,6 @@ _MEMO = 256  # ToM0 states kept per decision (beyond: retrieved again, the same 
 #: The probability table a decision with ToM0 retrieved passes (never read).
 _NO_PROBABILITIES = np.zeros((1, 1, 1))
 
-#: An activation's bits as an integer that orders as the activation does (negative
-#: values' other bits flipped): the largest is found by an integer reduction, which the
-#: compiler vectorizes (a float maximum it leaves as a chain of comparisons, each
-#: waiting for the last). ±0 order apart here, but the first index holding the best is
-#: searched by float equality, as NumPy's argmax compares.
-_MAGNITUDE = 0x7FFFFFFFFFFFFFFF
-_KEY_OF_MINUS_INF = -0x7FF0000000000001  # 0xFFF0... with its magnitude flipped
-_KEY_OF_INF = 0x7FF0000000000000
-
-
-@jit
-def retrieve(start, matched, on_card, owned, penalty, out, scratch):
-    """A ToM0 retrieval over every instance: (first best index, its activation), with
-    ``start`` = B + ε and ``matched`` = the category's plus the card's mismatch.
-
-    The activations are the memory's compiled additions (``actr.kernel.activations``),
-    ``(B + ε) + Σm·MP`` with ``Σm`` the four slots' scores summed left to right (the two
-    sums made once per decision, the same additions); the best is NumPy's ``argmax``:
-    the first maximum, or the first NaN if there is one."""
-    count = out.shape[0]
-    for i in range(count):
-        out[i] = start[i] + ((matched[i] + on_card[i]) + owned[i]) * penalty
-    return _first_best(out, scratch)
-
-
-@jit
-def _first_best(out, scratch):
-    """NumPy's ``argmax`` of ``out``, with its value: the first maximum, or the first NaN
-    if there is one (an integer reduction the compiler vectorizes, then a search)."""
-    count = out.shape[0]
-    keys = out.view(np.int64)
-    top = -_MAGNITUDE - 1
-    low = _MAGNITUDE
-    for i in range(count):
-        bits = keys[i]
-        key = bits ^ ((bits >> 63) & _MAGNITUDE)
-        top = key if key > top else top
-        low = key if key < low else low
-    if top > _KEY_OF_INF or low < _KEY_OF_MINUS_INF:  # a NaN: the first one
-        for i in range(count):
-            if out[i] != out[i]:
-                return i, out[i]
-    scratch[0] = top ^ ((top >> 63) & _MAGNITUDE)
-    best = scratch.view(np.float64)[0]
-    for i in range(count):
-        if out[i] == best:
-            return i, out[i]
-    return 0, out[0]
-
-
 @jit
 def _retrieved(table, best, top, tau, factor):
     """What ToM0 makes of a retrieval's best instance and activation: (takes, latency,
@@ -126,22 +77,20 @@ def _retrieved(table, best, top, tau, factor):
 
 
 @jit
-def decide_tom0(table, base, noise, card_row, category, on_row, own_row, penalty, tau,
-                factor, out):
+def decide_tom0(table, base, window, margin, noise, stream, scale, card_row, category,
+                on_row, own_row, penalty, tau, factor, odds):
     """A decision of ToM0 itself (a model of order 0): the one retrieval :func:`reason`
     makes at level 0, with its state given as the score table's rows (``category`` its
     index among the categories), without the recursion's set-up: (takes, latency,
-    failed). The same additions as :func:`reason`'s retrievals (``B + ε``, the category's
-    plus the card's score, then :func:`retrieve`'s) in one pass; ``out``: room for every
-    instance's activation."""
-    by_category = table[CATEGORY_ROW + category]
-    by_card = table[card_row]
-    on_card = table[on_row]
-    owned = table[own_row]
-    for i in range(base.shape[0]):
-        out[i] = (base[i] + noise[i]) + (
-            ((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
-    best, top = _first_best(out, np.empty(1, np.int64))
+    failed). The retrieval is ``kernels.retrieval.windowed_best`` over the query's
+    ``window`` and ``margin`` (``kernels.retrieval.window``); its noise the per-time
+    noise: ``noise`` when drawn already, else (``noise`` empty) drawn as needed at the
+    positions reserved for it, ``stream`` = (key1, key2, first position), times
+    ``scale``; ``odds``: room for one value."""
+    best, top = windowed_best(
+        window, margin, base, table[CATEGORY_ROW + category], table[card_row],
+        table[on_row], table[own_row], penalty, noise, np.empty(0, np.uint8), stream[0], stream[1],
+        stream[2], scale, odds)
     return _retrieved(table, best, top, tau, factor)
 
 
@@ -160,13 +109,15 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
     it; ``all_pass``: several counts pass when all pass (else any); ``root_takes`` >= 0:
     the root's ToM0 action given (1: take; nothing retrieved), -1: asked.
 
-    ToM0 comes from ``retrieval`` = (score table, base levels, noise, card row, first
-    row of the tokens on the card, first row of the tokens owned, mismatch penalty,
-    threshold, latency factor): a retrieval, kept per state for the decision (per-time
-    noise). With ``retrieval`` None it comes from ``probs[category, on, held]``, P(take),
-    taking when >= 1/2, without latency or failure (counts beyond the table read its last
-    entry). The caller makes sure the score table holds every count asked for
-    (:func:`decide`)."""
+    ToM0 comes from ``retrieval`` = (score table, base levels, noise, stream, noise
+    scale, card row, first row of the tokens on the card, first row of the tokens owned,
+    mismatch penalty, threshold, latency factor): a retrieval
+    (``kernels.retrieval.lazy_best``), kept per state for the decision (per-time noise:
+    ``noise`` holds every draw, or is empty and the draws are made as needed at the
+    ``stream``'s positions, (key1, key2, first position)). With ``retrieval`` None it
+    comes from ``probs[category, on, held]``, P(take), taking when >= 1/2, without
+    latency or failure (counts beyond the table read its last entry). The caller makes
+    sure the score table holds every count asked for (:func:`decide`)."""
     players = counts.shape[0]
     width = world.shape[0]
     depth = level + 1
@@ -180,7 +131,8 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
     frames = np.zeros((depth, at_latency + 2), np.int64)
     latencies = frames.view(np.float64)
     if retrieval is not None:
-        table, base, noise, card_row, on_start, own_start, penalty, tau, factor = retrieval
+        (table, base, noise, stream, scale, card_row, on_start, own_start, penalty, tau,
+         factor) = retrieval
         rows = own_start - on_start
         # ToM0's retrievals of this decision by state (per-time noise: the same state
         # retrieves the same), (takes, latency, failed) each
@@ -189,14 +141,15 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
         memo_values = np.empty((kept, 3))
         memo_size = 0
         chunks = base.shape[0]
-        out = np.empty(chunks)
-        scratch = np.empty(1, np.int64)
-        # per decision, made when first needed: B + ε, and per category the category's
-        # plus the card's mismatch
-        start = np.empty(chunks)
-        started = False
-        matched = np.empty((N_CATEGORIES, chunks))
-        made = np.zeros(N_CATEGORIES, np.bool_)
+        det = np.empty(chunks)
+        odds = np.empty(1)
+        # the per-time noise: drawn already (every draw in ``noise``), or drawn here as
+        # the retrievals need it and kept for the next (``drawn`` marks which)
+        if noise.shape[0] == 0:
+            noise = np.empty(chunks)
+            drawn = np.zeros(chunks, np.uint8)
+        else:
+            drawn = np.empty(0, np.uint8)  # (empty: ``noise`` holds every draw)
     for p in range(players):
         frames[0, at_assumed + p] = counts[p]
         for c in range(width):
@@ -241,18 +194,10 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
                     latency = memo_values[known, 1]
                     failed = memo_values[known, 2] != 0.0
                 else:
-                    if not started:
-                        for i in range(chunks):
-                            start[i] = base[i] + noise[i]
-                        started = True
-                    if not made[category]:
-                        by_category = table[CATEGORY_ROW + category]
-                        by_card = table[card_row]
-                        for i in range(chunks):
-                            matched[category, i] = by_category[i] + by_card[i]
-                        made[category] = True
-                    best, top = retrieve(start, matched[category], table[on_start + on],
-                                         table[own_start + held], penalty, out, scratch)
+                    best, top = lazy_best(
+                        base, table[CATEGORY_ROW + category], table[card_row],
+                        table[on_start + on], table[own_start + held], penalty, noise,
+                        drawn, stream[0], stream[1], stream[2], scale, det, odds)
                     tom0, latency, failed = _retrieved(table, best, top, tau, factor)
                     if memo_size < kept:
                         memo_keys[memo_size] = key
@@ -347,7 +292,7 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
 
 
 @jit
-def decide(state, table, base, noise, penalty, tau, factor, predictions):
+def decide(state, table, base, noise, stream, scale, penalty, tau, factor, predictions):
     """A model's decision (:func:`reason` with ToM0 retrieved), its inputs packed in one
     array (a compiled call costs ~40 ns per argument): (takes, latency, failures, ToM0
     takes, ToM0 failed, taker or -1, predicted count, rows needed). Rows needed > 0: a
@@ -378,6 +323,6 @@ def decide(state, table, base, noise, penalty, tau, factor, predictions):
         return False, 0.0, 0, False, False, -1, 0, needed + 1
     result = reason(level, seat, on_card, tokens, self_seat, state[7] != 0, state[8] != 0,
                     -1, categories, counts, world, _NO_PROBABILITIES,
-                    (table, base, noise, card_row,
-                     on_start, own_start, penalty, tau, factor), predictions)
+                    (table, base, noise, stream, scale, card_row, on_start, own_start,
+                     penalty, tau, factor), predictions)
     return (result[0], result[1], result[2], result[3], result[4], result[5], result[6], 0)

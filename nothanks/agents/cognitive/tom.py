@@ -62,6 +62,14 @@ def _noise_value(text: str | float) -> float:
     return value
 
 
+#: The per-time noise not drawn yet, and the stream of noise drawn already (``_noise_now``).
+_NOT_DRAWN = np.empty(0)
+_NO_STREAM = np.zeros(3, np.uint64)
+#: ToM0 queries whose windows a model keeps (``kernels.retrieval.window``: each a few
+#: dozen to a few hundred chunks, 16 bytes each); past this many they are made anew.
+WINDOWS_KEPT = 20_000
+
+
 class Belief(NamedTuple):
     """The counts a reasoner assumes for one player, and where they came from.
 
@@ -454,7 +462,7 @@ class ToMAgent(Agent):
                 and kept[1] is parameters and not memory.learned_count
                 and kept[2] == memory.mismatch_version and rows <= kept[3].rows):
             # nothing checked below has changed since: the same tables and base levels
-            return compiled, kept[3], kept[4], noise, parameters
+            return compiled, kept[3], kept[4], noise, parameters, kept[5]
         if (compiled is None or parameters.noise <= 0 or count == 0
                 or parameters.noise_mode != "per_time"):  # (the mode may change after start)
             return None
@@ -477,14 +485,24 @@ class ToMAgent(Agent):
             self._score_tables = tables
         if rows > tables.rows and not tables.grow(rows):
             return None
+        windows: dict = {}  # the ToM0 queries' windows (ToM0 decisions, below)
         if not memory.learned_count:  # what stays true until a chunk or setting changes
-            self._kept_inputs = (count, parameters, memory.mismatch_version, tables, fixed)
-        return compiled, tables, fixed, noise, parameters
+            self._kept_inputs = (count, parameters, memory.mismatch_version, tables, fixed,
+                                 windows)
+        return compiled, tables, fixed, noise, parameters, windows
 
-    def _noise_now(self, noise: np.ndarray | None) -> np.ndarray:
-        """``noise`` of :meth:`_compiled_inputs`, drawn now if it is not yet: what the
-        instance memory's own retrievals add at this time."""
-        return self._instance_dm.per_time_noise() if noise is None else noise
+    def _noise_now(self, noise: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """The per-time noise for the compiled core, from ``noise`` of
+        :meth:`_compiled_inputs`: (the draws, an unused stream) when drawn already, else
+        (no draws, the counter stream's positions reserved for them now: key1, key2,
+        first position), which the core draws from as it needs; on the pcg64 stream
+        drawn now. The same draws either way."""
+        if noise is not None:
+            return noise, _NO_STREAM
+        reserved = self._instance_dm.reserve_per_time_noise()
+        if reserved is None:
+            return self._instance_dm.per_time_noise(), _NO_STREAM
+        return _NOT_DRAWN, np.array(reserved[:3], np.uint64)
 
     def _reason_compiled(self, view: View, world: tuple[Belief, ...]) -> Outcome | None:
         """:meth:`_reason` at the root in one compiled call (``tom_kernel``): the same
@@ -496,8 +514,8 @@ class ToMAgent(Agent):
         tokens = view.own_tokens
         if tokens == 0:
             return _MUST_TAKE_OUTCOME  # as _reason: no retrieval, no noise drawn
-        compiled, tables, fixed, noise, parameters = inputs
-        noise = self._noise_now(noise)
+        compiled, tables, fixed, noise, parameters, _ = inputs
+        noise, stream = self._noise_now(noise)
         # the packed state (tom_core.decide): its head, each seat's category of the card,
         # each seat's count of assumed counts, then the counts, ``width`` rows of one per
         # seat (0 past a seat's counts)
@@ -519,8 +537,8 @@ class ToMAgent(Agent):
                               tables.card_row(card), tables.on_start, tables.own_start,
                               *tail], dtype=np.int64)
             (take, latency, failures, tom0_takes, failed, taker, predicted,
-             needed) = compiled.decide(state, tables.table, fixed, noise,
-                                       parameters.mismatch_penalty,
+             needed) = compiled.decide(state, tables.table, fixed, noise, stream,
+                                       parameters.noise, parameters.mismatch_penalty,
                                        parameters.retrieval_threshold,
                                        parameters.latency_factor, predictions)
             if not needed:
@@ -549,14 +567,28 @@ class ToMAgent(Agent):
             inputs = self._compiled_inputs((on_card if on_card > tokens else tokens) + 1)
             if inputs is None:
                 return None
-            compiled, tables, fixed, noise, parameters = inputs
+            compiled, tables, fixed, noise, parameters, windows = inputs
             card = view.card
             cards = view.cards[view.seat]
+            category = (card - 1 in cards) + (card + 1 in cards)
+            card_row = tables.card_row(card)
+            on_row = tables.on_start + on_card
+            own_row = tables.own_start + tokens
+            query = (card, category, on_card, tokens)
+            window = windows.get(query)
+            if window is None:  # (the same until the tables or base levels change)
+                if len(windows) >= WINDOWS_KEPT:
+                    windows.clear()
+                table = tables.table
+                window = windows[query] = compiled.window(
+                    fixed, table[tom_kernel.CATEGORY_ROW + category], table[card_row],
+                    table[on_row], table[own_row], parameters.mismatch_penalty,
+                    parameters.noise, tables.out)
+            noise, stream = self._noise_now(noise)
             take, latency, failed = compiled.decide_tom0(
-                tables.table, fixed, self._noise_now(noise), tables.card_row(card),
-                (card - 1 in cards) + (card + 1 in cards), tables.on_start + on_card,
-                tables.own_start + tokens, parameters.mismatch_penalty,
-                parameters.retrieval_threshold, parameters.latency_factor, tables.out)
+                tables.table, fixed, window[0], window[1], noise, stream, parameters.noise,
+                card_row, category, on_row, own_row, parameters.mismatch_penalty,
+                parameters.retrieval_threshold, parameters.latency_factor, tables.odds)
             if failed:
                 self.instance_failures += 1
                 outcome = _new_tuple(Outcome, (DEFAULT_ACTION, latency, 1, None,

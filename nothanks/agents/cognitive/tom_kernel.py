@@ -47,11 +47,13 @@ FIRST_ROWS = 64
 
 
 def _compile() -> SimpleNamespace | None:
+    from ...kernels import retrieval
     from ...search import tom_core
 
     if not tom_core.COMPILED:  # the core as plain Python: the reference is as fast
         return None
-    return SimpleNamespace(decide=tom_core.decide, decide_tom0=tom_core.decide_tom0)
+    return SimpleNamespace(decide=tom_core.decide, decide_tom0=tom_core.decide_tom0,
+                           window=retrieval.window)
 
 
 def compiled() -> SimpleNamespace | None:
@@ -75,8 +77,15 @@ def warm() -> None:
     # a ToM0 of one player with one instance: table rows takes, 3 categories, one card,
     # then 2 x 2 counts
     state = np.array([0, 0, 0, 1, 1, 1, 0, 1, 1, 4, 5, 7, 0, 1, 1], np.int64)
-    core.decide(state, np.zeros((9, 1)), np.zeros(1), np.zeros(1), 1.0, 0.0, 1.0,
-                np.empty((1, 3), np.int64))
+    core.decide(state, np.zeros((9, 1)), np.zeros(1), np.zeros(1), np.zeros(3, np.uint64),
+                0.1, 1.0, 0.0, 1.0, np.empty((1, 3), np.int64))
+    core.decide(state, np.zeros((9, 1)), np.zeros(1), np.empty(0), np.zeros(3, np.uint64),
+                0.1, 1.0, 0.0, 1.0, np.empty((1, 3), np.int64))
+    rows = np.zeros(1)
+    window, margin = core.window(rows, rows, rows, rows, rows, 1.0, 0.1, np.empty(1))
+    for noise in (np.zeros(1), np.empty(0)):
+        core.decide_tom0(np.zeros((9, 1)), rows, window, margin, noise,
+                         np.zeros(3, np.uint64), 0.1, 4, 0, 5, 7, 1.0, 0.0, 1.0, np.empty(1))
 
 
 def use(enabled: bool) -> None:
@@ -105,8 +114,10 @@ class ScoreTables:
         self._chunks = len(takes)
         self._takes = takes
         self.table = np.empty((0, len(takes)))
-        #: room for every scored chunk's activation (``tom_core.decide_tom0``'s ``out``)
+        #: room for every scored chunk's det (``kernels.retrieval.window``'s ``det``) and
+        #: for one draw's odds (``tom_core.decide_tom0``'s ``odds``)
         self.out = np.empty(len(takes))
+        self.odds = np.empty(1)
         self.rows = 0  # counts held per token slot
         self.on_start = CATEGORY_ROW + N_CATEGORIES + high_card - low_card + 1
         self.own_start = self.on_start
