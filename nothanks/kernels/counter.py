@@ -16,6 +16,8 @@ odds bounds the logarithm without computing it.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .compiling import jit_vectorized
@@ -57,12 +59,10 @@ def odds_at(key1, key2, position):
 
 
 @jit_vectorized
-def ln_odds(word):
-    """``ln`` of a positive normal double given as its bits ``word`` (int64; a scalar has
-    no bit view in numba, an array has), by fdlibm's reduction and polynomial: within one
-    ulp of the exact logarithm."""
-    k = (word >> 52) - 1023
-    mantissa = float(word & MANTISSA) * TWO_TO_MINUS_52
+def _ln_reduced(k, mantissa):
+    """fdlibm's logarithm of ``(1 + mantissa)·2^k`` (``mantissa`` in [0, 1): the stored
+    fraction bits): the reduction to ``1 + f`` in [√2/2, √2) and the polynomial, within
+    one ulp of the exact logarithm."""
     if mantissa > SQRT2_MINUS_1:
         f = (1.0 + mantissa) * 0.5 - 1.0
         k += 1
@@ -80,11 +80,27 @@ def ln_odds(word):
 
 
 @jit_vectorized
-def ln_odds_bound(word):
-    """An upper bound on ``ln`` of the positive normal double with bits ``word`` from its
-    binary exponent e alone (no logarithm): ``odds < 2^(e + 1)``, so
-    ``ln(odds) < (e + 1)·ln 2`` (the caller allows for :func:`ln_odds`'s last bit)."""
-    return float((word >> 52) - 1022) * LN2_UP
+def ln_odds(word):
+    """``ln`` of a positive normal double given as its bits ``word`` (int64): the form a
+    loop over an array's bit view vectorizes."""
+    return _ln_reduced((word >> 52) - 1023, float(word & MANTISSA) * TWO_TO_MINUS_52)
+
+
+@jit_vectorized
+def ln_of(odds):
+    """``ln`` of one positive normal double, the same bits as :func:`ln_odds` (numba has
+    no bit view of a scalar): ``frexp`` gives ``odds = m·2^e``, m in [½, 1), so the
+    exponent is ``e − 1`` and the stored fraction ``2m − 1``, both exact."""
+    m, e = math.frexp(odds)
+    return _ln_reduced(e - 1, 2.0 * m - 1.0)
+
+
+@jit_vectorized
+def ln_bound(odds):
+    """An upper bound on ``ln(odds)`` from the binary exponent alone (no logarithm):
+    ``odds < 2^e`` with ``e`` from ``frexp``, so ``ln(odds) < e·ln 2`` (the caller allows
+    for :func:`ln_odds`'s last bit)."""
+    return float(math.frexp(odds)[1]) * LN2_UP
 
 
 @jit_vectorized

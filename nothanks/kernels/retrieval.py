@@ -14,8 +14,8 @@ allows a margin (:func:`rounding_margin`) for the few ulps ``det_j + ε_j`` may 
 ``A_j``, so pruning never drops a chunk the eager retrieval could pick.
 
 The memory's stream advances by n all the same (the caller reserves the positions), so
-what comes after is unchanged. The noise drawn is kept (``noise`` with ``known``) for the
-next retrieval at the same model time (per-time noise).
+what comes after is unchanged. Nothing drawn is kept: a retrieval draws a few dozen
+hashes and a logarithm or two, cheaper than keeping them for the next.
 
 :func:`window` orders one query's chunks by ``det`` once, keeping those within
 ``2·s·36.74`` of the top (no chunk below can beat the top's activation);
@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from .compiling import jit
-from .counter import ln_odds, ln_odds_bound, odds_at
+from .counter import ln_bound, ln_of, odds_at
 from .stream import MAX_LN_ODDS
 
 #: The relative size of the margin pruning allows for rounding (``rounding_margin``): the
@@ -38,52 +38,78 @@ ROUNDING = 1e-12
 
 
 @jit
-def rounding_margin(largest, scale):
-    """What pruning adds to an upper bound: ``ROUNDING`` times the largest magnitude
-    (``largest``: of any base level, det and the noise bound) and the noise scale."""
-    return ROUNDING * (largest + scale * MAX_LN_ODDS + 1.0)
+def rounding_margin(base_extent, top, scale):
+    """What pruning adds to an upper bound for rounding: ``ROUNDING`` times the largest
+    magnitude an activation's additions can involve, from ``base_extent`` (the largest
+    ``|B_j|``), the top det and the noise bound (every chunk that can win has a det
+    within twice the noise bound of ``top``)."""
+    return ROUNDING * (base_extent + 6.0 * abs(top) + 9.0 * scale * MAX_LN_ODDS + 1.0)
+
+
+#: An activation's bits as an integer that orders as the activation does (negative
+#: values' other bits flipped): the largest is found by an integer reduction, which the
+#: compiler vectorizes (a float maximum it leaves as a chain of comparisons, each waiting
+#: for the last). ±0 order apart here, but the first index holding the best is searched
+#: by float equality, as NumPy's argmax compares.
+_MAGNITUDE = 0x7FFFFFFFFFFFFFFF
+_KEY_OF_MINUS_INF = -0x7FF0000000000001  # 0xFFF0... with its magnitude flipped
+_KEY_OF_INF = 0x7FF0000000000000
 
 
 @jit
-def _draw(i, noise, known, key1, key2, first, scale, odds, words):
-    """The noise of chunk ``i`` (:func:`lazy_best` says where it comes from)."""
-    if noise.shape[0] != 0 and (known.shape[0] == 0 or known[i]):
-        return noise[i]
-    odds[0] = odds_at(key1, key2, first + np.uint64(i))
-    value = scale * ln_odds(words[0])
-    if noise.shape[0] != 0:
-        noise[i] = value
-        known[i] = 1
-    return value
+def first_best(values, scratch):
+    """NumPy's ``argmax`` of ``values`` with its value: the first maximum, or the first NaN
+    if there is one (an integer reduction the compiler vectorizes, then a search);
+    ``scratch``: room for one int64."""
+    count = values.shape[0]
+    keys = values.view(np.int64)
+    top = -_MAGNITUDE - 1
+    low = _MAGNITUDE
+    for i in range(count):
+        bits = keys[i]
+        key = bits ^ ((bits >> 63) & _MAGNITUDE)
+        top = key if key > top else top
+        low = key if key < low else low
+    if top > _KEY_OF_INF or low < _KEY_OF_MINUS_INF:  # a NaN: the first one
+        for i in range(count):
+            if values[i] != values[i]:
+                return i, values[i]
+    scratch[0] = top ^ ((top >> 63) & _MAGNITUDE)
+    best = scratch.view(np.float64)[0]
+    for i in range(count):
+        if values[i] == best:
+            return i, values[i]
+    return 0, values[0]
 
 
 @jit
-def _contender(i, det_i, bar, noise, known, key1, key2, first, scale, odds, words):
-    """Chunk ``i``'s noise if it may still reach ``bar`` (its activation's upper bound
-    ``det_i`` + noise bound is not below), else NaN; an unknown draw is hashed first and
-    its logarithm taken only if the odds' exponent does not already rule it out."""
-    if noise.shape[0] != 0 and (known.shape[0] == 0 or known[i]):
-        return noise[i]
-    odds[0] = odds_at(key1, key2, first + np.uint64(i))
-    word = words[0]
-    if det_i + scale * ln_odds_bound(word) < bar:
+def _draw(key1, key2, first, i, scale):
+    """Chunk ``i``'s noise: the stream's value at ``first + i`` times ``scale`` (scalars
+    only: a compiled call passing arrays pays for their reference counts)."""
+    return scale * ln_of(odds_at(key1, key2, first + np.uint64(i)))
+
+
+@jit
+def _draw_reaching(key1, key2, first, i, scale, det_i, bar):
+    """Chunk ``i``'s noise if ``det_i`` plus it may reach ``bar``, else NaN: the odds are
+    hashed, and their logarithm taken only if their exponent does not rule it out."""
+    odds = odds_at(key1, key2, first + np.uint64(i))
+    if det_i + scale * ln_bound(odds) < bar:
         return math.nan
-    value = scale * ln_odds(word)
-    if noise.shape[0] != 0:
-        noise[i] = value
-        known[i] = 1
-    return value
+    return scale * ln_of(odds)
 
 
 @jit
-def _eager(base, by_category, by_card, on_card, owned, penalty, noise, known, key1, key2,
-           first, scale, odds, words):
+def _eager(base, by_category, by_card, on_card, owned, penalty, noise, key1, key2, first,
+           scale):
     """Every chunk's activation, then NumPy's ``argmax`` (the first NaN, else the first
-    maximum): for the rare retrieval whose det holds a NaN."""
+    maximum): for the rare retrieval whose det holds a NaN or no finite value."""
+    given = noise.shape[0] != 0
     best = 0
     top = -math.inf
     for i in range(base.shape[0]):
-        value = (base[i] + _draw(i, noise, known, key1, key2, first, scale, odds, words)) + (
+        drawn = noise[i] if given else _draw(key1, key2, first, i, scale)
+        value = (base[i] + drawn) + (
             ((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
         if value != value:
             return i, value
@@ -94,46 +120,36 @@ def _eager(base, by_category, by_card, on_card, owned, penalty, noise, known, ke
 
 
 @jit
-def lazy_best(base, by_category, by_card, on_card, owned, penalty, noise, known, key1, key2,
-              first, scale, det, odds):
+def lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, noise, key1,
+              key2, first, scale, det):
     """The eager retrieval's (first best index, its activation) over every chunk, with
     ``A_j = (base_j + ε_j) + (((by_category_j + by_card_j) + on_card_j) + owned_j)·penalty``.
 
-    Noise: chunk j's draw is the value at position ``first + j`` (uint64) of the counter
-    stream keyed ``(key1, key2)``, times ``scale`` (> 0). ``noise`` empty: drawn when
-    needed, nothing kept; else ``known`` empty: ``noise`` holds every draw; else
-    ``noise[j]`` holds it where ``known[j]``, and the others are drawn when needed and
-    kept there.
-    ``det``: room for n values; ``odds``: room for one."""
+    Noise: ``noise`` holds every chunk's draw, or is empty: then chunk j's draw is the
+    value at position ``first + j`` (uint64) of the counter stream keyed
+    ``(key1, key2)``, times ``scale`` (> 0), computed only where needed.
+    ``base_extent``: the largest finite ``|base_j|`` (or more); ``det``: room for n
+    values."""
     count = base.shape[0]
-    words = odds.view(np.int64)
-    top = -math.inf
-    top_index = -1
-    largest = 0.0
-    undefined = False
+    given = noise.shape[0] != 0
     for i in range(count):
-        value = base[i] + (((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
-        det[i] = value
-        undefined |= value != value
-        if value > top:
-            top = value
-            top_index = i
-        largest = max(largest, abs(value), abs(base[i]))
-    if undefined or top_index < 0 or math.isinf(top):  # NaN, or no finite best: eagerly
-        return _eager(base, by_category, by_card, on_card, owned, penalty, noise, known,
-                      key1, key2, first, scale, odds, words)
-    best = top_index
-    activation = (base[best] + _draw(best, noise, known, key1, key2, first, scale, odds,
-                                     words)) + (((by_category[best] + by_card[best])
-                                                 + on_card[best]) + owned[best]) * penalty
-    margin = rounding_margin(largest, scale)
+        det[i] = base[i] + (((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
+    best, top = first_best(det[:count], np.empty(1, np.int64))
+    if top != top or math.isinf(top):  # NaN, or no finite best: eagerly
+        return _eager(base, by_category, by_card, on_card, owned, penalty, noise, key1, key2,
+                      first, scale)
+    top_index = best
+    drawn = noise[best] if given else _draw(key1, key2, first, best, scale)
+    activation = (base[best] + drawn) + (
+        ((by_category[best] + by_card[best]) + on_card[best]) + owned[best]) * penalty
+    margin = rounding_margin(base_extent, top, scale)
     reach = scale * MAX_LN_ODDS + margin
     for i in range(count):
         det_i = det[i]
         if det_i + reach < activation or i == top_index:
             continue
-        drawn = _contender(i, det_i + margin, activation, noise, known, key1, key2, first,
-                           scale, odds, words)
+        drawn = noise[i] if given else _draw_reaching(key1, key2, first, i, scale,
+                                                      det_i + margin, activation)
         if drawn != drawn:
             continue
         value = (base[i] + drawn) + (
@@ -145,25 +161,19 @@ def lazy_best(base, by_category, by_card, on_card, owned, penalty, noise, known,
 
 
 @jit
-def window(base, by_category, by_card, on_card, owned, penalty, scale, det):
+def window(base, base_extent, by_category, by_card, on_card, owned, penalty, scale, det):
     """One query's candidates for :func:`windowed_best`: the chunks whose det lies within
-    ``2·s·36.74`` (plus :func:`rounding_margin`) of the top det, ordered by det from the
-    top (ties by index), as (one int64 array: their indices, then their det's bits; the
-    :func:`rounding_margin` used). A chunk below that cannot beat the top chunk's
-    activation whatever the noise. Empty when some det is NaN or none is finite (then
-    :func:`windowed_best` retrieves eagerly). ``det``: room for n values."""
+    twice the noise bound (and :func:`rounding_margin`) of the top det, ordered by det
+    from the top (ties by index), as (one int64 array: their indices, then their det's
+    bits; the :func:`rounding_margin` used). A chunk below that cannot beat the top
+    chunk's activation whatever the noise. Empty when some det is NaN or none is finite
+    (then :func:`windowed_best` retrieves eagerly). ``det``: room for n values."""
     count = base.shape[0]
-    top = -math.inf
-    largest = 0.0
-    undefined = False
     for i in range(count):
-        value = base[i] + (((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
-        det[i] = value
-        undefined |= value != value
-        top = max(top, value)
-        largest = max(largest, abs(value), abs(base[i]))
-    margin = rounding_margin(largest, scale)
-    if undefined or math.isinf(top):
+        det[i] = base[i] + (((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
+    _, top = first_best(det[:count], np.empty(1, np.int64))
+    margin = rounding_margin(base_extent, top, scale)
+    if top != top or math.isinf(top):
         return np.empty(0, np.int64), margin
     floor = top - 2.0 * (scale * MAX_LN_ODDS + margin)
     inside = np.flatnonzero(det[:count] >= floor)
@@ -179,28 +189,28 @@ def window(base, by_category, by_card, on_card, owned, penalty, scale, det):
 
 @jit
 def windowed_best(packed, margin, base, by_category, by_card, on_card, owned, penalty,
-                  noise, known, key1, key2, first, scale, odds):
+                  noise, key1, key2, first, scale):
     """:func:`lazy_best` over a query's :func:`window` (``packed`` and the ``margin`` it
     was made with): the same (first best index, activation), scanning from the top det
     and stopping at the first chunk that cannot win; an empty window retrieves eagerly."""
-    words = odds.view(np.int64)
+    given = noise.shape[0] != 0
     size = packed.shape[0] // 2
     if size == 0:
-        return _eager(base, by_category, by_card, on_card, owned, penalty, noise, known,
-                      key1, key2, first, scale, odds, words)
+        return _eager(base, by_category, by_card, on_card, owned, penalty, noise, key1, key2,
+                      first, scale)
     dets = packed[size:].view(np.float64)
     best = packed[0]
-    activation = (base[best] + _draw(best, noise, known, key1, key2, first, scale, odds,
-                                     words)) + (((by_category[best] + by_card[best])
-                                                 + on_card[best]) + owned[best]) * penalty
+    drawn = noise[best] if given else _draw(key1, key2, first, best, scale)
+    activation = (base[best] + drawn) + (
+        ((by_category[best] + by_card[best]) + on_card[best]) + owned[best]) * penalty
     reach = scale * MAX_LN_ODDS + margin
     for w in range(1, size):
         det_i = dets[w]
         if det_i + reach < activation:
             break
         i = packed[w]
-        drawn = _contender(i, det_i + margin, activation, noise, known, key1, key2, first,
-                           scale, odds, words)
+        drawn = noise[i] if given else _draw_reaching(key1, key2, first, i, scale,
+                                                      det_i + margin, activation)
         if drawn != drawn:
             continue
         value = (base[i] + drawn) + (

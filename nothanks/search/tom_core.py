@@ -77,20 +77,26 @@ def _retrieved(table, best, top, tau, factor):
 
 
 @jit
-def decide_tom0(table, base, window, margin, noise, stream, scale, card_row, category,
-                on_row, own_row, penalty, tau, factor, odds):
+def decide_tom0(table, base, base_extent, window, margin, noise, stream, scale, card_row,
+                category, on_row, own_row, penalty, tau, factor, det):
     """A decision of ToM0 itself (a model of order 0): the one retrieval :func:`reason`
     makes at level 0, with its state given as the score table's rows (``category`` its
     index among the categories), without the recursion's set-up: (takes, latency,
     failed). The retrieval is ``kernels.retrieval.windowed_best`` over the query's
-    ``window`` and ``margin`` (``kernels.retrieval.window``); its noise the per-time
-    noise: ``noise`` when drawn already, else (``noise`` empty) drawn as needed at the
-    positions reserved for it, ``stream`` = (key1, key2, first position), times
-    ``scale``; ``odds``: room for one value."""
-    best, top = windowed_best(
-        window, margin, base, table[CATEGORY_ROW + category], table[card_row],
-        table[on_row], table[own_row], penalty, noise, np.empty(0, np.uint8), stream[0], stream[1],
-        stream[2], scale, odds)
+    ``window`` and ``margin`` (``kernels.retrieval.window``), or with an empty window
+    ``lazy_best`` (``base_extent``: the largest finite ``|base level|``); its noise the
+    per-time noise: ``noise`` when drawn already, else (``noise`` empty) drawn as needed
+    at the positions reserved for it, ``stream`` = (key1, key2, first position), times
+    ``scale``; ``det``: room for every chunk's det."""
+    by_category = table[CATEGORY_ROW + category]
+    if window.shape[0] == 0:
+        best, top = lazy_best(base, base_extent, by_category, table[card_row],
+                              table[on_row], table[own_row], penalty, noise, stream[0],
+                              stream[1], stream[2], scale, det)
+    else:
+        best, top = windowed_best(window, margin, base, by_category, table[card_row],
+                                  table[on_row], table[own_row], penalty, noise, stream[0],
+                                  stream[1], stream[2], scale)
     return _retrieved(table, best, top, tau, factor)
 
 
@@ -109,9 +115,10 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
     it; ``all_pass``: several counts pass when all pass (else any); ``root_takes`` >= 0:
     the root's ToM0 action given (1: take; nothing retrieved), -1: asked.
 
-    ToM0 comes from ``retrieval`` = (score table, base levels, noise, stream, noise
-    scale, card row, first row of the tokens on the card, first row of the tokens owned,
-    mismatch penalty, threshold, latency factor): a retrieval
+    ToM0 comes from ``retrieval`` = (score table, base levels, the largest finite
+    ``|base level|``, noise, stream, noise scale, card row, first row of the tokens on
+    the card, first row of the tokens owned, mismatch penalty, threshold, latency
+    factor): a retrieval
     (``kernels.retrieval.lazy_best``), kept per state for the decision (per-time noise:
     ``noise`` holds every draw, or is empty and the draws are made as needed at the
     ``stream``'s positions, (key1, key2, first position)). With ``retrieval`` None it
@@ -131,8 +138,8 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
     frames = np.zeros((depth, at_latency + 2), np.int64)
     latencies = frames.view(np.float64)
     if retrieval is not None:
-        (table, base, noise, stream, scale, card_row, on_start, own_start, penalty, tau,
-         factor) = retrieval
+        (table, base, base_extent, noise, stream, scale, card_row, on_start, own_start,
+         penalty, tau, factor) = retrieval
         rows = own_start - on_start
         # ToM0's retrievals of this decision by state (per-time noise: the same state
         # retrieves the same), (takes, latency, failed) each
@@ -142,14 +149,6 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
         memo_size = 0
         chunks = base.shape[0]
         det = np.empty(chunks)
-        odds = np.empty(1)
-        # the per-time noise: drawn already (every draw in ``noise``), or drawn here as
-        # the retrievals need it and kept for the next (``drawn`` marks which)
-        if noise.shape[0] == 0:
-            noise = np.empty(chunks)
-            drawn = np.zeros(chunks, np.uint8)
-        else:
-            drawn = np.empty(0, np.uint8)  # (empty: ``noise`` holds every draw)
     for p in range(players):
         frames[0, at_assumed + p] = counts[p]
         for c in range(width):
@@ -195,9 +194,9 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
                     failed = memo_values[known, 2] != 0.0
                 else:
                     best, top = lazy_best(
-                        base, table[CATEGORY_ROW + category], table[card_row],
+                        base, base_extent, table[CATEGORY_ROW + category], table[card_row],
                         table[on_start + on], table[own_start + held], penalty, noise,
-                        drawn, stream[0], stream[1], stream[2], scale, det, odds)
+                        stream[0], stream[1], stream[2], scale, det)
                     tom0, latency, failed = _retrieved(table, best, top, tau, factor)
                     if memo_size < kept:
                         memo_keys[memo_size] = key
@@ -292,7 +291,8 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
 
 
 @jit
-def decide(state, table, base, noise, stream, scale, penalty, tau, factor, predictions):
+def decide(state, table, base, base_extent, noise, stream, scale, penalty, tau, factor,
+           predictions):
     """A model's decision (:func:`reason` with ToM0 retrieved), its inputs packed in one
     array (a compiled call costs ~40 ns per argument): (takes, latency, failures, ToM0
     takes, ToM0 failed, taker or -1, predicted count, rows needed). Rows needed > 0: a
@@ -323,6 +323,6 @@ def decide(state, table, base, noise, stream, scale, penalty, tau, factor, predi
         return False, 0.0, 0, False, False, -1, 0, needed + 1
     result = reason(level, seat, on_card, tokens, self_seat, state[7] != 0, state[8] != 0,
                     -1, categories, counts, world, _NO_PROBABILITIES,
-                    (table, base, noise, stream, scale, card_row, on_start, own_start,
-                     penalty, tau, factor), predictions)
+                    (table, base, base_extent, noise, stream, scale, card_row, on_start,
+                     own_start, penalty, tau, factor), predictions)
     return (result[0], result[1], result[2], result[3], result[4], result[5], result[6], 0)

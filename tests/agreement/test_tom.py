@@ -203,7 +203,7 @@ def test_a_count_beyond_the_score_tables_asks_for_more_rows():
     state = np.array([0, 0, 5, 1, 1, 1, 0, 1, 1, 4, 5, 7, 0, 1, 1], np.int64)
 
     def decide():
-        return tom_core.decide(state, np.zeros((9, 1)), np.zeros(1), np.zeros(1),
+        return tom_core.decide(state, np.zeros((9, 1)), np.zeros(1), 0.0, np.zeros(1),
                                np.zeros(3, np.uint64), 0.1, 1.0, 0.0, 1.0,
                                np.empty((1, 3), np.int64))
     assert decide()[-1] == 6

@@ -65,9 +65,24 @@ def _noise_value(text: str | float) -> float:
 #: The per-time noise not drawn yet, and the stream of noise drawn already (``_noise_now``).
 _NOT_DRAWN = np.empty(0)
 _NO_STREAM = np.zeros(3, np.uint64)
-#: ToM0 queries whose windows a model keeps (``kernels.retrieval.window``: each a few
-#: dozen to a few hundred chunks, 16 bytes each); past this many they are made anew.
+#: ToM0 queries whose windows a model keeps (``kernels.retrieval.window``: each at most
+#: every instance, 16 bytes each); past this many they are made anew.
 WINDOWS_KEPT = 20_000
+#: A query seen once: no window made yet (``tom_core.decide_tom0`` retrieves without).
+_NO_WINDOW = (np.empty(0, np.int64), 0.0)
+
+
+class _CoreInputs(NamedTuple):
+    """What the compiled core reads of a model, unchanged until a chunk or setting does:
+    the core, the score tables, the base levels, the largest finite ``|base level|``,
+    the memory's parameters and the ToM0 queries' windows (query -> window)."""
+
+    core: object
+    tables: tom_kernel.ScoreTables
+    base: np.ndarray
+    base_extent: float
+    parameters: object
+    windows: dict
 
 
 class Belief(NamedTuple):
@@ -442,16 +457,15 @@ class ToMAgent(Agent):
                                             outcome.node, list(recalls))
         return outcome.action
 
-    def _compiled_inputs(self, rows: int) -> tuple | None:
-        """What the compiled core reads from the instance memory now: (the core, score
-        tables holding counts below ``rows``, base levels, the per-time noise, the
-        memory's parameters); None when the core cannot take this memory (no kernels, no
-        noise or noise per retrieval, no instances, an instance learned at this very
-        time, requests not all scored). Learned instances (``learning-tom``) enter with
-        their base levels now; the score tables are remade when the memory holds other
-        chunks than when they were made. The noise is the memory's own for this time, or
-        None when no retrieval has drawn it yet (:meth:`_noise_now` draws it: the same
-        draws either way)."""
+    def _compiled_inputs(self, rows: int) -> tuple[_CoreInputs, np.ndarray | None] | None:
+        """What the compiled core reads from the instance memory now: (:class:`_CoreInputs`
+        with score tables holding counts below ``rows``, the per-time noise); None when
+        the core cannot take this memory (no kernels, no noise or noise per retrieval, no
+        instances, an instance learned at this very time, requests not all scored).
+        Learned instances (``learning-tom``) enter with their base levels now; the score
+        tables are remade when the memory holds other chunks than when they were made.
+        The noise is the memory's own for this time, or None when no retrieval has drawn
+        it yet (:meth:`_noise_now` reserves or draws it: the same draws either way)."""
         compiled = tom_kernel.compiled()
         memory = self._instance_dm
         _, count, parameters, noise = memory.compiled_view  # read once per decision
@@ -460,9 +474,9 @@ class ToMAgent(Agent):
         kept = self._kept_inputs
         if (kept is not None and compiled is not None and kept[0] == count
                 and kept[1] is parameters and not memory.learned_count
-                and kept[2] == memory.mismatch_version and rows <= kept[3].rows):
+                and kept[2] == memory.mismatch_version and rows <= kept[3].tables.rows):
             # nothing checked below has changed since: the same tables and base levels
-            return compiled, kept[3], kept[4], noise, parameters, kept[5]
+            return kept[3], noise
         if (compiled is None or parameters.noise <= 0 or count == 0
                 or parameters.noise_mode != "per_time"):  # (the mode may change after start)
             return None
@@ -485,11 +499,13 @@ class ToMAgent(Agent):
             self._score_tables = tables
         if rows > tables.rows and not tables.grow(rows):
             return None
-        windows: dict = {}  # the ToM0 queries' windows (ToM0 decisions, below)
+        finite = fixed[np.isfinite(fixed)]
+        inputs = _CoreInputs(compiled, tables, fixed,
+                             float(np.abs(finite).max()) if len(finite) else 0.0,
+                             parameters, {})
         if not memory.learned_count:  # what stays true until a chunk or setting changes
-            self._kept_inputs = (count, parameters, memory.mismatch_version, tables, fixed,
-                                 windows)
-        return compiled, tables, fixed, noise, parameters, windows
+            self._kept_inputs = (count, parameters, memory.mismatch_version, inputs)
+        return inputs, noise
 
     def _noise_now(self, noise: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """The per-time noise for the compiled core, from ``noise`` of
@@ -514,7 +530,7 @@ class ToMAgent(Agent):
         tokens = view.own_tokens
         if tokens == 0:
             return _MUST_TAKE_OUTCOME  # as _reason: no retrieval, no noise drawn
-        compiled, tables, fixed, noise, parameters, _ = inputs
+        (compiled, tables, fixed, extent, parameters, _), noise = inputs
         noise, stream = self._noise_now(noise)
         # the packed state (tom_core.decide): its head, each seat's category of the card,
         # each seat's count of assumed counts, then the counts, ``width`` rows of one per
@@ -537,7 +553,7 @@ class ToMAgent(Agent):
                               tables.card_row(card), tables.on_start, tables.own_start,
                               *tail], dtype=np.int64)
             (take, latency, failures, tom0_takes, failed, taker, predicted,
-             needed) = compiled.decide(state, tables.table, fixed, noise, stream,
+             needed) = compiled.decide(state, tables.table, fixed, extent, noise, stream,
                                        parameters.noise, parameters.mismatch_penalty,
                                        parameters.retrieval_threshold,
                                        parameters.latency_factor, predictions)
@@ -567,28 +583,33 @@ class ToMAgent(Agent):
             inputs = self._compiled_inputs((on_card if on_card > tokens else tokens) + 1)
             if inputs is None:
                 return None
-            compiled, tables, fixed, noise, parameters, windows = inputs
+            (compiled, tables, fixed, extent, parameters, windows), noise = inputs
             card = view.card
             cards = view.cards[view.seat]
             category = (card - 1 in cards) + (card + 1 in cards)
             card_row = tables.card_row(card)
             on_row = tables.on_start + on_card
             own_row = tables.own_start + tokens
+            # the query's window, made when the query comes again (the same until the
+            # tables or base levels change); the first time the core retrieves without one
             query = (card, category, on_card, tokens)
             window = windows.get(query)
-            if window is None:  # (the same until the tables or base levels change)
+            if window is None:
                 if len(windows) >= WINDOWS_KEPT:
                     windows.clear()
+                window = windows[query] = _NO_WINDOW
+            elif window is _NO_WINDOW:
                 table = tables.table
                 window = windows[query] = compiled.window(
-                    fixed, table[tom_kernel.CATEGORY_ROW + category], table[card_row],
+                    fixed, extent, table[tom_kernel.CATEGORY_ROW + category], table[card_row],
                     table[on_row], table[own_row], parameters.mismatch_penalty,
                     parameters.noise, tables.out)
             noise, stream = self._noise_now(noise)
             take, latency, failed = compiled.decide_tom0(
-                tables.table, fixed, window[0], window[1], noise, stream, parameters.noise,
-                card_row, category, on_row, own_row, parameters.mismatch_penalty,
-                parameters.retrieval_threshold, parameters.latency_factor, tables.odds)
+                tables.table, fixed, extent, window[0], window[1], noise, stream,
+                parameters.noise, card_row, category, on_row, own_row,
+                parameters.mismatch_penalty, parameters.retrieval_threshold,
+                parameters.latency_factor, tables.out)
             if failed:
                 self.instance_failures += 1
                 outcome = _new_tuple(Outcome, (DEFAULT_ACTION, latency, 1, None,

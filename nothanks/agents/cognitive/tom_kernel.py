@@ -77,15 +77,16 @@ def warm() -> None:
     # a ToM0 of one player with one instance: table rows takes, 3 categories, one card,
     # then 2 x 2 counts
     state = np.array([0, 0, 0, 1, 1, 1, 0, 1, 1, 4, 5, 7, 0, 1, 1], np.int64)
-    core.decide(state, np.zeros((9, 1)), np.zeros(1), np.zeros(1), np.zeros(3, np.uint64),
-                0.1, 1.0, 0.0, 1.0, np.empty((1, 3), np.int64))
-    core.decide(state, np.zeros((9, 1)), np.zeros(1), np.empty(0), np.zeros(3, np.uint64),
-                0.1, 1.0, 0.0, 1.0, np.empty((1, 3), np.int64))
-    rows = np.zeros(1)
-    window, margin = core.window(rows, rows, rows, rows, rows, 1.0, 0.1, np.empty(1))
+    stream = np.zeros(3, np.uint64)
     for noise in (np.zeros(1), np.empty(0)):
-        core.decide_tom0(np.zeros((9, 1)), rows, window, margin, noise,
-                         np.zeros(3, np.uint64), 0.1, 4, 0, 5, 7, 1.0, 0.0, 1.0, np.empty(1))
+        core.decide(state, np.zeros((9, 1)), np.zeros(1), 0.0, noise, stream, 0.1, 1.0, 0.0,
+                    1.0, np.empty((1, 3), np.int64))
+    rows = np.zeros(1)
+    made = core.window(rows, 0.0, rows, rows, rows, rows, 1.0, 0.1, np.empty(1))
+    for window, margin in (made, (np.empty(0, np.int64), 0.0)):
+        for noise in (np.zeros(1), np.empty(0)):
+            core.decide_tom0(np.zeros((9, 1)), rows, 0.0, window, margin, noise, stream, 0.1,
+                             4, 0, 5, 7, 1.0, 0.0, 1.0, np.empty(1))
 
 
 def use(enabled: bool) -> None:
@@ -114,10 +115,8 @@ class ScoreTables:
         self._chunks = len(takes)
         self._takes = takes
         self.table = np.empty((0, len(takes)))
-        #: room for every scored chunk's det (``kernels.retrieval.window``'s ``det``) and
-        #: for one draw's odds (``tom_core.decide_tom0``'s ``odds``)
+        #: room for every scored chunk's det (``kernels.retrieval.window``'s ``det``)
         self.out = np.empty(len(takes))
-        self.odds = np.empty(1)
         self.rows = 0  # counts held per token slot
         self.on_start = CATEGORY_ROW + N_CATEGORIES + high_card - low_card + 1
         self.own_start = self.on_start
