@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from .compiling import jit
-from .counter import ln_bound, ln_of, odds_at
+from .counter import ln_bound, ln_of, logistic, odds_at
 from .stream import MAX_LN_ODDS
 
 #: The relative size of the margin pruning allows for rounding (``rounding_margin``): the
@@ -100,23 +100,23 @@ def _draw_reaching(key1, key2, first, i, scale, det_i, bar):
 
 
 @jit
-def _eager(base, by_category, by_card, on_card, owned, penalty, noise, key1, key2, first,
-           scale):
-    """Every chunk's activation, then NumPy's ``argmax`` (the first NaN, else the first
-    maximum): for the rare retrieval whose det holds a NaN or no finite value."""
-    given = noise.shape[0] != 0
-    best = 0
-    top = -math.inf
-    for i in range(base.shape[0]):
-        drawn = noise[i] if given else _draw(key1, key2, first, i, scale)
-        value = (base[i] + drawn) + (
+def eager_best(base, by_category, by_card, on_card, owned, penalty, noise, out):
+    """The eager retrieval itself, with ``noise`` holding every chunk's draw: every
+    activation into ``out``, then NumPy's ``argmax`` (:func:`first_best`)."""
+    count = base.shape[0]
+    for i in range(count):
+        out[i] = (base[i] + noise[i]) + (
             ((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
-        if value != value:
-            return i, value
-        if value > top or i == 0:
-            top = value
-            best = i
-    return best, top
+    return first_best(out[:count], np.empty(1, np.int64))
+
+
+@jit
+def _eager(base, by_category, by_card, on_card, owned, penalty, noise, key1, key2, first,
+           scale, out):
+    """:func:`eager_best`, the noise drawn first when not given."""
+    if noise.shape[0] == 0:
+        noise = logistic(key1, key2, first, scale, np.empty(base.shape[0]))
+    return eager_best(base, by_category, by_card, on_card, owned, penalty, noise, out)
 
 
 @jit
@@ -132,12 +132,14 @@ def lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, 
     values."""
     count = base.shape[0]
     given = noise.shape[0] != 0
+    if given:  # nothing to save: the eager pass
+        return eager_best(base, by_category, by_card, on_card, owned, penalty, noise, det)
     for i in range(count):
         det[i] = base[i] + (((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
     best, top = first_best(det[:count], np.empty(1, np.int64))
     if top != top or math.isinf(top):  # NaN, or no finite best: eagerly
         return _eager(base, by_category, by_card, on_card, owned, penalty, noise, key1, key2,
-                      first, scale)
+                      first, scale, det)
     top_index = best
     drawn = noise[best] if given else _draw(key1, key2, first, best, scale)
     activation = (base[best] + drawn) + (
@@ -197,7 +199,7 @@ def windowed_best(packed, margin, base, by_category, by_card, on_card, owned, pe
     size = packed.shape[0] // 2
     if size == 0:
         return _eager(base, by_category, by_card, on_card, owned, penalty, noise, key1, key2,
-                      first, scale)
+                      first, scale, np.empty(base.shape[0]))
     dets = packed[size:].view(np.float64)
     best = packed[0]
     drawn = noise[best] if given else _draw(key1, key2, first, best, scale)

@@ -39,6 +39,7 @@ import math
 import numpy as np
 
 from ..kernels.compiling import COMPILED, jit
+from ..kernels.counter import logistic
 from ..kernels.retrieval import lazy_best, windowed_best
 from ..rules.scoring import CATEGORY_BY_NEIGHBOURS
 
@@ -64,6 +65,10 @@ _FIELDS = 13
 # what the frame on top does next
 _ENTER, _NEXT, _PROJECT, _RETURNED, _FINISH = range(5)
 _MEMO = 256  # ToM0 states kept per decision (beyond: retrieved again, the same result)
+#: Retrievals a decision makes lazily (``kernels.retrieval.lazy_best``) before it draws
+#: every instance's noise at once: each lazy retrieval hashes the few dozen instances
+#: that can win but passes over all of them twice more than an eager one.
+EAGER_AFTER = 3
 #: The probability table a decision with ToM0 retrieved passes (never read).
 _NO_PROBABILITIES = np.zeros((1, 1, 1))
 
@@ -149,6 +154,9 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
         memo_size = 0
         chunks = base.shape[0]
         det = np.empty(chunks)
+        # the noise not given: drawn lazily for the first retrievals, then all at once
+        drawn = np.empty(chunks if noise.shape[0] == 0 else 0)
+        drawn_all = False
     for p in range(players):
         frames[0, at_assumed + p] = counts[p]
         for c in range(width):
@@ -193,10 +201,16 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
                     latency = memo_values[known, 1]
                     failed = memo_values[known, 2] != 0.0
                 else:
+                    if memo_size == EAGER_AFTER and not drawn_all:
+                        # many retrievals: every instance's noise once is cheaper (the
+                        # same positions, the same draws)
+                        logistic(stream[0], stream[1], stream[2], scale, drawn)
+                        drawn_all = True
                     best, top = lazy_best(
                         base, base_extent, table[CATEGORY_ROW + category], table[card_row],
-                        table[on_start + on], table[own_start + held], penalty, noise,
-                        stream[0], stream[1], stream[2], scale, det)
+                        table[on_start + on], table[own_start + held], penalty,
+                        drawn if drawn_all else noise, stream[0], stream[1], stream[2],
+                        scale, det)
                     tom0, latency, failed = _retrieved(table, best, top, tau, factor)
                     if memo_size < kept:
                         memo_keys[memo_size] = key
