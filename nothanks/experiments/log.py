@@ -65,13 +65,26 @@ def load(path: str | Path | Sequence[str | Path], *, allow_incomplete: bool = Fa
     Raises :class:`LogError` naming the file, column or row on any schema violation,
     and, unless ``allow_incomplete``, when games are missing (an interrupted run).
     """
-    paths = [path] if isinstance(path, str | Path) else list(path)
-    loaded = [_load_one(d, allow_incomplete) for p in paths for d in experiment_dirs(p)]
+    loaded = _load_arrow(path, allow_incomplete)
     tables = {}
     for name in TABLES:
         parts = [t[name] for t in loaded]
         tables[name] = to_pandas(pa.concat_tables(parts))
     return Log(**tables)
+
+
+def check(path: str | Path | Sequence[str | Path], *, allow_incomplete: bool = False
+          ) -> None:
+    """Validate as :func:`load` does, without making DataFrames (``nothanks verify``);
+    raises the same :class:`LogError`."""
+    _load_arrow(path, allow_incomplete)
+
+
+def _load_arrow(path: str | Path | Sequence[str | Path], allow_incomplete: bool
+                ) -> list[dict[str, pa.Table]]:
+    """The validated Arrow tables of every experiment directory of ``path``."""
+    paths = [path] if isinstance(path, str | Path) else list(path)
+    return [_load_one(d, allow_incomplete) for p in paths for d in experiment_dirs(p)]
 
 
 def _load_one(path: Path, allow_incomplete: bool) -> dict[str, pa.Table]:

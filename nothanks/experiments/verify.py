@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 
 from ..files import release_lock
 from ..outputs import STAGING, UPDATE_SHIPPED, committed_files
-from .log import load
+from .log import check as check_log
 from .schema import LogError
 from .store import (
     COMMAND_KEY,
@@ -55,13 +55,19 @@ _INSIDE = {DAMAGED, PARTS}
 
 @dataclass
 class VerifyReport:
-    """What was found in one folder, and the command that repairs it."""
+    """What was found in one folder, and the command that repairs it.
+
+    ``problems`` make the folder fail; ``notes`` need no repair but ask for attention
+    (unfinished games, checksums an older nothanks did not record, files set aside);
+    ``summary`` says what the folder holds, on the head line (e.g. "all 24 games
+    finished"). A folder that is fine has neither problems nor notes."""
 
     path: Path
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     repair: str = ""
     kind: str = "run"
+    summary: str = ""
 
     @property
     def ok(self) -> bool:
@@ -72,7 +78,8 @@ class VerifyReport:
         """The report as text: a head line, one line per problem and note, and the
         repair command when there are problems."""
         state = "OK" if self.ok else f"{len(self.problems)} problem(s)"
-        head = f"{self.path} ({self.kind}): {state}"
+        head = f"{self.path} ({self.kind}): {state}" + (f"; {self.summary}" if self.summary
+                                                        else "")
         lines = [head, *(f"  - {p}" for p in self.problems), *(f"  · {n}" for n in self.notes)]
         if self.repair and not self.ok:
             lines.append(f"  repair: {self.repair}")
@@ -140,14 +147,15 @@ def verify_one(path: Path) -> VerifyReport:
     absent = sum(b - a for a, b in missing)
     if not damaged:
         try:
-            load(path, allow_incomplete=True)
+            check_log(path, allow_incomplete=True)
         except LogError as exc:
             report.problems.append(str(exc))
     if absent:
         report.notes.append(f"{games - absent} of {games} games finished; {absent} to play")
+    elif manifest["compacted"]:
+        report.summary = f"all {games} games finished"
     else:
-        report.notes.append(f"all {games} games finished"
-                            + ("" if manifest["compacted"] else "; parts not merged yet"))
+        report.notes.append(f"all {games} games finished; parts not merged yet")
     if unrecorded := store.unrecorded():
         report.notes.append(
             f"no checksum recorded for {', '.join(unrecorded)} (written by an older "
@@ -155,8 +163,9 @@ def verify_one(path: Path) -> VerifyReport:
             "records them")
     if (path / DAMAGED).exists():
         report.notes.append(f"files set aside earlier by a repair are in {path / DAMAGED}")
-    only_derived = bool(damaged) and all(d.derived for d in damaged)
-    report.repair = _run_repair(path, manifest, report.kind, only_derived)
+    if report.problems:  # (naming a synthetic set's seed replays its draws: only if asked)
+        only_derived = bool(damaged) and all(d.derived for d in damaged)
+        report.repair = _run_repair(path, manifest, report.kind, only_derived)
     return report
 
 
@@ -329,9 +338,10 @@ def verify_study(path: Path) -> VerifyReport:
         return report
     if not studies:
         report.problems.append(f"{path / STUDY_DB}: holds no study")
+    held = []
     for study in studies:
         states = ", ".join(f"{n} {state.lower()}" for state, n in sorted(study["states"].items()))
-        report.notes.append(f"study {study['name']!r}: {states or 'no trials'}")
+        held.append(f"study {study['name']!r}: {states or 'no trials'}")
         if study["settings"] is None:
             report.problems.append(f"{path / STUDY_DB}: study {study['name']!r} records no "
                                    "settings (not written by nothanks calibrate?)")
@@ -340,8 +350,9 @@ def verify_study(path: Path) -> VerifyReport:
                                    "trial(s) were interrupted")
     trials = path / "trials"
     kept = len([p for p in trials.iterdir() if p.is_dir()]) if trials.is_dir() else 0
-    report.notes.append(f"{kept} trial folder(s) kept" + (
+    held.append(f"{kept} trial folder(s) kept" + (
         "" if kept else " (their games are not kept with the study)"))
+    report.summary = "; ".join(held)
     report.repair = f"re-run the study: {_study_command(path)}"
     return report
 
@@ -374,7 +385,7 @@ def verify_simulate(path: Path) -> VerifyReport:
         if stray:
             report.problems.append(f"{path / 'decisions.parquet'}: decisions of games "
                                    f"{sorted(stray)[:5]} that are not in games.parquet")
-        report.notes.append(f"{len(games)} games")
+        report.summary = f"{len(games)} games"
     command = receipt["command"] if receipt else ""
     report.repair = (f"re-run `{_with_out(command, path)} --force`" if command else
                      f"re-run the nothanks simulate command that wrote it, with --out {path} "
