@@ -17,6 +17,8 @@ from nothanks.experiments.store import MANIFEST, PARTS
 from nothanks.experiments.synthetic import play_session
 from nothanks.experiments.verify import verify
 
+from helpers import ROOT
+
 #: The manifest key of the conditions and experiments tables' checksums.
 DERIVED_KEY = "derived"
 
@@ -214,3 +216,17 @@ def test_verify_on_a_folder_with_nothing_of_the_suite_says_what_it_looks_for(tmp
     [report] = verify(tmp_path)
     assert not report.ok and "study.db (a calibration study)" in report.problems[0]
     assert not (tmp_path / PARTS).exists()
+
+
+def test_every_shipped_data_folder_verifies_clean(capsys):
+    """The README tour runs ``nothanks verify data/synthetic``: every folder shipped in
+    data/ (synthetic sessions, calibration studies and their trials) is OK with no note
+    (no "written by an older nothanks", no --repair advice on committed data)."""
+    reports = verify(ROOT / "data")
+    kinds = {r.kind for r in reports}
+    assert {"participant session", "calibration study", "calibration trial"} <= kinds
+    unclean = [r.render() for r in reports if not r.ok or r.notes]
+    assert not unclean, "\n".join(unclean)
+    assert main(["verify", str(ROOT / "data" / "synthetic")]) == 0
+    text = capsys.readouterr().out
+    assert text.count(": OK; all 24 games finished") == 30 and "·" not in text
