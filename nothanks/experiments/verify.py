@@ -22,6 +22,7 @@ import json
 import os
 import shlex
 import sqlite3
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ from .schema import LogError
 from .store import (
     COMMAND_KEY,
     DAMAGED,
+    DERIVED,
     MANIFEST,
     PARTS,
     RECEIPT,
@@ -43,6 +45,8 @@ from .store import (
     check_files,
     read_manifest,
     read_receipt,
+    recorded_experiment,
+    set_aside,
 )
 
 #: A calibration study's Optuna storage (SQLite), as ``nothanks calibrate`` writes it.
@@ -109,7 +113,8 @@ def folders(path: Path) -> Iterator[tuple[Path, str]]:
         here = Path(root)
         dirs[:] = sorted(d for d in dirs if d not in _INSIDE
                          and (d == STAGING or not d.startswith(".")))  # .git, .venv, ...
-        if MANIFEST in files:
+        if MANIFEST in files or (RECEIPT not in files and any(  # (one that lost it, too)
+                f"{table}.parquet" in files for table in DERIVED)):
             dirs[:] = []  # an experiment directory holds no other folder of the suite
             yield here, "run"
         elif STUDY_DB in files:
@@ -131,8 +136,10 @@ def verify_one(path: Path) -> VerifyReport:
     try:
         manifest = read_manifest(path)
     except LogError as exc:
-        report.problems.append(str(exc))
-        report.repair = "the manifest is needed to resume; restore it or start the run over"
+        lost = f"{path / MANIFEST}: missing" if not (path / MANIFEST).exists() else str(exc)
+        report.problems.append(f"{lost}; nothing vouches for the folder's tables (the "
+                               "manifest holds their checksums and design)")
+        report.kind, report.repair = _lost_manifest_repair(path)
         return report
     store = ExperimentDir(path, manifest)
     report.kind = _run_kind(path, manifest)
@@ -167,6 +174,53 @@ def verify_one(path: Path) -> VerifyReport:
         only_derived = bool(damaged) and all(d.derived for d in damaged)
         report.repair = _run_repair(path, manifest, report.kind, only_derived)
     return report
+
+
+def _lost_manifest_repair(path: Path) -> tuple[str, str]:
+    """The kind of experiment directory ``path`` whose manifest is missing or unreadable,
+    and what repairs it (:func:`rebuild`: the design its experiments table records,
+    played again)."""
+    where = shlex.quote(str(path))
+    try:
+        record = recorded_experiment(path)
+    except LogError as exc:
+        return "run", (f"restore {path / MANIFEST} from a backup, or run the command that "
+                       f"made the folder again into a new folder ({exc})")
+    if record["participant"] is not None:
+        return "participant session", (
+            f"restore {path / MANIFEST} from a backup: a participant's games cannot be "
+            "played again")
+    kind = "calibration trial" if _study_of(path) is not None else "run"
+    return kind, (f"nothanks verify --repair {where} (sets the folder's files aside in "
+                  f"{path / DAMAGED} and plays the design its experiments.parquet records "
+                  "again: the same games, the same results)")
+
+
+def rebuild(path: Path, *, jobs: int | None = None, progress: bool = True) -> None:
+    """Make the experiment directory ``path``, whose manifest is missing or unreadable,
+    whole again: set every file aside (``damaged/<time>/``) and run the design its
+    experiments table records into it again (a game depends only on its deal: the same
+    results). The run's traces are kept if it kept them.
+
+    Raises:
+        LogError: the experiments table cannot say the design, or the folder is a
+            participant's session (their games cannot be played again); nothing is moved.
+    """
+    from .run import claim_run, run_design
+    record = recorded_experiment(path)
+    if record["participant"] is not None:
+        raise LogError(f"{path}: no readable {MANIFEST}, and a participant's games cannot be "
+                       f"played again; restore {path / MANIFEST} from a backup (nothing "
+                       "was changed)")
+    traces = (path / "traces.parquet").exists() or (path / PARTS / "traces").exists()
+    lock = claim_run(path)
+    try:
+        kept = set_aside(path, [p for p in path.iterdir() if p.name != DAMAGED])
+    finally:
+        release_lock(lock)
+    print(f"{path}: its files are set aside in {kept}; playing its design again",
+          file=sys.stderr)
+    run_design(record["design"], path, jobs=jobs, traces=traces, progress=progress)
 
 
 def _run_kind(path: Path, manifest: dict) -> str:
@@ -411,7 +465,11 @@ def repair(path: str | Path, *, jobs: int | None = None, progress: bool = True
     for folder, kind in folders(Path(path)):
         if kind != "run":
             continue
-        manifest = read_manifest(folder)
+        try:
+            manifest = read_manifest(folder)
+        except LogError:
+            rebuild(folder, jobs=jobs, progress=progress)
+            continue
         store = ExperimentDir(folder, manifest)
         participant = manifest["participant"]
         if participant is not None:
