@@ -347,7 +347,8 @@ def _study_rows(folder: Path) -> list[dict]:
             states = dict(db.execute("SELECT state, COUNT(*) FROM trials WHERE study_id = ? "
                                      "GROUP BY state", (study_id,)).fetchall())
             studies.append({"name": name, "states": states,
-                            "settings": json.loads(attrs.get("settings", "null"))})
+                            "settings": json.loads(attrs.get("settings", "null")),
+                            "options": json.loads(attrs.get("options", "null"))})
     return studies
 
 
@@ -370,12 +371,29 @@ def _study_command(folder: Path) -> str:
         words += ["--model-preset", s["model_preset"]]
     for option, key in (("--weights", "weights"), ("--fixed", "fixed")):
         if s.get(key):
-            words += [option, ",".join(f"{k}={v}" for k, v in s[key].items())]
+            words += [option, _pairs(s[key])]
+    options = study["options"]
+    if options is not None:  # (kept since issue 44: an older study.db has none)
+        words += ["--heldout", ",".join(options["heldout"])]
+        if options.get("start"):
+            words += ["--start", ";".join(_pairs(point) for point in options["start"])]
+        for option, key in (("--check-seed", "check_seed"), ("--check-games", "check_games")):
+            if options.get(key) is not None:
+                words += [option, str(options[key])]
     kept = sum(n for state, n in study["states"].items() if state != "FAIL")
     words += ["--trials", str(max(kept, 1))]
     if committed_files(folder):
         words.append(UPDATE_SHIPPED)
-    return shlex.join(words)
+    command = shlex.join(words)
+    if options is None:
+        command += (" (with the --heldout, --start and --check-seed/--check-games it was "
+                    "first given: this older study.db does not record them)")
+    return command
+
+
+def _pairs(values: dict) -> str:
+    """``NAME=VALUE,...`` as ``--fixed``, ``--weights`` and a ``--start`` point take it."""
+    return ",".join(f"{k}={v}" for k, v in values.items())
 
 
 def verify_study(path: Path) -> VerifyReport:
