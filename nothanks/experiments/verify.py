@@ -348,6 +348,7 @@ def _study_rows(folder: Path) -> list[dict]:
                                      "GROUP BY state", (study_id,)).fetchall())
             studies.append({"name": name, "states": states,
                             "settings": json.loads(attrs.get("settings", "null")),
+                            # (calibration.study.OPTIONS_KEY: --heldout, --start, ...)
                             "options": json.loads(attrs.get("options", "null"))})
     return studies
 
@@ -475,9 +476,10 @@ def repair(path: str | Path, *, jobs: int | None = None, progress: bool = True
     and missing checksums recorded; a run's damaged or missing games are played from the
     design its manifest holds (:func:`~nothanks.experiments.run_design`: same results);
     a participant session's damaged games are set aside for the session to play again
-    (a damaged merged table of a session cannot be replayed: :class:`LogError`).
-    Simulate output and calibration studies are re-made by their commands (the reports
-    name them).
+    (a damaged merged table of a session cannot be replayed: :class:`LogError`); a run
+    whose manifest is missing or unreadable is played again from the design its
+    experiments table records (:func:`rebuild`). Simulate output and calibration
+    studies are re-made by their commands (the reports name them).
     """
     from .run import claim_run, run_design
     for folder, kind in folders(Path(path)):
