@@ -292,10 +292,11 @@ NOTES = """\
 def load_logs(cache: Path, *, participants: Path | None = None, games: int | None = None,
               quick: bool = False, jobs: int | None = None, progress: bool = True
               ) -> FigureLogs:
-    """Run what is missing and load the three logs."""
+    """Run what is missing and load the logs; ``participants`` (a folder of sessions) is
+    loaded first, so a bad one stops before any simulation and before the cache is
+    made (:func:`~nothanks.experiments.check_participants`)."""
     games = ex.QUICK_GAMES if quick and games is None else games
-    if participants is not None and not participants.exists():  # fail before simulating
-        raise FileNotFoundError(f"participant folder {participants} does not exist")
+    given = None if participants is None else ex.check_participants(participants)
     cache.mkdir(parents=True, exist_ok=True)
     table7 = ex.ensure_design("table7", cache, games, jobs, progress, quick)
     figure14 = ex.ensure_design("figure14", cache, games, jobs, progress, quick)
@@ -313,7 +314,8 @@ def load_logs(cache: Path, *, participants: Path | None = None, games: int | Non
     if people is not None:
         sources["participants"] = str(people)
     return FigureLogs(ex.load_cached(table7), ex.load_cached(figure14),
-                      ex.load_cached(people) if people else None,
+                      given if given is not None else ex.load_cached(people) if people
+                      else None,
                       load_readings(readings), sources, load_orders(higher),
                       load_instance_sets(sets), ex.load_cached(sets14),
                       {name: ex.load_cached(path) for name, path in learned.items()})

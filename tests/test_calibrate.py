@@ -260,3 +260,55 @@ def test_target_weights_parse_from_the_command_line_and_reach_the_study(tmp_path
         space.parse_weights("human_vs_tom0=0")
     with pytest.raises(cal.CalibrationError, match="valid"):
         cal.calibrate(tmp_path / "bad", trials=1, weights={"bogus": 2.0}, **TINY)
+
+
+def test_the_rerun_command_rebuilt_from_study_db_names_every_option(tmp_path, monkeypatch):
+    """Issue 44: the command ``nothanks verify`` rebuilds from study.db left out
+    --heldout (and --start, --check-seed, --check-games); it names every option the
+    study was started with, and it runs (resumes the study, nothing refused)."""
+    import shlex
+
+    from nothanks.cli.main import build_parser
+    from nothanks.experiments.verify import verify
+    monkeypatch.setattr(ex, "run_design", lambda *args, **kwargs: None)  # no games:
+    monkeypatch.setattr(ex, "load", lambda folder: None)  # only the options matter
+    monkeypatch.setattr(cal_study, "measure", lambda log, targets: {
+        t: cal.Measure(0.5) for t in targets})
+    checked = []
+
+    def heldout_check(out, *args, **kwargs):
+        checked.append(kwargs)
+        (out / "heldout.md").write_text("held out")
+        return out / "heldout.md"
+    monkeypatch.setattr(cal, "heldout_check", heldout_check)
+    out = tmp_path / "study"
+    given = ["calibrate", "--out", str(out), "--params", "fraction,s", "--targets",
+             "tom1_share", "--heldout", "tom2_share,tom2_edge", "--trials", "2", "--games",
+             "4", "--seed", "7", "--stages", "0.5,1", "--study-name", "fit", "--start",
+             "fraction=0.3,s=0.05;fraction=0.45", "--fixed", "d=0.5", "--weights",
+             "tom1_share=2", "--model-preset", "thesis-fit", "--check-seed", "99",
+             "--check-games", "3", "--jobs", "1", "--no-progress"]
+    assert main(given) == 0
+    [report] = [r for r in verify(out) if r.kind == "calibration study"]
+    command = report.repair.removeprefix("re-run the study: ")
+    rebuilt = shlex.split(command)
+    assert rebuilt[:2] == ["nothanks", "calibrate"]
+    assert "--heldout" in rebuilt, command
+
+    parser, _ = build_parser()
+    how_to_run = {"jobs", "scheduler", "no_progress", "storage"}  # not what is written
+
+    def meaning(argv: list[str]) -> dict:
+        args = vars(parser.parse_args(argv))
+        for key in ("params", "targets", "heldout", "stages"):
+            args[key] = None if args[key] is None else space.split_names(args[key])
+        args["stages"] = [float(x) for x in args["stages"]]
+        args["start"] = space.parse_start(args["start"])
+        args["fixed"] = space.parse_fixed(args["fixed"])
+        args["weights"] = space.parse_weights(args["weights"])
+        return {k: v for k, v in args.items() if k not in how_to_run}
+    assert meaning(rebuilt[1:]) == meaning(given)
+    assert main(rebuilt[1:]) == 0  # the named command runs: it resumes the study
+    assert len(checked) == 2 and checked[1]["seed"] == 99 and checked[1]["games"] == 3
+    assert len(optuna.load_study(study_name="fit",
+                                 storage=f"sqlite:///{out / 'study.db'}").trials) == 2

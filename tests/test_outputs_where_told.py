@@ -346,3 +346,31 @@ def test_committed_files_outside_git_and_in_new_folders(shipped, tmp_path):
                                           r"set/synthetic-01/manifest\.json\); give a new "
                                           r"folder, e\.g\. --out runs/run-\d{8}-\d{6}$"):
         check_shipped(shipped / "synthetic-01", "run")
+
+
+def test_the_readme_says_where_commands_write_besides_out(tmp_path, monkeypatch):
+    """Issue 44: the README said every command writes only where --out says, but
+    ``figures`` caches its simulations in --cache (default data/cache) and ``run`` puts a
+    lock file beside --out. It says both, with the names the code uses."""
+    import nothanks.experiments.run as run_module
+    from nothanks.files import claim_lock
+    locks = []
+
+    def spying(lock, *args, **kwargs):
+        locks.append(lock)
+        return claim_lock(lock, *args, **kwargs)
+    monkeypatch.setattr(run_module, "claim_lock", spying)
+    out = tmp_path / "NAME"
+    assert main(["run", "smoke", "--games", "1", "--out", str(out), "--jobs", "1",
+                 "--no-progress"]) == 0
+    [lock] = locks
+    assert lock.parent == out.parent and lock.name == ".NAME.lock"  # beside --out
+    parser, _ = build_parser()
+    cache = parser.parse_args(["figures"]).cache  # its default
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    start = readme.index("Every command writes")
+    claim = readme[start:start + 600]
+    assert f"`--cache` (default `{cache}`" in claim
+    assert f"lock file `{lock.name}` beside the folder `{out.name}`" in claim
+    for command in ("`figures`", "`run`", "`tournament`"):
+        assert command in claim

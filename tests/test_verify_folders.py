@@ -11,11 +11,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from nothanks.cli import main
-from nothanks.experiments import load, run_design
+from nothanks.experiments import LogError, load, run_design
 from nothanks.experiments.design import Design, Table
 from nothanks.experiments.store import MANIFEST, PARTS
 from nothanks.experiments.synthetic import play_session
 from nothanks.experiments.verify import verify
+
+from helpers import ROOT
 
 #: The manifest key of the conditions and experiments tables' checksums.
 DERIVED_KEY = "derived"
@@ -214,3 +216,60 @@ def test_verify_on_a_folder_with_nothing_of_the_suite_says_what_it_looks_for(tmp
     [report] = verify(tmp_path)
     assert not report.ok and "study.db (a calibration study)" in report.problems[0]
     assert not (tmp_path / PARTS).exists()
+
+
+def test_every_shipped_data_folder_verifies_clean(capsys):
+    """The README tour runs ``nothanks verify data/synthetic``: every folder shipped in
+    data/ (synthetic sessions, calibration studies and their trials) is OK with no note
+    (no "written by an older nothanks", no --repair advice on committed data)."""
+    reports = verify(ROOT / "data")
+    kinds = {r.kind for r in reports}
+    assert {"participant session", "calibration study", "calibration trial"} <= kinds
+    unclean = [r.render() for r in reports if not r.ok or r.notes]
+    assert not unclean, "\n".join(unclean)
+    assert main(["verify", str(ROOT / "data" / "synthetic")]) == 0
+    text = capsys.readouterr().out
+    assert text.count(": OK; all 24 games finished") == 30 and "·" not in text
+
+
+def test_a_run_without_its_manifest_is_reported_damaged_and_the_named_repair_works(
+        tmp_path, capsys):
+    """Issue 44: a run folder whose manifest.json was deleted was reported as "(simulate
+    output): OK" (its games and decisions tables look like one), and re-running the run
+    was refused. It is a damaged run; the repair it names plays its design again."""
+    out = tmp_path / "run"
+    assert main(["run", "smoke", "--games", "2", "--seed", "5", "--out", str(out),
+                 "--jobs", "1", "--no-progress"]) == 0
+    before = {name: pd.read_parquet(out / name) for name in ("games.parquet",
+                                                             "decisions.parquet")}
+    (out / MANIFEST).unlink()
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 1
+    text = capsys.readouterr().out
+    assert f"{out} (run): 1 problem(s)" in text and "OK" not in text
+    assert f"{out / MANIFEST}: missing; nothing vouches for the folder's tables" in text
+    repair_line = next(line for line in text.splitlines() if "repair:" in line)
+    command = repair_line.split("repair: ", 1)[1].split(" (", 1)[0]
+    assert command == f"nothanks verify --repair {out}"
+    assert main(command.split()[1:]) == 0  # the command it names, as named
+    for name, frame in before.items():
+        pd.testing.assert_frame_equal(pd.read_parquet(out / name), frame, obj=name)
+    assert len(list((out / "damaged").rglob("games.parquet"))) == 1  # the old ones kept
+    [report] = verify(out)
+    assert report.ok and report.kind == "run"
+    assert main(["run", "smoke", "--games", "2", "--seed", "5", "--out", str(out),
+                 "--jobs", "1", "--no-progress"]) == 0  # the re-run works again
+
+
+def test_a_session_without_its_manifest_says_to_restore_it_and_repair_changes_nothing(
+        tmp_path):
+    play_session("P01", tmp_path, "human-standin", SESSION)
+    folder = tmp_path / "P01"
+    (folder / MANIFEST).unlink()
+    before = tables(folder)
+    [report] = verify(tmp_path)
+    assert not report.ok and report.kind == "participant session"
+    assert f"restore {folder / MANIFEST} from a backup" in report.repair
+    with pytest.raises(LogError, match="a participant's games cannot be played again"):
+        repair(tmp_path)
+    assert tables(folder) == before and not (folder / "damaged").exists()

@@ -142,7 +142,9 @@ def _study(args: argparse.Namespace, out: Path, params: list[str], targets: list
         study_name=args.study_name, model_preset=args.model_preset, jobs=args.jobs,
         client=args.scheduler, progress=not args.no_progress, command=command.strip(),
         start=parse_start(args.start), fixed=parse_fixed(args.fixed),
-        weights=parse_weights(args.weights))
+        weights=parse_weights(args.weights),
+        options={k: v for k, v in (("check_seed", args.check_seed),
+                                   ("check_games", args.check_games)) if v is not None})
     if not any(t.state.name == "COMPLETE" for t in result.study.trials):
         raise CalibrationError(f"{result.out}: every trial was pruned or failed; run "
                                "more trials (--trials) or fewer stages (--stages 1)")

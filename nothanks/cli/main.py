@@ -20,6 +20,7 @@ from ..outputs import (
     check_output,
     check_shipped,
     fresh_folder,
+    removed_if_new,
     replacing,
 )
 from .base import Configure, Runner
@@ -75,18 +76,24 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
                 raise  # names the spec itself
             except ValueError as exc:  # e.g. an instance file that does not fit the deck
                 return _fail("simulate", f"agent spec {spec!r}: {exc}")
-        if args.out is not None:
-            check_output(args.out, "simulate", "games.parquet and decisions.parquet",
-                         force=args.force)
-        results = list(play_games(specs, args.games, args.seed, variant,
-                                  rotate=not args.no_rotate))
-        games, decisions = compact_frames(results)
-        if args.out is not None:
-            write_frame(games, args.out / "games.parquet")
-            write_frame(decisions, args.out / "decisions.parquet")
-            from ..experiments.store import write_receipt  # last: marks the output complete
-            write_receipt(args.out, ["games.parquet", "decisions.parquet"],
-                          _simulate_command(args, specs))
+        if args.out is None:
+            games, decisions = compact_frames(list(play_games(
+                specs, args.games, args.seed, variant, rotate=not args.no_rotate)))
+        else:
+            from ..experiments.store import RECEIPT, write_receipt
+            from ..experiments.verify import SIMULATE_TABLES
+            with removed_if_new(args.out):  # a refused or failed run leaves no new folder
+                check_output(args.out, "simulate", "games.parquet and decisions.parquet",
+                             force=args.force)
+                games, decisions = compact_frames(list(play_games(
+                    specs, args.games, args.seed, variant, rotate=not args.no_rotate)))
+                # the tables and their receipt are published together, or not at all (a
+                # full disk leaves the folder as it was): --force replaces the whole set
+                with replacing(args.out, (*SIMULATE_TABLES, RECEIPT)) as staging:
+                    for name, frame in zip(SIMULATE_TABLES, (games, decisions), strict=True):
+                        write_frame(frame, staging / name)
+                    write_receipt(staging, list(SIMULATE_TABLES),
+                                  _simulate_command(args, specs))
         summary = summarize(games, decisions)
         if args.json:
             print(json.dumps(summary.reset_index().to_dict(orient="records"), indent=2))
@@ -177,33 +184,40 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
     def run(args: argparse.Namespace) -> int:
-        from ..report import QUALITY_GRADER, make_figures
+        from ..report import QUALITY_GRADER
         from ..studies.move_quality import check_grader
         if args.checkpoint is not None and (args.grader or QUALITY_GRADER) != "network":
             return _fail("figures", "--checkpoint is for --grader network; add --grader "
                                     "network or leave --checkpoint out")
         check_grader(args.grader or QUALITY_GRADER, args.checkpoint)  # before hours of work
         out = args.out or fresh_folder("figures")
-        check_output(out, "figures", "the figures", force=True,
-                     update_shipped=args.update_shipped)
         check_shipped(args.cache, "figures", option="--cache")
-        options = [f"--out {out}", f"--cache {args.cache}"]
-        options += [f"--participants {args.participants}"] if args.participants else []
-        options += [f"--games {args.games}"] if args.games else []
-        options += ["--quick"] if args.quick else []
-        options += [f"--grader {args.grader}"] if args.grader else []
-        options += [f"--checkpoint {args.checkpoint}"] if args.checkpoint else []
-        options += [UPDATE_SHIPPED] if args.update_shipped else []
-        with replacing(out, FIGURE_SET) as staging:  # the whole set, never part of it
-            report = make_figures(staging, args.cache, participants=args.participants,
-                                  games=args.games, quick=args.quick, jobs=args.jobs,
-                                  progress=not args.no_progress, grader=args.grader,
-                                  checkpoint=args.checkpoint,
-                                  command="nothanks figures " + " ".join(options))
+        with removed_if_new(out):  # a refused or failed build leaves no new folder
+            report = _build_figures(args, out)
         steps = ", ".join(f"{k} {v:.1f} s" for k, v in report.seconds.items())
         print(f"{out}: {len(report.files)} files ({steps})")
         return 0
     return run
+
+
+def _build_figures(args: argparse.Namespace, out: Path):
+    """Make the figure set of ``nothanks figures`` in a staging folder and swap it into
+    ``out`` whole; its :class:`~nothanks.report.FigureReport`."""
+    from ..report import make_figures
+    check_output(out, "figures", "the figures", force=True, update_shipped=args.update_shipped)
+    options = [f"--out {out}", f"--cache {args.cache}"]
+    options += [f"--participants {args.participants}"] if args.participants else []
+    options += [f"--games {args.games}"] if args.games else []
+    options += ["--quick"] if args.quick else []
+    options += [f"--grader {args.grader}"] if args.grader else []
+    options += [f"--checkpoint {args.checkpoint}"] if args.checkpoint else []
+    options += [UPDATE_SHIPPED] if args.update_shipped else []
+    with replacing(out, FIGURE_SET) as staging:  # the whole set, never part of it
+        return make_figures(staging, args.cache, participants=args.participants,
+                            games=args.games, quick=args.quick, jobs=args.jobs,
+                            progress=not args.no_progress, grader=args.grader,
+                            checkpoint=args.checkpoint,
+                            command="nothanks figures " + " ".join(options))
 
 
 def commands() -> dict[str, tuple[str, Configure]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from .design import load_design
 from .log import Log, LogError, experiment_dirs, load
 from .run import run_design
-from .store import read_manifest
+from .store import MANIFEST, read_manifest
 
 #: Default folder of participant sessions (the synthetic set shipped with the repository).
 PARTICIPANTS = Path("data/synthetic")
@@ -106,10 +106,36 @@ def ensure_participants(path: Path | None, cache: Path, quick: bool = False) -> 
     return target
 
 
+def check_participants(path: Path) -> Log:
+    """The participant sessions in ``path``, loaded and validated: called before any
+    work, so a folder that holds none, or a damaged or incomplete session, stops the
+    command at once. The error never suggests deleting anything (people cannot play
+    their games again); it names ``nothanks verify``, which says how to repair.
+
+    Raises:
+        LogError: what is wrong, in one line.
+    """
+    path = Path(path)
+    try:
+        experiment_dirs(path)
+    except LogError:
+        raise LogError(f"participant folder {path} holds no session (no {MANIFEST} in it or "
+                       "in a folder of it); give the folder of session folders, e.g. "
+                       f"{PARTICIPANTS}") from None
+    try:
+        return load(path)
+    except LogError as exc:
+        raise LogError(f"participant folder {path}: {exc} (nothing was changed; nothanks "
+                       f"verify {path} says what is wrong with each session and how to "
+                       "repair it)") from None
+
+
 def load_cached(directory: Path) -> Log:
-    """Load a cached log; one the current schema rejects needs re-simulating."""
+    """Load a log ``nothanks figures`` ran into its cache; one the current schema rejects
+    (an old cached run) needs re-simulating."""
     try:
         return load(directory)
     except LogError as exc:
-        raise LogError(f"{exc}\n(if this is an old cached run, delete {directory} and run "
-                       "nothanks figures again to re-simulate it)") from exc
+        raise LogError(f"{exc} (a cached run: nothanks verify --repair {directory} replays "
+                       f"damaged games; a run of an older nothanks is simulated again when "
+                       f"moved out of the cache, or with a new --cache)") from exc

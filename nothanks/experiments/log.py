@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 
+from ..outputs import removed_if_new, replacing
 from .schema import TABLES, LogError, arrow_schema, read_table, to_pandas
 from .store import MANIFEST, PARTS, ExperimentDir, part_name, read_manifest
 
@@ -65,13 +66,26 @@ def load(path: str | Path | Sequence[str | Path], *, allow_incomplete: bool = Fa
     Raises :class:`LogError` naming the file, column or row on any schema violation,
     and, unless ``allow_incomplete``, when games are missing (an interrupted run).
     """
-    paths = [path] if isinstance(path, str | Path) else list(path)
-    loaded = [_load_one(d, allow_incomplete) for p in paths for d in experiment_dirs(p)]
+    loaded = _load_arrow(path, allow_incomplete)
     tables = {}
     for name in TABLES:
         parts = [t[name] for t in loaded]
         tables[name] = to_pandas(pa.concat_tables(parts))
     return Log(**tables)
+
+
+def check(path: str | Path | Sequence[str | Path], *, allow_incomplete: bool = False
+          ) -> None:
+    """Validate as :func:`load` does, without making DataFrames (``nothanks verify``);
+    raises the same :class:`LogError`."""
+    _load_arrow(path, allow_incomplete)
+
+
+def _load_arrow(path: str | Path | Sequence[str | Path], allow_incomplete: bool
+                ) -> list[dict[str, pa.Table]]:
+    """The validated Arrow tables of every experiment directory of ``path``."""
+    paths = [path] if isinstance(path, str | Path) else list(path)
+    return [_load_one(d, allow_incomplete) for p in paths for d in experiment_dirs(p)]
 
 
 def _load_one(path: Path, allow_incomplete: bool) -> dict[str, pa.Table]:
@@ -167,18 +181,21 @@ def _check_games(path: Path, out: dict[str, pa.Table], manifest: dict,
 # ------------------------------------------------------------------------ exporting
 def export_csv(path: str | Path, out: str | Path, *, allow_incomplete: bool = False
                ) -> list[Path]:
-    """Write every table of the log at ``path`` as ``out/<table>.csv`` (lists as JSON)."""
+    """Write every table of the log at ``path`` as ``out/<table>.csv`` (lists as JSON).
+
+    The CSV files are published together (:func:`~nothanks.outputs.replacing`): a
+    failure (e.g. a full disk) leaves ``out`` as it was, and no new ``out`` behind; a
+    new export replaces every table of an old one. Other files in ``out`` stay.
+    """
     data = load(path, allow_incomplete=allow_incomplete)
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, frame in data.tables().items():
-        frame = frame.copy()
-        for column in TABLES[name]:
-            if pa.types.is_list(column.type):
-                frame[column.name] = [None if v is None else json.dumps(v)
-                                      for v in frame[column.name]]
-        target = out / f"{name}.csv"
-        frame.to_csv(target, index=False)
-        written.append(target)
-    return written
+    names = [f"{name}.csv" for name in TABLES]
+    with removed_if_new(out), replacing(out, names) as staging:
+        for name, frame in data.tables().items():
+            frame = frame.copy()
+            for column in TABLES[name]:
+                if pa.types.is_list(column.type):
+                    frame[column.name] = [None if v is None else json.dumps(v)
+                                          for v in frame[column.name]]
+            frame.to_csv(staging / f"{name}.csv", index=False)
+    return [out / name for name in names]

@@ -133,7 +133,7 @@ class ExperimentDir:
                     f"{', participant ' + found[2] if found[2] else ''}), not {wanted[0]!r} "
                     f"(design hash {wanted[1]}{', participant ' + wanted[2] if wanted[2] else ''}"
                     f"){design_differences(manifest['design'], design.to_dict())}; write it "
-                    f"to another directory, or delete {path} to start over")
+                    f"to another directory (the run in {path} stays as it is)")
             if manifest["traces"] != traces:
                 raise LogError(f"{path} was started {'with' if manifest['traces'] else 'without'}"
                                f" --traces; resume it the same way")
@@ -143,10 +143,11 @@ class ExperimentDir:
             raise LogError(f"{path} is a file, not a directory; choose a new or empty "
                            "directory for the experiment")
         if path.exists():  # a kill during the first manifest write leaves its temp file
-            found = list(path.iterdir())
+            found = [f for f in path.iterdir() if f.name != DAMAGED]  # (set aside: kept)
             if not all(is_atomic_leftover(f) for f in found):
                 raise LogError(f"{path} is not empty and has no {MANIFEST}; refusing to write "
-                               "an experiment into it (choose an empty or new directory)")
+                               "an experiment into it (choose an empty or new directory; "
+                               f"nothanks verify {path} says what it holds)")
             for leftover in found:
                 leftover.unlink()
         try:
@@ -405,13 +406,7 @@ class ExperimentDir:
         return damaged
 
     def _set_aside(self, files: list[Path]) -> None:
-        """Move ``files`` (those that exist) under ``damaged/<UTC time>/``."""
-        stamp = _now().replace(":", "").replace("+0000", "Z")
-        for file in files:
-            if file.exists():
-                target = self.path / DAMAGED / stamp / file.relative_to(self.path)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(file, target)
+        set_aside(self.path, files)
 
     def finish(self) -> bool:
         """Merge the parts once every chunk is done; returns whether it is complete.
@@ -473,6 +468,45 @@ class ExperimentDir:
             tmp.unlink(missing_ok=True)
             raise
         return tmp
+
+
+def set_aside(folder: Path, files: list[Path]) -> Path:
+    """Move ``files`` of the experiment directory ``folder`` (those that exist) under
+    ``folder/damaged/<UTC time>/``, kept as evidence and never read again; that folder."""
+    stamp = _now().replace(":", "").replace("+0000", "Z")
+    kept = Path(folder) / DAMAGED / stamp
+    for file in files:
+        if file.exists():
+            target = kept / file.relative_to(folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(file, target)
+    return kept
+
+
+def recorded_experiment(path: Path) -> dict:
+    """The one row of ``path/experiments.parquet`` (design, participant, ...), with the
+    design rebuilt (``"design"``: a :class:`~.design.Design`, its hash checked): what a
+    folder that lost its manifest still says about how it was made.
+
+    Raises:
+        LogError: the table is missing or unreadable, or its design cannot be rebuilt.
+    """
+    from .design import Design, DesignError
+    file = Path(path) / "experiments.parquet"
+    if not file.exists():
+        raise LogError(f"{file}: missing, so nothing records the design that made {path}")
+    rows = read_table(file, "experiments").to_pylist()
+    if len(rows) != 1:
+        raise LogError(f"{file}: {len(rows)} rows; an experiments table has one")
+    row = rows[0]
+    try:
+        design = Design.from_dict(json.loads(row["design"]), str(file))
+    except (DesignError, ValueError) as exc:
+        raise LogError(f"{file}: its design cannot be read: {exc}") from None
+    if design.hash != row["design_hash"]:
+        raise LogError(f"{file}: its design has hash {design.hash}, but the table says "
+                       f"{row['design_hash']} (edited?)")
+    return row | {"design": design}
 
 
 @dataclass(frozen=True)

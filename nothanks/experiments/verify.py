@@ -22,6 +22,7 @@ import json
 import os
 import shlex
 import sqlite3
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,11 +32,12 @@ import pyarrow.parquet as pq
 
 from ..files import release_lock
 from ..outputs import STAGING, UPDATE_SHIPPED, committed_files
-from .log import load
+from .log import check as check_log
 from .schema import LogError
 from .store import (
     COMMAND_KEY,
     DAMAGED,
+    DERIVED,
     MANIFEST,
     PARTS,
     RECEIPT,
@@ -43,6 +45,8 @@ from .store import (
     check_files,
     read_manifest,
     read_receipt,
+    recorded_experiment,
+    set_aside,
 )
 
 #: A calibration study's Optuna storage (SQLite), as ``nothanks calibrate`` writes it.
@@ -55,13 +59,19 @@ _INSIDE = {DAMAGED, PARTS}
 
 @dataclass
 class VerifyReport:
-    """What was found in one folder, and the command that repairs it."""
+    """What was found in one folder, and the command that repairs it.
+
+    ``problems`` make the folder fail; ``notes`` need no repair but ask for attention
+    (unfinished games, checksums an older nothanks did not record, files set aside);
+    ``summary`` says what the folder holds, on the head line (e.g. "all 24 games
+    finished"). A folder that is fine has neither problems nor notes."""
 
     path: Path
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     repair: str = ""
     kind: str = "run"
+    summary: str = ""
 
     @property
     def ok(self) -> bool:
@@ -72,7 +82,8 @@ class VerifyReport:
         """The report as text: a head line, one line per problem and note, and the
         repair command when there are problems."""
         state = "OK" if self.ok else f"{len(self.problems)} problem(s)"
-        head = f"{self.path} ({self.kind}): {state}"
+        head = f"{self.path} ({self.kind}): {state}" + (f"; {self.summary}" if self.summary
+                                                        else "")
         lines = [head, *(f"  - {p}" for p in self.problems), *(f"  · {n}" for n in self.notes)]
         if self.repair and not self.ok:
             lines.append(f"  repair: {self.repair}")
@@ -102,7 +113,8 @@ def folders(path: Path) -> Iterator[tuple[Path, str]]:
         here = Path(root)
         dirs[:] = sorted(d for d in dirs if d not in _INSIDE
                          and (d == STAGING or not d.startswith(".")))  # .git, .venv, ...
-        if MANIFEST in files:
+        if MANIFEST in files or (RECEIPT not in files and any(  # (one that lost it, too)
+                f"{table}.parquet" in files for table in DERIVED)):
             dirs[:] = []  # an experiment directory holds no other folder of the suite
             yield here, "run"
         elif STUDY_DB in files:
@@ -124,8 +136,10 @@ def verify_one(path: Path) -> VerifyReport:
     try:
         manifest = read_manifest(path)
     except LogError as exc:
-        report.problems.append(str(exc))
-        report.repair = "the manifest is needed to resume; restore it or start the run over"
+        lost = f"{path / MANIFEST}: missing" if not (path / MANIFEST).exists() else str(exc)
+        report.problems.append(f"{lost}; nothing vouches for the folder's tables (the "
+                               "manifest holds their checksums and design)")
+        report.kind, report.repair = _lost_manifest_repair(path)
         return report
     store = ExperimentDir(path, manifest)
     report.kind = _run_kind(path, manifest)
@@ -140,14 +154,15 @@ def verify_one(path: Path) -> VerifyReport:
     absent = sum(b - a for a, b in missing)
     if not damaged:
         try:
-            load(path, allow_incomplete=True)
+            check_log(path, allow_incomplete=True)
         except LogError as exc:
             report.problems.append(str(exc))
     if absent:
         report.notes.append(f"{games - absent} of {games} games finished; {absent} to play")
+    elif manifest["compacted"]:
+        report.summary = f"all {games} games finished"
     else:
-        report.notes.append(f"all {games} games finished"
-                            + ("" if manifest["compacted"] else "; parts not merged yet"))
+        report.notes.append(f"all {games} games finished; parts not merged yet")
     if unrecorded := store.unrecorded():
         report.notes.append(
             f"no checksum recorded for {', '.join(unrecorded)} (written by an older "
@@ -155,9 +170,57 @@ def verify_one(path: Path) -> VerifyReport:
             "records them")
     if (path / DAMAGED).exists():
         report.notes.append(f"files set aside earlier by a repair are in {path / DAMAGED}")
-    only_derived = bool(damaged) and all(d.derived for d in damaged)
-    report.repair = _run_repair(path, manifest, report.kind, only_derived)
+    if report.problems:  # (naming a synthetic set's seed replays its draws: only if asked)
+        only_derived = bool(damaged) and all(d.derived for d in damaged)
+        report.repair = _run_repair(path, manifest, report.kind, only_derived)
     return report
+
+
+def _lost_manifest_repair(path: Path) -> tuple[str, str]:
+    """The kind of experiment directory ``path`` whose manifest is missing or unreadable,
+    and what repairs it (:func:`rebuild`: the design its experiments table records,
+    played again)."""
+    where = shlex.quote(str(path))
+    try:
+        record = recorded_experiment(path)
+    except LogError as exc:
+        return "run", (f"restore {path / MANIFEST} from a backup, or run the command that "
+                       f"made the folder again into a new folder ({exc})")
+    if record["participant"] is not None:
+        return "participant session", (
+            f"restore {path / MANIFEST} from a backup: a participant's games cannot be "
+            "played again")
+    kind = "calibration trial" if _study_of(path) is not None else "run"
+    return kind, (f"nothanks verify --repair {where} (sets the folder's files aside in "
+                  f"{path / DAMAGED} and plays the design its experiments.parquet records "
+                  "again: the same games, the same results)")
+
+
+def rebuild(path: Path, *, jobs: int | None = None, progress: bool = True) -> None:
+    """Make the experiment directory ``path``, whose manifest is missing or unreadable,
+    whole again: set every file aside (``damaged/<time>/``) and run the design its
+    experiments table records into it again (a game depends only on its deal: the same
+    results). The run's traces are kept if it kept them.
+
+    Raises:
+        LogError: the experiments table cannot say the design, or the folder is a
+            participant's session (their games cannot be played again); nothing is moved.
+    """
+    from .run import claim_run, run_design
+    record = recorded_experiment(path)
+    if record["participant"] is not None:
+        raise LogError(f"{path}: no readable {MANIFEST}, and a participant's games cannot be "
+                       f"played again; restore {path / MANIFEST} from a backup (nothing "
+                       "was changed)")
+    traces = (path / "traces.parquet").exists() or (path / PARTS / "traces").exists()
+    lock = claim_run(path)
+    try:
+        kept = set_aside(path, [p for p in path.iterdir() if p.name != DAMAGED])
+    finally:
+        release_lock(lock)
+    print(f"{path}: its files are set aside in {kept}; playing its design again",
+          file=sys.stderr)
+    run_design(record["design"], path, jobs=jobs, traces=traces, progress=progress)
 
 
 def _run_kind(path: Path, manifest: dict) -> str:
@@ -284,7 +347,9 @@ def _study_rows(folder: Path) -> list[dict]:
             states = dict(db.execute("SELECT state, COUNT(*) FROM trials WHERE study_id = ? "
                                      "GROUP BY state", (study_id,)).fetchall())
             studies.append({"name": name, "states": states,
-                            "settings": json.loads(attrs.get("settings", "null"))})
+                            "settings": json.loads(attrs.get("settings", "null")),
+                            # (calibration.study.OPTIONS_KEY: --heldout, --start, ...)
+                            "options": json.loads(attrs.get("options", "null"))})
     return studies
 
 
@@ -307,12 +372,29 @@ def _study_command(folder: Path) -> str:
         words += ["--model-preset", s["model_preset"]]
     for option, key in (("--weights", "weights"), ("--fixed", "fixed")):
         if s.get(key):
-            words += [option, ",".join(f"{k}={v}" for k, v in s[key].items())]
+            words += [option, _pairs(s[key])]
+    options = study["options"]
+    if options is not None:  # (kept since issue 44: an older study.db has none)
+        words += ["--heldout", ",".join(options["heldout"])]
+        if options.get("start"):
+            words += ["--start", ";".join(_pairs(point) for point in options["start"])]
+        for option, key in (("--check-seed", "check_seed"), ("--check-games", "check_games")):
+            if options.get(key) is not None:
+                words += [option, str(options[key])]
     kept = sum(n for state, n in study["states"].items() if state != "FAIL")
     words += ["--trials", str(max(kept, 1))]
     if committed_files(folder):
         words.append(UPDATE_SHIPPED)
-    return shlex.join(words)
+    command = shlex.join(words)
+    if options is None:
+        command += (" (with the --heldout, --start and --check-seed/--check-games it was "
+                    "first given: this older study.db does not record them)")
+    return command
+
+
+def _pairs(values: dict) -> str:
+    """``NAME=VALUE,...`` as ``--fixed``, ``--weights`` and a ``--start`` point take it."""
+    return ",".join(f"{k}={v}" for k, v in values.items())
 
 
 def verify_study(path: Path) -> VerifyReport:
@@ -329,9 +411,10 @@ def verify_study(path: Path) -> VerifyReport:
         return report
     if not studies:
         report.problems.append(f"{path / STUDY_DB}: holds no study")
+    held = []
     for study in studies:
         states = ", ".join(f"{n} {state.lower()}" for state, n in sorted(study["states"].items()))
-        report.notes.append(f"study {study['name']!r}: {states or 'no trials'}")
+        held.append(f"study {study['name']!r}: {states or 'no trials'}")
         if study["settings"] is None:
             report.problems.append(f"{path / STUDY_DB}: study {study['name']!r} records no "
                                    "settings (not written by nothanks calibrate?)")
@@ -340,8 +423,9 @@ def verify_study(path: Path) -> VerifyReport:
                                    "trial(s) were interrupted")
     trials = path / "trials"
     kept = len([p for p in trials.iterdir() if p.is_dir()]) if trials.is_dir() else 0
-    report.notes.append(f"{kept} trial folder(s) kept" + (
+    held.append(f"{kept} trial folder(s) kept" + (
         "" if kept else " (their games are not kept with the study)"))
+    report.summary = "; ".join(held)
     report.repair = f"re-run the study: {_study_command(path)}"
     return report
 
@@ -374,7 +458,7 @@ def verify_simulate(path: Path) -> VerifyReport:
         if stray:
             report.problems.append(f"{path / 'decisions.parquet'}: decisions of games "
                                    f"{sorted(stray)[:5]} that are not in games.parquet")
-        report.notes.append(f"{len(games)} games")
+        report.summary = f"{len(games)} games"
     command = receipt["command"] if receipt else ""
     report.repair = (f"re-run `{_with_out(command, path)} --force`" if command else
                      f"re-run the nothanks simulate command that wrote it, with --out {path} "
@@ -392,15 +476,20 @@ def repair(path: str | Path, *, jobs: int | None = None, progress: bool = True
     and missing checksums recorded; a run's damaged or missing games are played from the
     design its manifest holds (:func:`~nothanks.experiments.run_design`: same results);
     a participant session's damaged games are set aside for the session to play again
-    (a damaged merged table of a session cannot be replayed: :class:`LogError`).
-    Simulate output and calibration studies are re-made by their commands (the reports
-    name them).
+    (a damaged merged table of a session cannot be replayed: :class:`LogError`); a run
+    whose manifest is missing or unreadable is played again from the design its
+    experiments table records (:func:`rebuild`). Simulate output and calibration
+    studies are re-made by their commands (the reports name them).
     """
     from .run import claim_run, run_design
     for folder, kind in folders(Path(path)):
         if kind != "run":
             continue
-        manifest = read_manifest(folder)
+        try:
+            manifest = read_manifest(folder)
+        except LogError:
+            rebuild(folder, jobs=jobs, progress=progress)
+            continue
         store = ExperimentDir(folder, manifest)
         participant = manifest["participant"]
         if participant is not None:

@@ -50,6 +50,10 @@ from .trials import stage_games, trial_design
 DEFAULT_GAMES = 2000
 #: Fractions of the games after which a trial reports its loss (the last is 1).
 DEFAULT_STAGES = (0.25, 1.0)
+#: Study attribute of the options that are not settings (they do not change the loss):
+#: held-out targets, the start points the study was created with, the held-out check's
+#: seed and games; with the settings they name every option of the study's command.
+OPTIONS_KEY = "options"
 
 
 def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
@@ -60,7 +64,8 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
               weights: Mapping[str, float] | None = None, jobs: int | None = 1, client=None,
               progress: bool = True, command: str = "",
               start: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None,
-              fixed: Mapping[str, object] | None = None) -> Study:
+              fixed: Mapping[str, object] | None = None,
+              options: Mapping[str, object] | None = None) -> Study:
     """Run (or resume, or extend) a study until it has ``trials`` finished trials.
 
     Args:
@@ -79,6 +84,11 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         fixed: values of parameters that are not free in this study (e.g. a stand-in's
             base rules kept at an earlier fit's values while its habits are searched);
             parameters neither free nor fixed keep their defaults. The preset gets both.
+        options: command-line options that shape the study's outputs but not its loss
+            (e.g. ``check_seed``, ``check_games``). They are kept in the storage
+            (:data:`OPTIONS_KEY`) with ``heldout`` and the ``start`` points the study
+            was created with, so that the command that re-runs it can be rebuilt from
+            the storage alone (``nothanks verify``).
 
     Raises:
         CalibrationError: a bad parameter, target or setting, settings that differ from
@@ -120,9 +130,13 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
         pick_names(list(point), {n: None for n in params}, "start parameter (not a free one)")
     study = _open_study(study_name, storage, settings)
     _requeue_interrupted(study, params)
+    first = study.user_attrs.get(OPTIONS_KEY, {}).get("start", [])
     if not study.trials:
+        first = [dict(point) for point in points]
         for point in points:
             study.enqueue_trial(dict(point))
+    study.set_user_attr(OPTIONS_KEY, {"heldout": list(heldout), "start": first,
+                                      **dict(options or {})})
     per_stage = stage_games(games, stages)
     space = {name: PARAMETERS[name].distribution() for name in params}
     startup = min(8, trials)
