@@ -33,7 +33,7 @@ def _pairs(items: list[str]) -> dict[str, str]:
 def configure(parser: argparse.ArgumentParser):
     parser.add_argument("path", nargs="?", type=Path, default=None,
                         help="participant folder (or one session); with --validate: the "
-                             "folder for the simulated players (made or resumed)")
+                             "folder for the simulated players (made or resumed); required")
     parser.add_argument("--participant", action="append", default=None,
                         help="participant id (repeatable; default: all)")
     parser.add_argument("--models", default=_MODELS, help=f"candidate models (default {_MODELS})")
@@ -54,7 +54,8 @@ def configure(parser: argparse.ArgumentParser):
     parser.add_argument("--processes", type=checks.jobs, default=2,
                         help="worker processes, 1 to 4 x the cores (default 2)")
     parser.add_argument("--cache", type=checks.folder_to_write, default=None,
-                        help="folder for per-participant likelihood tables (Parquet)")
+                        help="folder for per-participant likelihood tables (Parquet; "
+                             "default: none, nothing is cached)")
     parser.add_argument("--out", type=checks.folder_to_write, required=True,
                         help="folder for the results (its earlier results are replaced as "
                              "one set)")

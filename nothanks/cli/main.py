@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -117,10 +118,13 @@ def _fail(command: str, message: str) -> int:
 def _agents(parser: argparse.ArgumentParser) -> Runner:
     def run(args: argparse.Namespace) -> int:
         from ..agents import agent_parameters, registered
+        from ..agents.spec import parameter_meanings
+        print("agents (spec NAME:KEY=VALUE,...; each parameter with its default and meaning):")
         for name in registered():
-            params = agent_parameters(name)
-            shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "(no parameters)"
-            print(f"{name:12s} {shown}")
+            params, meanings = agent_parameters(name), parameter_meanings(name)
+            print(name + ("" if params else "  (no parameters)"))
+            for key, default in params.items():
+                print(f"  {f'{key}={default!r}':26s} {meanings.get(key, '')}".rstrip())
         from ..agents.spec import PRESET_KEY, load_preset, presets
         print(f"\npresets (every agent spec also takes {PRESET_KEY}=NAME; the spec's own "
               "parameters override the preset's):")
@@ -241,10 +245,12 @@ def commands() -> dict[str, tuple[str, Configure]]:
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
+    from .. import __version__
     parser = checks.Parser(
         prog="nothanks",
         description="ACT-R theory-of-mind models playing No Thanks!: simulate, run, analyse.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     runners: dict[str, Runner] = {}
     for name, (help_text, configure) in commands().items():
@@ -252,21 +258,25 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
     return parser, runners
 
 
-#: Commands that keep what they finished when stopped, and go on from there when re-run.
-RESUMABLE = frozenset({"run", "tournament", "calibrate", "train"})
+#: Commands that keep what they finished when stopped, and go on from there when re-run:
+#: command -> the units of work it keeps.
+RESUMABLE = {"run": "games", "tournament": "games", "calibrate": "trials",
+             "train": "iterations"}
 
 
 def _stopped_hint(command: str) -> str:
     """What a stopped command kept, and how to go on."""
     if command in RESUMABLE:
-        return "finished games are saved; re-run the same command to go on from there"
+        return (f"finished {RESUMABLE[command]} are saved; re-run the same command to go on "
+                "from there")
     return "re-run the same command to start again"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; every expected failure is one line on stderr, exit code 2
     (argparse's usage errors, checked before any command code runs, exit with 2 too);
-    Ctrl-C is one line and exit code 130."""
+    Ctrl-C is one line and exit code 130; a reader that closes the output early
+    (``| head``) ends the command quietly, exit code 0."""
     parser, runners = build_parser()
     args = parser.parse_args(argv)
     from ..agents import AgentSpecError
@@ -277,7 +287,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..studies.calibration import CalibrationError
     from ..studies.selfplay import TrainError
     try:
-        return runners[args.command](args)
+        code = runners[args.command](args)
+        sys.stdout.flush()  # a closed pipe fails here, not at exit
+        return code
+    except BrokenPipeError:  # the reader went away (``nothanks agents | head -1``)
+        _silence_stdout()
+        return 0
     except (AgentSpecError, VariantError, OutputError, DesignError, LogError, RunError,
             AnalysisInputError, CalibrationError, TrainError) as exc:
         return _fail(args.command, str(exc))
@@ -292,6 +307,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
             return _interrupted(args.command)
         raise
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush at
+    exit does not fail on the closed pipe again (the Python documentation's recipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _interrupted(command: str, what: str = "") -> int:

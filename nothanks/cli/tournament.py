@@ -41,7 +41,17 @@ def _rating_model(text: str) -> str:
     return text
 
 
+def shipped_default() -> dict:
+    """The shipped ``default`` tournament's file (for the defaults --help shows), read
+    without the tournament code and its imports."""
+    import tomllib
+    from importlib.resources import files
+    return tomllib.loads(files("nothanks.studies").joinpath("tournaments", "default.toml")
+                         .read_text())
+
+
 def configure(parser: argparse.ArgumentParser) -> Runner:
+    default = shipped_default()
     parser.add_argument("tournament", nargs="?", default="default",
                         help="shipped tournament name (see --list) or a .toml file "
                              "(default: default)")
@@ -58,13 +68,18 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--pool", default=None,
                         help="agent specs instead of the tournament's pool, ';' between "
                              "agents: 'random;heuristic:T=-3;tom1;tom2' (plays all its "
-                             "tables unless --tables is given)")
+                             "tables unless --tables is given; default: the tournament's "
+                             "pool)")
     parser.add_argument("--deals", type=checks.games, default=None,
-                        help="deals per table, each played in every seat rotation")
+                        help="deals per table, each played in every seat rotation "
+                             f"(default: the tournament's; {default['deals']} for default)")
     parser.add_argument("--tables", type=_tables, default=None, metavar="N|all",
-                        help="a balanced sample of N tables, or 'all' subsets of the pool")
+                        help="a balanced sample of N tables, or 'all' subsets of the pool "
+                             f"(default: the tournament's; {default.get('tables', 'all')} for "
+                             "default)")
     parser.add_argument("--seed", type=checks.seed, default=None,
-                        help=f"root seed of the deals, 0 to {checks.MAX_SEED}")
+                        help=f"root seed of the deals, 0 to {checks.MAX_SEED} (default: "
+                             f"the tournament's; {default['seed']} for default)")
     parser.add_argument("--model", type=_rating_model, default=None,
                         help="openskill model (default bradley-terry-full; also plackett-"
                              "luce, thurstone-mosteller-full, ...-part)")
@@ -74,7 +89,8 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--jobs", type=checks.jobs, default=None,
                         help="local worker processes, 1 to 4 x the cores (default: all cores)")
     parser.add_argument("--dask", "--scheduler", dest="dask", metavar="ADDRESS", default=None,
-                        help="run on a Dask cluster, e.g. tcp://scheduler:8786")
+                        help="run on a Dask cluster, e.g. tcp://scheduler:8786 (default: "
+                             "local processes, --jobs)")
     parser.add_argument("--plan", action="store_true",
                         help="print the tables and game count, check the agents, and exit")
     parser.add_argument("--list", action="store_true", help="list the shipped tournaments")

@@ -1,0 +1,108 @@
+"""The command line behaves like a Unix tool: a closed pipe ends it quietly, ``--version``,
+help that shows every default and marks what is required, ``agents`` that says what each
+parameter means, and Ctrl-C as one line (workers included)."""
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from nothanks import __version__
+from nothanks.cli import build_parser, main
+
+from helpers import ROOT
+
+
+def _cli(argv: list[str], **kwargs) -> subprocess.Popen:
+    env = os.environ | {"PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    return subprocess.Popen([sys.executable, "-m", "nothanks", *argv], cwd=ROOT, env=env,
+                            stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser, _ = build_parser()
+    [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """``nothanks agents | head -1``: the reader goes away; no error, exit code 0. (The
+    pipe is closed before the command writes, so it always meets the closed pipe.)"""
+    run = _cli(["agents"], stdout=subprocess.PIPE)
+    run.stdout.close()
+    err = run.stderr.read()
+    assert run.wait(timeout=120) == 0, err
+    assert err == ""
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"nothanks {__version__}"
+
+
+def test_every_option_shows_its_default_or_is_required():
+    """Each option's help names its default (written, or added by the formatter), says it
+    is required, or is a flag (off unless given)."""
+    unshown = []
+    for name, parser in _subparsers().items():
+        text = parser.format_help()
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction | argparse._StoreTrueAction):
+                continue
+            formatter = parser._get_formatter()
+            help_text = formatter._get_help_string(action) % {"default": action.default}
+            if not (action.required or "default" in help_text or "required" in help_text):
+                unshown.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+            assert " ".join(help_text.split()[:3]) in " ".join(text.split())
+    assert not unshown, f"options whose help shows no default: {unshown}"
+
+
+def _help(command: str) -> str:
+    return " ".join(_subparsers()[command].format_help().split())
+
+
+def test_calibrate_help_shows_its_defaults_and_the_cost_of_the_default_study():
+    text = _help("calibrate")
+    assert "default 20)" in text and "default 2018)" in text
+    assert re.search(r"The default study, 20 trials of 2000 games .* takes about \d+ minutes",
+                     text), text
+
+
+def test_tournament_help_shows_the_default_tournaments_deals_seed_and_tables():
+    from nothanks.studies.tournament import load_tournament
+    default = load_tournament("default")
+    text = _help("tournament")
+    for option, value in (("--deals DEALS", default.deals), ("--seed SEED", default.seed),
+                          ("--tables N|all", len(default.lineups))):
+        part = text[text.index(f"{option} ", text.index("options:")):]
+        assert f"{value} for default" in part[:part.index("--", 2)], (option, part[:300])
+
+
+def test_required_options_are_marked():
+    assert "required, except with --list" in _help("run")
+    assert "budget (required: --iterations, --hours or both" in _help("train")
+
+
+def test_agents_explains_every_parameter_from_the_docstrings(capsys):
+    from nothanks.agents import agent_parameters, registered
+    from nothanks.agents.spec import parameter_meanings
+    assert main(["agents"]) == 0
+    listing = capsys.readouterr().out
+    for name in registered():
+        meanings = parameter_meanings(name)
+        assert set(meanings) == set(agent_parameters(name)), name
+        for key, meaning in meanings.items():
+            assert re.search(rf"^  {re.escape(key)}=\S.* {re.escape(meaning)}$", listing,
+                             re.M), (name, key)
+    from nothanks.agents.cognitive import ToMAgent
+    tom_doc = " ".join(inspect.getdoc(ToMAgent).split())
+    assert parameter_meanings("tom2")["rt"] in tom_doc  # a phrase of the docstring itself
+    assert parameter_meanings("tom2")["rt"] == ("retrieval threshold of the token memory "
+                                                "(the thesis's swept RT)")
