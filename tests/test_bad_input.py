@@ -452,3 +452,16 @@ def test_an_agent_object_given_as_a_spec_says_what_to_pass():
         make_agent(built)
     with pytest.raises(TypeError, match="play_trial"):
         next(play_games([built, "tom0", "tom0", "tom0"], 1))
+
+
+def test_human_on_a_design_without_a_human_seat_is_refused(tmp_path, capsys):
+    one_line_error(capsys, ["run", "smoke", "--human", "human-standin", "--out",
+                            str(tmp_path / "r")], "design 'smoke' has no human seat")
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_batch_larger_than_the_buffer_is_refused(tmp_path, capsys):
+    one_line_error(capsys, ["train", "--batch-size", "1000", "--buffer", "10",
+                            "--iterations", "1", "--out", str(tmp_path / "t")],
+                   "batch_size=1000 is larger than buffer=10")
+    assert not (tmp_path / "t").exists()

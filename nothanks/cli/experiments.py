@@ -53,7 +53,7 @@ def configure_run(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     def run(args: argparse.Namespace) -> int:
-        from ..experiments.design import load_design, shipped_designs
+        from ..experiments.design import HUMAN, DesignError, load_design, shipped_designs
         from ..experiments.run import run_design
         if args.list:
             for name, path in shipped_designs().items():
@@ -66,6 +66,10 @@ def configure_run(parser: argparse.ArgumentParser) -> Runner:
             return 2
         check_shipped(args.out, "run")  # a run never writes into committed results
         design = load_design(args.design)
+        if args.human is not None and not design.has_human:
+            raise DesignError(f"--human {args.human}: design {design.name!r} has no human seat"
+                              " for it to play; leave --human out, or give a design whose "
+                              f"tables seat a {HUMAN!r} player")
         changes = {k: v for k, v in (("games", args.games), ("seed", args.seed),
                                      ("human", args.human)) if v is not None}
         if changes:
