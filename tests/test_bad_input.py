@@ -465,3 +465,25 @@ def test_a_batch_larger_than_the_buffer_is_refused(tmp_path, capsys):
                             "--iterations", "1", "--out", str(tmp_path / "t")],
                    "batch_size=1000 is larger than buffer=10")
     assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize("content", [b"garbage\n", bytes(range(256)) * 8])
+def test_a_garbage_checkpoint_is_one_line_before_any_work(tmp_path, capsys, monkeypatch,
+                                                          content):
+    """Random bytes are not read as a pickle: no numpy advice to load it unsafely, and
+    ``figures`` refuses the file before it simulates anything."""
+    import nothanks.report
+    from nothanks.studies.selfplay.checkpoint import CheckpointError, load_state
+    checkpoint = tmp_path / "junk.npz"
+    checkpoint.write_bytes(content)
+    monkeypatch.setattr(nothanks.report, "make_figures",
+                        lambda *a, **k: pytest.fail("figures began its work"))
+    err = one_line_error(capsys, ["figures", "--grader", "network", "--checkpoint",
+                                  str(checkpoint), "--out", str(tmp_path / "out"), "--cache",
+                                  str(tmp_path / "cache"), "--quick"],
+                         "junk.npz is not a network checkpoint: not an .npz archive")
+    assert "pickle" not in err and "valid: an .npz written by nothanks train" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.npz"]
+    with pytest.raises(CheckpointError, match="not an .npz archive") as refused:
+        load_state(checkpoint)
+    assert "pickle" not in str(refused.value)
