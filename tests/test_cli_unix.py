@@ -7,15 +7,17 @@ import argparse
 import inspect
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
 from nothanks import __version__
 from nothanks.cli import build_parser, main
 
-from helpers import ROOT
+from helpers import ROOT, load_benchmark
 
 
 def _cli(argv: list[str], **kwargs) -> subprocess.Popen:
@@ -106,3 +108,51 @@ def test_agents_explains_every_parameter_from_the_docstrings(capsys):
     assert parameter_meanings("tom2")["rt"] in tom_doc  # a phrase of the docstring itself
     assert parameter_meanings("tom2")["rt"] == ("retrieval threshold of the token memory "
                                                 "(the thesis's swept RT)")
+
+
+#: Processes below a pid, and whether a pid is a live process (the random-kill driver's).
+_KILLS = load_benchmark("random_kills")
+
+
+def test_ctrl_c_is_one_line_and_the_parent_stops_its_workers(tmp_path):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: the busy
+    worker and the idle one (one chunk for two workers) print nothing, the parent stops
+    both at once (not after the chunk) and says in one line what it kept."""
+    design = tmp_path / "slow.toml"
+    design.write_text('name = "slow"\nseed = 4\ngames = 400\n[[tables]]\nlabel = "ToM1"\n'
+                      'players = ["tom1", "tom1", "tom1", "tom1"]\n')
+    run = _cli(["run", str(design), "--out", str(tmp_path / "out"), "--jobs", "2",
+                "--chunk-size", "400", "--no-progress"], stdout=subprocess.PIPE,
+               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(children := _KILLS.descendants(run.pid)) < 2:
+            assert run.poll() is None, run.stderr.read()
+            assert time.monotonic() < deadline, "the run started no workers within 120 s"
+            time.sleep(0.2)
+        time.sleep(1.0)  # the workers are past their start: one plays, one waits
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=120)  # far less than the chunk's 400 games
+    finally:
+        run.kill()
+    assert run.returncode == 130, err
+    assert err.startswith("nothanks run: interrupted after 0 new games; every finished game "
+                          "is saved") and err.count("\n") == 1, err
+    deadline = time.monotonic() + 15
+    while [c for c in children if _KILLS.alive(c)] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [c for c in children if _KILLS.alive(c)], "workers outlived the Ctrl-C"
+
+
+def test_a_stopped_training_says_its_finished_iterations_are_kept(tmp_path, capsys,
+                                                                    monkeypatch):
+    import nothanks.studies.selfplay.train
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(nothanks.studies.selfplay.train, "train", interrupted)
+    assert main(["train", "--iterations", "1", "--out", str(tmp_path / "t"),
+                 "--no-progress"]) == 130
+    assert capsys.readouterr().err == ("nothanks train: interrupted (Ctrl-C); finished "
+                                       "iterations are saved; re-run the same command to go "
+                                       "on from there\n")

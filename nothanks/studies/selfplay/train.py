@@ -310,19 +310,26 @@ class Workers:
             self._executor = worker_pool(self._jobs, context="spawn")  # JAX never forks
         return list(self._executor.map(function, *zip(*tasks, strict=True)))
 
-    def close(self) -> None:
+    def close(self, now: bool = False) -> None:
+        """End the local processes: after their work, or ``now`` (Ctrl-C) without it."""
         if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
+            if now:
+                self._executor.stop()
+            else:
+                self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
 
 
 @contextmanager
 def _workers(jobs: int, client) -> Iterator[Workers]:
     """The run's :class:`Workers`: ``jobs`` local processes (started with ``spawn``,
-    ended with the run), or ``client``'s cluster."""
+    ended with the run, at once on Ctrl-C), or ``client``'s cluster."""
     workers = Workers(jobs, client)
     try:
         yield workers
+    except KeyboardInterrupt:
+        workers.close(now=True)
+        raise
     finally:
         workers.close()
 
