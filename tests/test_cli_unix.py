@@ -156,3 +156,31 @@ def test_a_stopped_training_says_its_finished_iterations_are_kept(tmp_path, caps
     assert capsys.readouterr().err == ("nothanks train: interrupted (Ctrl-C); finished "
                                        "iterations are saved; re-run the same command to go "
                                        "on from there\n")
+
+
+def test_simulate_shows_progress_and_ends_saying_what_it_wrote_where(tmp_path, capsys):
+    out = tmp_path / "sim"
+    assert main(["simulate", "--players", "heuristic,random,random,random", "--games", "3",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert "simulate: 100%" in printed.err and "3/3" in printed.err  # tqdm's bar
+    assert "mean_score: card points minus tokens, lower is better" in printed.out
+    assert printed.out.splitlines()[-1] == (f"wrote 3 games to {out / 'games.parquet'} and "
+                                            f"their decisions to {out / 'decisions.parquet'}")
+    assert main(["simulate", "--players", "heuristic,random,random,random", "--games", "2",
+                 "--no-progress"]) == 0
+    printed = capsys.readouterr()
+    assert printed.err == ""
+    assert printed.out.splitlines()[-1] == "wrote nothing (give --out DIR to keep the games)"
+
+
+def test_infer_shows_progress_and_ends_saying_what_it_wrote_where(tmp_path, capsys):
+    out = tmp_path / "inferred"
+    assert main(["infer", str(ROOT / "data" / "synthetic"), "--participant", "synthetic-01",
+                 "--models", "random,heuristic", "--samples", "1", "--processes", "1",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr()
+    assert re.search(r"infer: 100%.* (\d+)/\1 ", printed.err), printed.err[-500:]
+    assert printed.out.splitlines()[-1] == (
+        "wrote decisions.parquet, map.csv, blocks.csv, group.csv, settings.json, "
+        f"trajectories.png to {out}")

@@ -73,6 +73,7 @@ def configure(parser: argparse.ArgumentParser):
     parser.add_argument("--player-lapse", type=checks.probability, default=0.05,
                         help="--validate: the simulated players' lapse rate, 0 to 1 "
                              "(default 0.05)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return run
 
 
@@ -94,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
                      update_shipped=args.update_shipped)
         with replacing(args.out, RESULT_FILES) as out:  # the whole set, never part of it
             _infer(args, params, models, out, log)
-    print(f"wrote {args.out}")
+    written = [name for name in RESULT_FILES if (args.out / name).exists()]
+    print(f"wrote {', '.join(written)} to {args.out}")
     return 0
 
 
@@ -150,12 +152,12 @@ def _infer(args: argparse.Namespace, params: dict[str, str], models: tuple[str, 
         types = [t.strip() for t in args.types.split(",") if t.strip()]
         chosen = simulate_players(args.path, types=types, per_type=args.per_type,
                                   lapse=args.player_lapse, params=params,
-                                  processes=args.processes)
+                                  processes=args.processes, progress=not args.no_progress)
     result = infer_order(args.path if log is None else log, chosen, models=models,
                          samples=args.samples,
                          lapse=args.lapse, tokens=args.tokens, params=params, seed=args.seed,
                          practice=args.practice or args.validate, processes=args.processes,
-                         cache=args.cache)
+                         cache=args.cache, progress=not args.no_progress)
     result.decisions.to_parquet(out / "decisions.parquet", index=False)
     result.map_orders().to_csv(out / "map.csv", index=False)
     result.blocks().to_csv(out / "blocks.csv", index=False)

@@ -59,13 +59,17 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--force", action="store_true",
                         help="replace games.parquet and decisions.parquet in a non-empty --out")
     parser.add_argument("--no-rotate", action="store_true", help="keep agents in fixed seats")
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--json", action="store_true",
+                        help="print the summary as JSON (the line saying what was written "
+                             "goes to stderr)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     _variant_arguments(parser)
 
     def run(args: argparse.Namespace) -> int:
         from ..agents import AgentSpecError, make_agent, split_specs
         from ..experiments.rows import compact_frames
         from ..files import write_frame
+        from ..progress import progress_bar
         from ..runner import play_games, summarize
         specs = [spec for text in args.players for spec in split_specs(text)]
         variant = _variant_from(args, len(specs))
@@ -79,8 +83,13 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
         if args.out is not None:
             check_output(args.out, "simulate", "games.parquet and decisions.parquet",
                          force=args.force)
-        results = list(play_games(specs, args.games, args.seed, variant,
-                                  rotate=not args.no_rotate))
+        results = []
+        with progress_bar(args.games, unit="game", desc="simulate",
+                          enabled=not args.no_progress) as bar:
+            for result in play_games(specs, args.games, args.seed, variant,
+                                     rotate=not args.no_rotate):
+                results.append(result)
+                bar.update()
         games, decisions = compact_frames(results)
         if args.out is not None:
             write_frame(games, args.out / "games.parquet")
@@ -92,9 +101,20 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
         if args.json:
             print(json.dumps(summary.reset_index().to_dict(orient="records"), indent=2))
         else:
+            print(f"{args.games} games, per agent spec ({SUMMARY_KEY}):")
             print(summary.to_string(float_format=lambda x: f"{x:.3f}"))
+        wrote = (f"wrote {args.games} games to {args.out / 'games.parquet'} and their "
+                 f"decisions to {args.out / 'decisions.parquet'}" if args.out is not None
+                 else "wrote nothing (give --out DIR to keep the games)")
+        print(wrote, file=sys.stderr if args.json else sys.stdout)
         return 0
     return run
+
+
+#: What the columns of ``nothanks simulate``'s table mean, printed above it.
+SUMMARY_KEY = ("mean_score: card points minus tokens, lower is better; mean_rank_points: "
+               "3 for first to 0 for last, higher is better; win_share: share of first "
+               "places")
 
 
 def _simulate_command(args: argparse.Namespace, specs: list[str]) -> str:

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ...files import atomic_write_bytes, claim_lock, is_atomic_leftover, release_lock
+from ...progress import progress_bar
 from ...rules.seeding import derive_seed
 from . import TrainError
 from .checkpoint import (
@@ -164,7 +165,8 @@ def _train(settings, out, iterations, hours, jobs, client, progress, on_curve) -
     budget = math.inf if hours is None else hours * 3600.0
     last = _last_duration(state.curve)
     drawn = None
-    bar = _bar(iterations, state.iteration, progress)
+    bar = progress_bar(iterations, unit="iteration", desc="train", enabled=progress,
+                       done=state.iteration)
     try:
         with _workers(jobs, client) as workers:
             while ((iterations is None or state.iteration < iterations)
@@ -359,7 +361,3 @@ def curve_frame(rows: Sequence[dict]):
     return frame
 
 
-def _bar(total: int | None, done: int, enabled: bool):
-    from tqdm.auto import tqdm
-    return tqdm(total=total, initial=done, unit="iteration", desc="train",
-                disable=not enabled, dynamic_ncols=True)
