@@ -184,3 +184,17 @@ def test_infer_shows_progress_and_ends_saying_what_it_wrote_where(tmp_path, caps
     assert printed.out.splitlines()[-1] == (
         "wrote decisions.parquet, map.csv, blocks.csv, group.csv, settings.json, "
         f"trajectories.png to {out}")
+
+
+@pytest.mark.parametrize("command, last", [
+    (["synthetic", "--participants", "1"],
+     "wrote 1 participant session folder (synthetic-NN) to {out}"),
+    (["calibrate", "--params", "d", "--targets", "tom1_share", "--heldout", "", "--trials",
+      "1", "--games", "2", "--stages", "1", "--no-progress"],
+     "wrote the study to {out}: study.db, trials, trials.csv, summary.md, history.png, "
+     "importances.png, thesis-fit.toml"),
+])
+def test_long_commands_end_saying_what_they_wrote_where(tmp_path, capsys, command, last):
+    out = tmp_path / "out"
+    assert main([*command, "--out", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == last.format(out=out)

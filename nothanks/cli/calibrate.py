@@ -133,11 +133,19 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             members = [name.format(name=args.study_name) for name in STUDY_FILES]
             with replacing(out, members, keep_staging=True) as staging:
                 _study(args, staging, params, targets, heldout, stages, command)
-            print(f"replaced the study in {out}")
+            print(f"replaced the study in {out}: {_written(out, args.study_name)}")
             return 0
         _study(args, out, params, targets, heldout, stages, command)
+        print(f"wrote the study to {out}: {_written(out, args.study_name)}")
         return 0
     return run
+
+
+def _written(out: Path, study_name: str) -> str:
+    """The study's files and folders in ``out``, named (for the command's last line)."""
+    from ..studies.calibration.outputs import STUDY_FILES
+    names = [name.format(name=study_name) for name in STUDY_FILES]
+    return ", ".join(name for name in names if (out / name).exists())
 
 
 def _study(args: argparse.Namespace, out: Path, params: list[str], targets: list[str],

@@ -179,5 +179,7 @@ def configure_synthetic(parser: argparse.ArgumentParser) -> Runner:
         with replacing(out, (f"{ID_PREFIX}*",)) as staging:  # the whole set, never part
             for session in generate(staging, args.participants, seed=args.seed):
                 print(f"{out / session.directory.name}: {session.games_done} games")
+        print(f"wrote {args.participants} participant session folder"
+              f"{'s' * (args.participants != 1)} ({ID_PREFIX}NN) to {out}")
         return 0
     return run
