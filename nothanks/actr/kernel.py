@@ -55,6 +55,8 @@ def _compile() -> SimpleNamespace | None:
         import numba
     except ImportError:  # the NumPy path is always there
         return None
+    from ..compiled_cache import numba_imported
+    numba_imported()  # the command line may say that a first run compiles
 
     @numba.njit(cache=True, nogil=True)
     def activations(base, noise, rows, offset, m0, m1, m2, m3, slots, penalty, out):

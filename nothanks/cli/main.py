@@ -299,6 +299,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     (``| head``) ends the command quietly, exit code 0."""
     parser, runners = build_parser()
     args = parser.parse_args(argv)
+    from ..compiled_cache import announce_compiling
+    announce_compiling()  # a first run's compiling takes seconds: say so
     from ..agents import AgentSpecError
     from ..analysis import AnalysisInputError
     from ..experiments import DesignError, LogError
