@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -184,6 +187,13 @@ def test_infer_shows_progress_and_ends_saying_what_it_wrote_where(tmp_path, caps
     assert printed.out.splitlines()[-1] == (
         "wrote decisions.parquet, map.csv, blocks.csv, group.csv, settings.json, "
         f"trajectories.png to {out}")
+    from nothanks.outputs import typed_path
+    command = json.loads((out / "settings.json").read_text())["command"]
+    assert command == (  # every setting, the folders as typed in the repository
+        f"nothanks infer {typed_path(ROOT / 'data' / 'synthetic')} --participant "
+        "synthetic-01 --models random,heuristic --samples 1 --lapse 0.05 --tokens memory "
+        f"--seed 0 --processes 1 --out {typed_path(out)}")
+    assert str(out) not in command
 
 
 @pytest.mark.parametrize("command, last", [
@@ -198,3 +208,24 @@ def test_long_commands_end_saying_what_they_wrote_where(tmp_path, capsys, comman
     out = tmp_path / "out"
     assert main([*command, "--out", str(out)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == last.format(out=out)
+
+
+def test_a_recorded_command_names_paths_as_typed_in_the_repository(tmp_path, monkeypatch):
+    from nothanks.outputs import typed_path
+    monkeypatch.chdir(tmp_path)
+    assert typed_path("figures/tournament") == "figures/tournament"  # as typed
+    assert typed_path(tmp_path / "data" / "synthetic") == "data/synthetic"
+    assert typed_path(Path(tempfile.gettempdir()) / "scratch-az" / "x") == "runs/scratch-az/x"
+    assert typed_path("/opt/shared/runs") == "/opt/shared/runs"
+
+
+def test_the_shipped_outputs_record_no_scratch_folder():
+    """The committed results whose provenance names a command: no path of the machine
+    that made them (its temporary folder, its checkout)."""
+    shipped = [ROOT / "figures" / "tournament" / "leaderboard.md",
+               *sorted((ROOT / "figures" / "inference").glob("*/settings.json"))]
+    assert len(shipped) >= 3
+    for path in shipped:
+        text = path.read_text()
+        assert "nothanks " in text, path
+        assert tempfile.gettempdir() + "/" not in text and str(ROOT) not in text, path

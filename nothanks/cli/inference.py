@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from .. import cli_checks as checks
-from ..outputs import UPDATE_SHIPPED, check_output, check_shipped, removed_if_new, replacing
+from ..outputs import (
+    UPDATE_SHIPPED,
+    check_output,
+    check_shipped,
+    removed_if_new,
+    replacing,
+    typed_path,
+)
 
 #: What ``nothanks infer`` writes into --out (replaced as one set).
 RESULT_FILES = ("decisions.parquet", "map.csv", "blocks.csv", "group.csv", "settings.json",
@@ -100,6 +106,27 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def infer_command(args: argparse.Namespace) -> str:
+    """The ``nothanks infer`` command line that computes these results, every setting
+    named, as a user would type it in the repository (its folders by
+    :func:`nothanks.outputs.typed_path`; for settings.json)."""
+    import shlex
+    words = ["nothanks", "infer", typed_path(args.path)]
+    for participant in args.participant or ():
+        words += ["--participant", participant]
+    names = ["models", "samples", "lapse", "tokens", "seed", "processes"]
+    names += ["per_type", "types", "player_lapse"] if args.validate else []
+    for name in names:
+        words += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    for pair in args.param:
+        words += ["--param", pair]
+    words += ["--practice"] * args.practice + ["--validate"] * args.validate
+    if args.cache is not None:
+        words += ["--cache", typed_path(args.cache)]
+    words += ["--out", typed_path(args.out)] + [UPDATE_SHIPPED] * args.update_shipped
+    return shlex.join(words)
+
+
 def _preflight(args: argparse.Namespace, params: dict[str, str], models: tuple[str, ...]):
     """Check every setting before anything is written: the inference settings and the
     candidates they build, the player types (--validate) or the participant folder and
@@ -165,7 +192,7 @@ def _infer(args: argparse.Namespace, params: dict[str, str], models: tuple[str, 
     group.to_csv(out / "group.csv", index=False)
     line = settings_line(result.settings)
     (out / "settings.json").write_text(json.dumps(
-        {"settings": line, "command": "nothanks " + " ".join(sys.argv[1:])}, indent=2)
+        {"settings": line, "command": infer_command(args)}, indent=2)
         + "\n")
     if args.validate:
         table = confusion_matrix(result)

@@ -22,6 +22,7 @@ from ..outputs import (
     check_shipped,
     fresh_folder,
     replacing,
+    typed_path,
 )
 from .base import Configure, Runner
 
@@ -211,12 +212,13 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
         check_output(out, "figures", "the figures", force=True,
                      update_shipped=args.update_shipped)
         check_shipped(args.cache, "figures", option="--cache")
-        options = [f"--out {out}", f"--cache {args.cache}"]
-        options += [f"--participants {args.participants}"] if args.participants else []
+        options = [f"--out {typed_path(out)}", f"--cache {typed_path(args.cache)}"]
+        options += ([f"--participants {typed_path(args.participants)}"] if args.participants
+                    else [])
         options += [f"--games {args.games}"] if args.games else []
         options += ["--quick"] if args.quick else []
         options += [f"--grader {args.grader}"] if args.grader else []
-        options += [f"--checkpoint {args.checkpoint}"] if args.checkpoint else []
+        options += [f"--checkpoint {typed_path(args.checkpoint)}"] if args.checkpoint else []
         options += [UPDATE_SHIPPED] if args.update_shipped else []
         with replacing(out, FIGURE_SET) as staging:  # the whole set, never part of it
             report = make_figures(staging, args.cache, participants=args.participants,

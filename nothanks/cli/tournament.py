@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import cli_checks as checks
-from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder
+from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder, typed_path
 from .base import Runner
 
 #: Files written into the leaderboard folder.
@@ -132,7 +132,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
         made = play_and_rate(tournament, out, board, model=args.model,
                              tau=args.tau, jobs=args.jobs, client=args.dask,
                              progress=not args.no_progress,
-                             command="nothanks tournament " + shlex.join(_given(args)))
+                             command="nothanks tournament " + shlex.join(_given(args)),
+                             provenance="nothanks tournament " + shlex.join(
+                                 _given(args, typed=True)))
         print(f"{made.run.directory}: {made.run.games} games ({made.run.played} played now, "
               f"{made.run.skipped} already done) in {made.run.seconds:.1f} s")
         print(made.markdown)
@@ -141,13 +143,17 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     return run
 
 
-def _given(args: argparse.Namespace) -> list[str]:
-    """The options as given (for the leaderboard's provenance line)."""
-    words = [] if args.tournament == "default" else [args.tournament]
+def _given(args: argparse.Namespace, typed: bool = False) -> list[str]:
+    """The options as given (for the run's manifest), or with ``typed`` their paths as a
+    user would type them in the repository (:func:`nothanks.outputs.typed_path`; for the
+    leaderboard's provenance line)."""
+    shown = typed_path if typed else str
+    words = [] if args.tournament == "default" else [shown(args.tournament)]
     for flag in ("out", "leaderboard", "pool", "deals", "seed", "model", "jobs", "dask"):
         value = getattr(args, flag)
         if value is not None:
-            words += [f"--{flag}", str(value)]
+            words += [f"--{flag}", shown(value) if flag in ("out", "leaderboard") else
+                      str(value)]
     if args.tables is not None:
         words += ["--tables", str(args.tables)]
     if args.tau:
@@ -170,10 +176,13 @@ class TournamentReport:
 def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
                   model: str | None = None, tau: float = 0.0, jobs: int | None = None,
                   client=None, progress: bool = True,
-                  command: str = "nothanks tournament") -> TournamentReport:
+                  command: str = "nothanks tournament", provenance: str | None = None
+                  ) -> TournamentReport:
     """Run (or resume) ``tournament`` into ``out``, rate it and, unless
     ``leaderboard_dir`` is None, write the leaderboard CSV, Markdown and figure there
-    (the three replaced together: :func:`nothanks.outputs.replacing`)."""
+    (the three replaced together: :func:`nothanks.outputs.replacing`). ``command`` is
+    recorded in the run (it resumes ``out``); the leaderboard names ``provenance``, the
+    command as typed in the repository (default: ``command``)."""
     from ..analysis.ratings import DEFAULT_MODEL, GAME_ORDER, leaderboard, leaderboard_markdown
     from ..experiments.log import load
     from ..studies.tournament import load_tournament, run_tournament
@@ -187,7 +196,7 @@ def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
     table = leaderboard_markdown(board)
     seconds = time.perf_counter() - begun
     text = (f"# Leaderboard: {tournament.name}\n\n{tournament.describe()}.\n\n"
-            f"Command: `{command}` ({summary.played} games played in this run, "
+            f"Command: `{provenance or command}` ({summary.played} games played in this run, "
             f"{seconds:.0f} s wall time including rating).\n\n"
             f"Ratings: openskill `{model}`, tau = {tau:g}, games in the order "
             f"{', '.join(GAME_ORDER)}; ordinal = μ − 3σ. Mean rank points (3/2/1/0, ties "
