@@ -38,7 +38,8 @@ def one_line_error(capsys, argv: list[str], expected: str) -> str:
 
 def test_simulate_refuses_a_non_empty_out_unless_forced(tmp_path, capsys):
     out = tmp_path / "sim"
-    assert main(["simulate", "--players", PLAYERS, "--games", "2", "--out", str(out)]) == 0
+    assert main(["simulate", "--players", PLAYERS, "--games", "2", "--out", str(out),
+                 "--no-progress"]) == 0
     first = (out / "games.parquet").read_bytes()
     one_line_error(capsys, ["simulate", "--players", PLAYERS, "--games", "3", "--seed", "9",
                             "--out", str(out)], "is not empty")
