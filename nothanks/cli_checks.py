@@ -156,14 +156,33 @@ def folder_to_read(text: str) -> Path:
     return folder
 
 
+class DefaultsFormatter(argparse.HelpFormatter):
+    """Help that shows every option's default: an option whose help does not name its
+    default already gets ``(default: VALUE)``. Options whose default is None (their help
+    says what leaving them out does) and flags (off unless given) are left as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if ("default" in text or action.required or action.default in (None, False)
+                or action.default is argparse.SUPPRESS
+                or not (action.option_strings or action.nargs in ("?", "*"))):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line: the command, what was wrong
-    and where to read the valid options (exit code 2, as argparse's)."""
+    and where to read the valid options (exit code 2, as argparse's); its help shows
+    every default (:class:`DefaultsFormatter`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", DefaultsFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-__all__ = ["JOBS_PER_CORE", "MAX_GAMES", "MAX_SEED", "Parser", "count", "folder_to_read",
-           "folder_to_write", "games", "jobs", "max_jobs", "non_negative_float",
+__all__ = ["JOBS_PER_CORE", "MAX_GAMES", "MAX_SEED", "DefaultsFormatter", "Parser", "count",
+           "folder_to_read", "folder_to_write", "games", "jobs", "max_jobs", "non_negative_float",
            "positive_float", "probability", "seed"]

@@ -9,6 +9,10 @@ folder named after a digest of every source in the packages holding compiled cod
 (:data:`COMPILED_PACKAGES`); any change to any of them starts a fresh folder. A process
 that set ``NUMBA_CACHE_DIR`` itself, or imported numba before ``nothanks``, keeps numba's
 own choice (docs/architecture.md, "Compiled code").
+
+A first run compiles the kernels (seconds; later runs load them from the cache). The
+command line says so (:func:`announce_compiling`): once numba has compiled for more than
+:data:`ANNOUNCE_AFTER_SECONDS` in a process, :data:`COMPILING` goes to stderr, once.
 """
 from __future__ import annotations
 
@@ -16,8 +20,10 @@ import hashlib
 import os
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import TextIO
 
 #: The packages (under ``nothanks``) whose modules hold numba-compiled code or code it
 #: calls: a change to any of their sources starts a new cache folder.
@@ -94,3 +100,98 @@ def use_versioned_cache(root: Path = PACKAGE_ROOT) -> Path | None:
         except OSError:
             pass
     return folder
+
+
+#: What a process that compiles kernels for long says (once), and after how many seconds
+#: of compiling in all.
+COMPILING = "compiling kernels (first run only)"
+ANNOUNCE_AFTER_SECONDS = 1.0
+
+
+class _Announcer:
+    """Counts numba's compile time in this process (its ``numba:compile`` events, which
+    fire only for code not found in the cache) and writes :data:`COMPILING` once, as
+    soon as the count passes :data:`ANNOUNCE_AFTER_SECONDS` (a timer fires during a long
+    compilation, so the line comes while the user waits, not after)."""
+
+    def __init__(self, stream: TextIO | None) -> None:
+        self.stream = stream  # None: sys.stderr when the line is written
+        self.seconds = 0.0  # compiling, in all, before the current outermost compile
+        self.depth = 0  # compilations nest (a kernel compiles the kernels it calls)
+        self.began = 0.0
+        self.said = False
+        self.timer: threading.Timer | None = None
+        self.lock = threading.RLock()
+
+    def start(self) -> None:
+        with self.lock:
+            self.depth += 1
+            if self.depth > 1 or self.said:
+                return
+            self.began = time.perf_counter()
+            left = max(0.0, ANNOUNCE_AFTER_SECONDS - self.seconds)
+            self.timer = threading.Timer(left, self.say)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def end(self) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth > 0:
+                return
+            self.seconds += time.perf_counter() - self.began
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            if self.seconds > ANNOUNCE_AFTER_SECONDS:
+                self.say()
+
+    def say(self) -> None:
+        """Write :data:`COMPILING` unless written before, or this is a worker process
+        (its parent speaks for it)."""
+        import multiprocessing
+        with self.lock:
+            if self.said or multiprocessing.parent_process() is not None:
+                return
+            self.said = True
+            from tqdm.auto import tqdm
+            tqdm.write(COMPILING, file=self.stream or sys.stderr)  # above a progress bar
+
+
+#: The announcer :func:`announce_compiling` made (None: the process stays silent), and
+#: whether numba's events reach it (registered once per process).
+_announcer: _Announcer | None = None
+_listening = False
+
+
+def announce_compiling(stream: TextIO | None = None) -> None:
+    """From now on this process says :data:`COMPILING` on ``stream`` (default stderr)
+    when numba compiles for more than :data:`ANNOUNCE_AFTER_SECONDS` (the command line
+    turns it on; a library user sees nothing). numba is not imported for it: the
+    modules with compiled code call :func:`numba_imported` when they import numba."""
+    global _announcer
+    if _announcer is None:
+        _announcer = _Announcer(stream)
+        if "numba" in sys.modules:
+            numba_imported()
+
+
+def numba_imported() -> None:
+    """Called by a module that has just imported numba: listen to its compilations if
+    :func:`announce_compiling` asked for it (registered once per process)."""
+    global _listening
+    if _announcer is None or _listening:
+        return
+    from numba.core import event
+
+    class Listener(event.Listener):
+        def on_start(self, _event) -> None:
+            if _announcer is not None:
+                _announcer.start()
+
+        def on_end(self, _event) -> None:
+            if _announcer is not None:
+                _announcer.end()
+
+    event.register("numba:compile", Listener())
+    _listening = True

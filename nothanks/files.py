@@ -1,11 +1,13 @@
 """Durable file writing: a file is either complete or absent, never half-written; and
-writer locks, so two processes never write the same folder (no game logged twice)."""
+writer locks, so two processes never write the same folder (no game logged twice). Also
+the safe reading of array archives (:func:`read_npz`), which never unpickles."""
 from __future__ import annotations
 
 import fcntl
 import os
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -34,6 +36,28 @@ def is_atomic_leftover(path: Path) -> bool:
     finished (the process was killed before its rename): safe to delete."""
     name = Path(path).name
     return name.startswith(".") and name.endswith(".tmp") and Path(path).is_file()
+
+
+def read_npz(path: Path) -> dict:
+    """The arrays (name -> numpy array) of the ``.npz`` archive at ``path``; never
+    unpickles anything.
+
+    Raises:
+        ValueError: the file is not an array archive (numpy would take any other bytes
+            for a pickle and advise loading it unsafely), or a damaged one; the message
+            says which, in words a user can act on.
+    """
+    import numpy as np
+    if not zipfile.is_zipfile(path):
+        raise ValueError("not an .npz archive (a zip file of numpy arrays)")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {key: data[key] for key in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        if "pickle" in str(exc):
+            raise ValueError("an archive holding pickled objects, which are never loaded"
+                             ) from None
+        raise ValueError(f"a damaged .npz archive ({type(exc).__name__}: {exc})") from None
 
 
 def write_frame(frame: pd.DataFrame, path: Path) -> None:

@@ -46,6 +46,24 @@ def fresh_folder(command: str) -> Path:
     return path
 
 
+def typed_path(path: str | Path) -> str:
+    """``path`` as a user would type it in the repository, for the command a shipped
+    output records (its provenance): a relative path as given; an absolute one inside
+    the working directory relative to it; a scratch folder in the system's temporary
+    folder (``/tmp/x/y``, somewhere only the machine that ran the command has) as the
+    untracked folder a user would use instead, ``runs/x/y`` (what a command computes does
+    not depend on where its scratch folder is); any other path as given."""
+    path = Path(path)
+    if not path.is_absolute():
+        return str(path)
+    for base, shown in ((Path.cwd(), Path()), (Path(tempfile.gettempdir()), RUNS)):
+        try:
+            return str(shown / path.resolve().relative_to(base.resolve()))
+        except ValueError:
+            continue
+    return str(path)
+
+
 def committed_files(folder: str | Path) -> list[str]:
     """The files in ``folder`` (or the file ``folder``) that git tracks, as repository
     paths; empty outside a git work tree or where git is not installed."""
@@ -191,5 +209,6 @@ def _remove(path: Path) -> None:
 
 
 __all__ = ["RUNS", "STAGING", "UPDATE_SHIPPED", "OutputError", "check_output", "check_shipped",
+           "typed_path",
            "check_writable", "committed_files", "entries", "fresh_folder", "removed_if_new",
            "replacing"]

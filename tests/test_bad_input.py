@@ -38,7 +38,8 @@ def one_line_error(capsys, argv: list[str], expected: str) -> str:
 
 def test_simulate_refuses_a_non_empty_out_unless_forced(tmp_path, capsys):
     out = tmp_path / "sim"
-    assert main(["simulate", "--players", PLAYERS, "--games", "2", "--out", str(out)]) == 0
+    assert main(["simulate", "--players", PLAYERS, "--games", "2", "--out", str(out),
+                 "--no-progress"]) == 0
     first = (out / "games.parquet").read_bytes()
     one_line_error(capsys, ["simulate", "--players", PLAYERS, "--games", "3", "--seed", "9",
                             "--out", str(out)], "is not empty")
@@ -452,3 +453,38 @@ def test_an_agent_object_given_as_a_spec_says_what_to_pass():
         make_agent(built)
     with pytest.raises(TypeError, match="play_trial"):
         next(play_games([built, "tom0", "tom0", "tom0"], 1))
+
+
+def test_human_on_a_design_without_a_human_seat_is_refused(tmp_path, capsys):
+    one_line_error(capsys, ["run", "smoke", "--human", "human-standin", "--out",
+                            str(tmp_path / "r")], "design 'smoke' has no human seat")
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_batch_larger_than_the_buffer_is_refused(tmp_path, capsys):
+    one_line_error(capsys, ["train", "--batch-size", "1000", "--buffer", "10",
+                            "--iterations", "1", "--out", str(tmp_path / "t")],
+                   "batch_size=1000 is larger than buffer=10")
+    assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize("content", [b"garbage\n", bytes(range(256)) * 8])
+def test_a_garbage_checkpoint_is_one_line_before_any_work(tmp_path, capsys, monkeypatch,
+                                                          content):
+    """Random bytes are not read as a pickle: no numpy advice to load it unsafely, and
+    ``figures`` refuses the file before it simulates anything."""
+    import nothanks.report
+    from nothanks.studies.selfplay.checkpoint import CheckpointError, load_state
+    checkpoint = tmp_path / "junk.npz"
+    checkpoint.write_bytes(content)
+    monkeypatch.setattr(nothanks.report, "make_figures",
+                        lambda *a, **k: pytest.fail("figures began its work"))
+    err = one_line_error(capsys, ["figures", "--grader", "network", "--checkpoint",
+                                  str(checkpoint), "--out", str(tmp_path / "out"), "--cache",
+                                  str(tmp_path / "cache"), "--quick"],
+                         "junk.npz is not a network checkpoint: not an .npz archive")
+    assert "pickle" not in err and "valid: an .npz written by nothanks train" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.npz"]
+    with pytest.raises(CheckpointError, match="not an .npz archive") as refused:
+        load_state(checkpoint)
+    assert "pickle" not in str(refused.value)

@@ -111,3 +111,35 @@ def test_without_a_writable_package_the_users_cache_folder_holds_it(tmp_path, mo
     monkeypatch.setattr(compiled_cache.Path, "home", staticmethod(no_home))
     assert compiled_cache.use_versioned_cache(root) is None
     assert compiled_cache.SETTING not in os.environ
+
+
+@pytest.mark.parametrize("after, said", [(0.0, compiled_cache.COMPILING + "\n"),
+                                         (3600.0, "")])
+def test_compiling_longer_than_the_limit_is_said_once(monkeypatch, after, said):
+    """Two fresh compilations (numba's events), a limit below their time: one line; a
+    limit above it: none."""
+    import io
+
+    numba = pytest.importorskip("numba")
+    stream = io.StringIO()
+    monkeypatch.setattr(compiled_cache, "_announcer", None)
+    monkeypatch.setattr(compiled_cache, "ANNOUNCE_AFTER_SECONDS", after)
+    compiled_cache.announce_compiling(stream)
+
+    @numba.njit
+    def plus_one(x):
+        return x + 1
+
+    @numba.njit
+    def twice(x):
+        return 2 * plus_one(x)
+
+    assert twice(3) == 8 and plus_one(1.5) == 2.5  # three compilations, two nested
+    assert stream.getvalue() == said
+
+
+def test_the_command_line_says_when_it_compiles(monkeypatch):
+    from nothanks.cli import main
+    monkeypatch.setattr(compiled_cache, "_announcer", None)
+    assert main(["agents"]) == 0
+    assert compiled_cache._announcer is not None  # the next compilation is timed

@@ -100,6 +100,19 @@ def test_readme_is_a_front_door():
     assert not missing, f"README links to missing files: {missing}"
 
 
+#: Numbers as the README spells them.
+NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+                "seventeen", "eighteen", "nineteen", "twenty")
+
+
+def test_the_readme_counts_the_notebooks():
+    readme = (ROOT / "README.md").read_text()
+    [word] = re.findall(r"\| `notebooks/` \| (\w+) notebooks", readme)
+    notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))
+    assert NUMBER_WORDS.index(word) == len(notebooks), (word, [p.name for p in notebooks])
+
+
 def test_api_pages_document_docstrings(html):
     actr = (html / "api" / "actr.html").read_text()
     assert 'id="nothanks.actr.DeclarativeMemory"' in actr

@@ -179,12 +179,16 @@ def test_in_flight_chunks_are_bounded(monkeypatch):
     size (a fake executor records submissions; results are consumed one by one)."""
     import concurrent.futures as cf
 
+    from nothanks.experiments import backends
     from nothanks.experiments.backends import execute
     submitted: list[tuple[int, int]] = []
 
     class Recording:
-        def __init__(self, max_workers, initializer=None, initargs=(), mp_context=None):
-            pass
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *error):
+            return False
 
         def submit(self, fn, design, start, stop, *args):
             submitted.append((start, stop))
@@ -192,10 +196,7 @@ def test_in_flight_chunks_are_bounded(monkeypatch):
             future.set_result({"games": b""})
             return future
 
-        def shutdown(self, **kwargs):
-            pass
-
-    monkeypatch.setattr(cf, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(backends, "worker_pool", lambda workers, **options: Recording())
     design = load_design("smoke")
     chunks = [(g, g + 1) for g in range(12)]
     consumed = 0

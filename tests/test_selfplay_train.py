@@ -270,3 +270,30 @@ def test_the_hours_budget_counts_the_whole_run(tmp_path, reference, capsys):
     assert "last evaluation (iteration 4), first-place share: " in printed
     assert main([*_command(out, ITERATIONS + 1, "--jobs", "1"), "--hours", "1"]) == 0
     assert f"{ITERATIONS + 1} iterations (1 now, resumed" in capsys.readouterr().out
+
+
+def test_ctrl_c_to_the_process_group_is_one_line_naming_the_iterations(tmp_path):
+    """A terminal's Ctrl-C reaches the run and its spawned workers, here while the workers
+    may still be starting up: only the run speaks, in one line."""
+    from helpers import load_benchmark
+    descendants = load_benchmark("random_kills").descendants
+    env = os.environ | {"PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+    run = subprocess.Popen([sys.executable, "-m", "nothanks",
+                            *_command(tmp_path / "run", 1000, "--jobs", "2")], cwd=ROOT,
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(descendants(run.pid)) < 2:
+            assert run.poll() is None, run.stderr.read()[-3000:]
+            assert time.monotonic() < deadline, "no workers within 120 s"
+            time.sleep(0.05)
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=120)
+    finally:
+        run.kill()
+    assert run.returncode == 130, err
+    from nothanks.compiled_cache import COMPILING
+    assert [line for line in err.splitlines() if line != COMPILING] == [  # a first run says so
+        "nothanks train: interrupted (Ctrl-C); finished iterations are saved; re-run the "
+        "same command to go on from there"], err

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import json
+import tempfile
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -155,6 +158,12 @@ def test_the_command_runs_a_tournament_and_writes_the_leaderboard(tmp_path, caps
     text = (tmp_path / "b" / "leaderboard.md").read_text()
     assert "1 tables of 4" in text and "8 games" in text and "`random`" in text
     assert "--pool" in text  # the command that made it
+    # ... as typed in the repository: the scratch folder in /tmp as an untracked runs/ one;
+    # the run itself records its real folder (verify's rerun command resumes it)
+    typed = f"--out {Path('runs') / (tmp_path / 'r').relative_to(tempfile.gettempdir())}"
+    assert typed in text and str(tmp_path) not in text, text
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert f"--out {tmp_path / 'r'}" in manifest["command"]
     assert main(["tournament", "--plan", "--tables", "3"]) == 0
     assert "table   2:" in capsys.readouterr().out
 

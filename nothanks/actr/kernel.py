@@ -31,8 +31,10 @@ def _compile() -> SimpleNamespace | None:
         import numba
     except ImportError:  # the NumPy path is always there
         return None
+    from ..compiled_cache import numba_imported
     from ..kernels import compiling, counter  # (imports numba: on first use only)
 
+    numba_imported()  # the command line may say that a first run compiles
     if not compiling.COMPILED:  # NOTHANKS_SEARCH_KERNEL=0: no compiled code anywhere
         return None
 

@@ -11,7 +11,11 @@ _TAKE, _PASS = Action.TAKE, Action.PASS
 
 
 class RandomAgent(Agent):
-    """Takes with probability ``p`` (default 0.5) unless forced to take."""
+    """Takes with probability ``p`` (default 0.5) unless forced to take.
+
+    Args:
+        p: probability of taking the card when passing is allowed.
+    """
 
     name = "random"
 
@@ -34,7 +38,11 @@ class RandomAgent(Agent):
 
 
 class HeuristicAgent(Agent):
-    """Takes iff (increase in own card points) - (tokens on card) <= ``T`` (default 0)."""
+    """Takes iff (increase in own card points) - (tokens on card) <= ``T`` (default 0).
+
+    Args:
+        T: largest cost (points gained minus tokens won) at which it takes.
+    """
 
     name = "heuristic"
 

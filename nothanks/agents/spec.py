@@ -11,7 +11,9 @@ fitted them), so a spec stays a complete, reproducible description of an agent.
 from __future__ import annotations
 
 import inspect
+import re
 import tomllib
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -228,3 +230,40 @@ def agent_parameters(name: str) -> dict[str, object]:
         n: p.default for n, p in inspect.signature(_REGISTRY[name]).parameters.items()
         if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
     }
+
+
+#: An ``Args:`` entry of a docstring: ``name: text``, continued on more indented lines.
+_ARG_ENTRY = re.compile(r"^(?P<indent> +)(?P<name>\w+): (?P<text>.*(?:\n(?P=indent) +.*)*)",
+                        re.M)
+
+
+def parameter_meanings(name: str) -> dict[str, str]:
+    """What each parameter of a registered agent means, in one phrase: the first clause
+    of its entry in the ``Args:`` sections of the agent's docstrings (the factory's, then
+    those of the agent class it makes and that class's bases). A parameter no docstring
+    describes is left out."""
+    factory = _REGISTRY.get(name)
+    if factory is None:
+        raise AgentSpecError(f"unknown agent {name!r}; valid: {', '.join(registered())}")
+    made = factory if inspect.isclass(factory) else typing.get_type_hints(factory).get("return")
+    docs = [inspect.getdoc(factory) or ""]
+    if inspect.isclass(made):
+        docs += [inspect.getdoc(cls) or "" for cls in inspect.getmro(made)]
+    entries: dict[str, str] = {}
+    for doc in docs:
+        for section in re.split(r"^Args:\n", doc, flags=re.M)[1:]:
+            for match in _ARG_ENTRY.finditer(section.split("\n\n")[0]):
+                entries.setdefault(match["name"], _first_clause(match["text"]))
+    return {key: entries[key] for key in agent_parameters(name) if key in entries}
+
+
+def _first_clause(text: str) -> str:
+    """``text`` on one line, up to its first full stop or semicolon outside brackets,
+    without reStructuredText's literal quotes."""
+    flat = " ".join(text.replace("``", "").split())
+    depth = 0
+    for i, char in enumerate(flat):
+        depth += (char in "([") - (char in ")]")
+        if depth == 0 and char in ".;" and (i + 1 == len(flat) or flat[i + 1] == " "):
+            return flat[:i]
+    return flat

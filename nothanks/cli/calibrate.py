@@ -45,12 +45,18 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--heldout", default=None,
                         help="targets only reported, comma-separated (default: ToM2 rows, "
                              "Welch t's, Figure 14 slope)")
-    parser.add_argument("--trials", type=checks.count(MAX_TRIALS), default=20,
-                        help="finished trials the study should have (resumes and extends)")
-    parser.add_argument("--games", type=checks.games, default=2000,
-                        help="games per condition per trial (default 2000)")
+    trials, games = 20, 2000
+    parser.add_argument("--trials", type=checks.count(MAX_TRIALS), default=trials,
+                        help="finished trials the study should have (resumes and extends; "
+                             f"default {trials}). The default study, {trials} trials of "
+                             f"{games} games (one table, ToM1 vs 3 x ToM0, --jobs 1), takes "
+                             "about 10 minutes: about 32 s of one core per complete trial, "
+                             "less for a pruned one (docs/calibration.md, Cost)")
+    parser.add_argument("--games", type=checks.games, default=games,
+                        help=f"games per condition per trial (default {games})")
     parser.add_argument("--seed", type=checks.seed, default=2018,
-                        help="root seed of the fit (stage i plays the deals of seed + i)")
+                        help="root seed of the fit (stage i plays the deals of seed + i; "
+                             "default 2018)")
     parser.add_argument("--stages", default="0.25,1",
                         help="fractions of the games after which a trial may be pruned")
     parser.add_argument("--storage", type=_storage, default=None,
@@ -58,25 +64,29 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--study-name", default="thesis-fit",
                         help="study (and preset) name (default thesis-fit)")
     parser.add_argument("--model-preset", type=_model_preset, default=None,
-                        help="preset of the ToM seats (e.g. thesis-fit when fitting stand-ins)")
+                        help="preset of the ToM seats (e.g. thesis-fit when fitting "
+                             "stand-ins; default: none, the models' own defaults)")
     parser.add_argument("--start", default=None,
                         help="NAME=VALUE,... of free parameters a new study tries first; "
-                             "several points separated by ';' are tried in order")
+                             "several points separated by ';' are tried in order (default: "
+                             "none, the sampler chooses every point)")
     parser.add_argument("--fixed", default=None,
                         help="NAME=VALUE,... of parameters held at these values (not free; "
-                             "the others not free keep their defaults)")
+                             "the others not free keep their defaults; default: none)")
     parser.add_argument("--weights", default=None,
                         help="NAME=WEIGHT,... of fitted targets whose loss term counts more "
-                             "(or less) than 1, e.g. human_vs_tom0=2")
+                             "(or less) than 1, e.g. human_vs_tom0=2 (default: every "
+                             "weight 1)")
     parser.add_argument("--check-seed", type=checks.seed, default=None,
                         help="after the study, evaluate defaults and the best trial on this "
-                             "unseen seed (writes heldout.md)")
+                             "unseen seed (writes heldout.md; default: no check)")
     parser.add_argument("--check-games", type=checks.games, default=None,
                         help="games per condition of the check (default --games)")
     parser.add_argument("--jobs", type=checks.jobs, default=1,
                         help="worker processes per trial, 1 to 4 x the cores (default 1)")
     parser.add_argument("--scheduler", default=None,
-                        help="Dask scheduler address to play the trials' games on")
+                        help="Dask scheduler address to play the trials' games on "
+                             "(default: local processes, --jobs)")
     parser.add_argument("--list", action="store_true",
                         help="list the free parameters and targets, and exit")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -123,11 +133,19 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             members = [name.format(name=args.study_name) for name in STUDY_FILES]
             with replacing(out, members, keep_staging=True) as staging:
                 _study(args, staging, params, targets, heldout, stages, command)
-            print(f"replaced the study in {out}")
+            print(f"replaced the study in {out}: {_written(out, args.study_name)}")
             return 0
         _study(args, out, params, targets, heldout, stages, command)
+        print(f"wrote the study to {out}: {_written(out, args.study_name)}")
         return 0
     return run
+
+
+def _written(out: Path, study_name: str) -> str:
+    """The study's files and folders in ``out``, named (for the command's last line)."""
+    from ..studies.calibration.outputs import STUDY_FILES
+    names = [name.format(name=study_name) for name in STUDY_FILES]
+    return ", ".join(name for name in names if (out / name).exists())
 
 
 def _study(args: argparse.Namespace, out: Path, params: list[str], targets: list[str],

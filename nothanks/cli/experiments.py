@@ -25,30 +25,35 @@ MAX_PARTICIPANTS = 999
 
 def configure_run(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("design", nargs="?",
-                        help="shipped design name (see --list) or path to a .toml design")
+                        help="shipped design name (see --list) or path to a .toml design "
+                             "(required, except with --list)")
     parser.add_argument("--out", type=checks.folder_to_write,
-                        help="experiment directory (created or resumed)")
+                        help="experiment directory (created or resumed; required, except "
+                             "with --list)")
     parser.add_argument("--list", action="store_true", help="list the shipped designs")
     parser.add_argument("--jobs", type=checks.jobs, default=None,
                         help="local worker processes, 1 to 4 x the cores (default: all cores)")
     parser.add_argument("--dask", metavar="ADDRESS", default=None,
-                        help="run on a Dask cluster, e.g. tcp://scheduler:8786")
+                        help="run on a Dask cluster, e.g. tcp://scheduler:8786 (default: "
+                             "local processes, --jobs)")
     parser.add_argument("--traces", action="store_true",
                         help="also log every model decision's full reasoning trace (large)")
     parser.add_argument("--human", metavar="SPEC", default=None,
                         help="agent spec that plays a design's human seat (e.g. human-standin)"
-                             "; the rows are marked synthetic")
+                             "; the rows are marked synthetic (default: the design's own; a "
+                             "design without a human seat refuses it)")
     parser.add_argument("--games", type=checks.games, default=None,
-                        help="override games per condition (changes the design hash)")
+                        help="override games per condition (changes the design hash; "
+                             "default: the design's)")
     parser.add_argument("--seed", type=checks.seed, default=None,
                         help=f"override the root seed, 0 to {checks.MAX_SEED} (changes the "
-                             "design hash)")
+                             "design hash; default: the design's)")
     parser.add_argument("--chunk-size", type=checks.games, default=None,
                         help="games per part file (default about 50; fixed by the first run)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     def run(args: argparse.Namespace) -> int:
-        from ..experiments.design import load_design, shipped_designs
+        from ..experiments.design import HUMAN, DesignError, load_design, shipped_designs
         from ..experiments.run import run_design
         if args.list:
             for name, path in shipped_designs().items():
@@ -61,6 +66,10 @@ def configure_run(parser: argparse.ArgumentParser) -> Runner:
             return 2
         check_shipped(args.out, "run")  # a run never writes into committed results
         design = load_design(args.design)
+        if args.human is not None and not design.has_human:
+            raise DesignError(f"--human {args.human}: design {design.name!r} has no human seat"
+                              " for it to play; leave --human out, or give a design whose "
+                              f"tables seat a {HUMAN!r} player")
         changes = {k: v for k, v in (("games", args.games), ("seed", args.seed),
                                      ("human", args.human)) if v is not None}
         if changes:
@@ -170,5 +179,7 @@ def configure_synthetic(parser: argparse.ArgumentParser) -> Runner:
         with replacing(out, (f"{ID_PREFIX}*",)) as staging:  # the whole set, never part
             for session in generate(staging, args.participants, seed=args.seed):
                 print(f"{out / session.directory.name}: {session.games_done} games")
+        print(f"wrote {args.participants} participant session folder"
+              f"{'s' * (args.participants != 1)} ({ID_PREFIX}NN) to {out}")
         return 0
     return run

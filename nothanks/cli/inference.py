@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from .. import cli_checks as checks
-from ..outputs import UPDATE_SHIPPED, check_output, check_shipped, removed_if_new, replacing
+from ..outputs import (
+    UPDATE_SHIPPED,
+    check_output,
+    check_shipped,
+    removed_if_new,
+    replacing,
+    typed_path,
+)
 
 #: What ``nothanks infer`` writes into --out (replaced as one set).
 RESULT_FILES = ("decisions.parquet", "map.csv", "blocks.csv", "group.csv", "settings.json",
@@ -33,7 +39,7 @@ def _pairs(items: list[str]) -> dict[str, str]:
 def configure(parser: argparse.ArgumentParser):
     parser.add_argument("path", nargs="?", type=Path, default=None,
                         help="participant folder (or one session); with --validate: the "
-                             "folder for the simulated players (made or resumed)")
+                             "folder for the simulated players (made or resumed); required")
     parser.add_argument("--participant", action="append", default=None,
                         help="participant id (repeatable; default: all)")
     parser.add_argument("--models", default=_MODELS, help=f"candidate models (default {_MODELS})")
@@ -54,7 +60,8 @@ def configure(parser: argparse.ArgumentParser):
     parser.add_argument("--processes", type=checks.jobs, default=2,
                         help="worker processes, 1 to 4 x the cores (default 2)")
     parser.add_argument("--cache", type=checks.folder_to_write, default=None,
-                        help="folder for per-participant likelihood tables (Parquet)")
+                        help="folder for per-participant likelihood tables (Parquet; "
+                             "default: none, nothing is cached)")
     parser.add_argument("--out", type=checks.folder_to_write, required=True,
                         help="folder for the results (its earlier results are replaced as "
                              "one set)")
@@ -72,6 +79,7 @@ def configure(parser: argparse.ArgumentParser):
     parser.add_argument("--player-lapse", type=checks.probability, default=0.05,
                         help="--validate: the simulated players' lapse rate, 0 to 1 "
                              "(default 0.05)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     return run
 
 
@@ -93,8 +101,30 @@ def run(args: argparse.Namespace) -> int:
                      update_shipped=args.update_shipped)
         with replacing(args.out, RESULT_FILES) as out:  # the whole set, never part of it
             _infer(args, params, models, out, log)
-    print(f"wrote {args.out}")
+    written = [name for name in RESULT_FILES if (args.out / name).exists()]
+    print(f"wrote {', '.join(written)} to {args.out}")
     return 0
+
+
+def infer_command(args: argparse.Namespace) -> str:
+    """The ``nothanks infer`` command line that computes these results, every setting
+    named, as a user would type it in the repository (its folders by
+    :func:`nothanks.outputs.typed_path`; for settings.json)."""
+    import shlex
+    words = ["nothanks", "infer", typed_path(args.path)]
+    for participant in args.participant or ():
+        words += ["--participant", participant]
+    names = ["models", "samples", "lapse", "tokens", "seed", "processes"]
+    names += ["per_type", "types", "player_lapse"] if args.validate else []
+    for name in names:
+        words += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    for pair in args.param:
+        words += ["--param", pair]
+    words += ["--practice"] * args.practice + ["--validate"] * args.validate
+    if args.cache is not None:
+        words += ["--cache", typed_path(args.cache)]
+    words += ["--out", typed_path(args.out)] + [UPDATE_SHIPPED] * args.update_shipped
+    return shlex.join(words)
 
 
 def _preflight(args: argparse.Namespace, params: dict[str, str], models: tuple[str, ...]):
@@ -149,12 +179,12 @@ def _infer(args: argparse.Namespace, params: dict[str, str], models: tuple[str, 
         types = [t.strip() for t in args.types.split(",") if t.strip()]
         chosen = simulate_players(args.path, types=types, per_type=args.per_type,
                                   lapse=args.player_lapse, params=params,
-                                  processes=args.processes)
+                                  processes=args.processes, progress=not args.no_progress)
     result = infer_order(args.path if log is None else log, chosen, models=models,
                          samples=args.samples,
                          lapse=args.lapse, tokens=args.tokens, params=params, seed=args.seed,
                          practice=args.practice or args.validate, processes=args.processes,
-                         cache=args.cache)
+                         cache=args.cache, progress=not args.no_progress)
     result.decisions.to_parquet(out / "decisions.parquet", index=False)
     result.map_orders().to_csv(out / "map.csv", index=False)
     result.blocks().to_csv(out / "blocks.csv", index=False)
@@ -162,7 +192,7 @@ def _infer(args: argparse.Namespace, params: dict[str, str], models: tuple[str, 
     group.to_csv(out / "group.csv", index=False)
     line = settings_line(result.settings)
     (out / "settings.json").write_text(json.dumps(
-        {"settings": line, "command": "nothanks " + " ".join(sys.argv[1:])}, indent=2)
+        {"settings": line, "command": infer_command(args)}, indent=2)
         + "\n")
     if args.validate:
         table = confusion_matrix(result)

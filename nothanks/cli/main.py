@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from ..outputs import (
     fresh_folder,
     removed_if_new,
     replacing,
+    typed_path,
 )
 from .base import Configure, Runner
 
@@ -59,13 +61,17 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--force", action="store_true",
                         help="replace games.parquet and decisions.parquet in a non-empty --out")
     parser.add_argument("--no-rotate", action="store_true", help="keep agents in fixed seats")
-    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--json", action="store_true",
+                        help="print the summary as JSON (the line saying what was written "
+                             "goes to stderr)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     _variant_arguments(parser)
 
     def run(args: argparse.Namespace) -> int:
         from ..agents import AgentSpecError, make_agent, split_specs
         from ..experiments.rows import compact_frames
         from ..files import write_frame
+        from ..progress import progress_bar
         from ..runner import play_games, summarize
         specs = [spec for text in args.players for spec in split_specs(text)]
         variant = _variant_from(args, len(specs))
@@ -76,17 +82,25 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
                 raise  # names the spec itself
             except ValueError as exc:  # e.g. an instance file that does not fit the deck
                 return _fail("simulate", f"agent spec {spec!r}: {exc}")
+        def played() -> tuple:
+            results = []
+            with progress_bar(args.games, unit="game", desc="simulate",
+                              enabled=not args.no_progress) as bar:
+                for result in play_games(specs, args.games, args.seed, variant,
+                                         rotate=not args.no_rotate):
+                    results.append(result)
+                    bar.update()
+            return compact_frames(results)
+
         if args.out is None:
-            games, decisions = compact_frames(list(play_games(
-                specs, args.games, args.seed, variant, rotate=not args.no_rotate)))
+            games, decisions = played()
         else:
             from ..experiments.store import RECEIPT, write_receipt
             from ..experiments.verify import SIMULATE_TABLES
             with removed_if_new(args.out):  # a refused or failed run leaves no new folder
                 check_output(args.out, "simulate", "games.parquet and decisions.parquet",
                              force=args.force)
-                games, decisions = compact_frames(list(play_games(
-                    specs, args.games, args.seed, variant, rotate=not args.no_rotate)))
+                games, decisions = played()
                 # the tables and their receipt are published together, or not at all (a
                 # full disk leaves the folder as it was): --force replaces the whole set
                 with replacing(args.out, (*SIMULATE_TABLES, RECEIPT)) as staging:
@@ -98,9 +112,20 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
         if args.json:
             print(json.dumps(summary.reset_index().to_dict(orient="records"), indent=2))
         else:
+            print(f"{args.games} games, per agent spec ({SUMMARY_KEY}):")
             print(summary.to_string(float_format=lambda x: f"{x:.3f}"))
+        wrote = (f"wrote {args.games} games to {args.out / 'games.parquet'} and their "
+                 f"decisions to {args.out / 'decisions.parquet'}" if args.out is not None
+                 else "wrote nothing (give --out DIR to keep the games)")
+        print(wrote, file=sys.stderr if args.json else sys.stdout)
         return 0
     return run
+
+
+#: What the columns of ``nothanks simulate``'s table mean, printed above it.
+SUMMARY_KEY = ("mean_score: card points minus tokens, lower is better; mean_rank_points: "
+               "3 for first to 0 for last, higher is better; win_share: share of first "
+               "places")
 
 
 def _simulate_command(args: argparse.Namespace, specs: list[str]) -> str:
@@ -124,10 +149,13 @@ def _fail(command: str, message: str) -> int:
 def _agents(parser: argparse.ArgumentParser) -> Runner:
     def run(args: argparse.Namespace) -> int:
         from ..agents import agent_parameters, registered
+        from ..agents.spec import parameter_meanings
+        print("agents (spec NAME:KEY=VALUE,...; each parameter with its default and meaning):")
         for name in registered():
-            params = agent_parameters(name)
-            shown = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "(no parameters)"
-            print(f"{name:12s} {shown}")
+            params, meanings = agent_parameters(name), parameter_meanings(name)
+            print(name + ("" if params else "  (no parameters)"))
+            for key, default in params.items():
+                print(f"  {f'{key}={default!r}':26s} {meanings.get(key, '')}".rstrip())
         from ..agents.spec import PRESET_KEY, load_preset, presets
         print(f"\npresets (every agent spec also takes {PRESET_KEY}=NAME; the spec's own "
               "parameters override the preset's):")
@@ -205,12 +233,13 @@ def _build_figures(args: argparse.Namespace, out: Path):
     ``out`` whole; its :class:`~nothanks.report.FigureReport`."""
     from ..report import make_figures
     check_output(out, "figures", "the figures", force=True, update_shipped=args.update_shipped)
-    options = [f"--out {out}", f"--cache {args.cache}"]
-    options += [f"--participants {args.participants}"] if args.participants else []
+    options = [f"--out {typed_path(out)}", f"--cache {typed_path(args.cache)}"]
+    options += ([f"--participants {typed_path(args.participants)}"] if args.participants
+                else [])
     options += [f"--games {args.games}"] if args.games else []
     options += ["--quick"] if args.quick else []
     options += [f"--grader {args.grader}"] if args.grader else []
-    options += [f"--checkpoint {args.checkpoint}"] if args.checkpoint else []
+    options += [f"--checkpoint {typed_path(args.checkpoint)}"] if args.checkpoint else []
     options += [UPDATE_SHIPPED] if args.update_shipped else []
     with replacing(out, FIGURE_SET) as staging:  # the whole set, never part of it
         return make_figures(staging, args.cache, participants=args.participants,
@@ -255,10 +284,12 @@ def commands() -> dict[str, tuple[str, Configure]]:
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
+    from .. import __version__
     parser = checks.Parser(
         prog="nothanks",
         description="ACT-R theory-of-mind models playing No Thanks!: simulate, run, analyse.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     runners: dict[str, Runner] = {}
     for name, (help_text, configure) in commands().items():
@@ -266,23 +297,29 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
     return parser, runners
 
 
-#: Commands that keep what they finished when stopped, and go on from there when re-run.
-RESUMABLE = frozenset({"run", "tournament", "calibrate", "train"})
+#: Commands that keep what they finished when stopped, and go on from there when re-run:
+#: command -> the units of work it keeps.
+RESUMABLE = {"run": "games", "tournament": "games", "calibrate": "trials",
+             "train": "iterations"}
 
 
 def _stopped_hint(command: str) -> str:
     """What a stopped command kept, and how to go on."""
     if command in RESUMABLE:
-        return "finished games are saved; re-run the same command to go on from there"
+        return (f"finished {RESUMABLE[command]} are saved; re-run the same command to go on "
+                "from there")
     return "re-run the same command to start again"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; every expected failure is one line on stderr, exit code 2
     (argparse's usage errors, checked before any command code runs, exit with 2 too);
-    Ctrl-C is one line and exit code 130."""
+    Ctrl-C is one line and exit code 130; a reader that closes the output early
+    (``| head``) ends the command quietly, exit code 0."""
     parser, runners = build_parser()
     args = parser.parse_args(argv)
+    from ..compiled_cache import announce_compiling
+    announce_compiling()  # a first run's compiling takes seconds: say so
     from ..agents import AgentSpecError
     from ..analysis import AnalysisInputError
     from ..experiments import DesignError, LogError
@@ -291,7 +328,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..studies.calibration import CalibrationError
     from ..studies.selfplay import TrainError
     try:
-        return runners[args.command](args)
+        code = runners[args.command](args)
+        sys.stdout.flush()  # a closed pipe fails here, not at exit
+        return code
+    except BrokenPipeError:  # the reader went away (``nothanks agents | head -1``)
+        _silence_stdout()
+        return 0
     except (AgentSpecError, VariantError, OutputError, DesignError, LogError, RunError,
             AnalysisInputError, CalibrationError, TrainError) as exc:
         return _fail(args.command, str(exc))
@@ -306,6 +348,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):
             return _interrupted(args.command)
         raise
+
+
+def _silence_stdout() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush at
+    exit does not fail on the closed pipe again (the Python documentation's recipe)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _interrupted(command: str, what: str = "") -> int:

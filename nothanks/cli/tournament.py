@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import cli_checks as checks
-from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder
+from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder, typed_path
 from .base import Runner
 
 #: Files written into the leaderboard folder.
@@ -41,7 +41,17 @@ def _rating_model(text: str) -> str:
     return text
 
 
+def shipped_default() -> dict:
+    """The shipped ``default`` tournament's file (for the defaults --help shows), read
+    without the tournament code and its imports."""
+    import tomllib
+    from importlib.resources import files
+    return tomllib.loads(files("nothanks.studies").joinpath("tournaments", "default.toml")
+                         .read_text())
+
+
 def configure(parser: argparse.ArgumentParser) -> Runner:
+    default = shipped_default()
     parser.add_argument("tournament", nargs="?", default="default",
                         help="shipped tournament name (see --list) or a .toml file "
                              "(default: default)")
@@ -58,13 +68,18 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--pool", default=None,
                         help="agent specs instead of the tournament's pool, ';' between "
                              "agents: 'random;heuristic:T=-3;tom1;tom2' (plays all its "
-                             "tables unless --tables is given)")
+                             "tables unless --tables is given; default: the tournament's "
+                             "pool)")
     parser.add_argument("--deals", type=checks.games, default=None,
-                        help="deals per table, each played in every seat rotation")
+                        help="deals per table, each played in every seat rotation "
+                             f"(default: the tournament's; {default['deals']} for default)")
     parser.add_argument("--tables", type=_tables, default=None, metavar="N|all",
-                        help="a balanced sample of N tables, or 'all' subsets of the pool")
+                        help="a balanced sample of N tables, or 'all' subsets of the pool "
+                             f"(default: the tournament's; {default.get('tables', 'all')} for "
+                             "default)")
     parser.add_argument("--seed", type=checks.seed, default=None,
-                        help=f"root seed of the deals, 0 to {checks.MAX_SEED}")
+                        help=f"root seed of the deals, 0 to {checks.MAX_SEED} (default: "
+                             f"the tournament's; {default['seed']} for default)")
     parser.add_argument("--model", type=_rating_model, default=None,
                         help="openskill model (default bradley-terry-full; also plackett-"
                              "luce, thurstone-mosteller-full, ...-part)")
@@ -74,7 +89,8 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--jobs", type=checks.jobs, default=None,
                         help="local worker processes, 1 to 4 x the cores (default: all cores)")
     parser.add_argument("--dask", "--scheduler", dest="dask", metavar="ADDRESS", default=None,
-                        help="run on a Dask cluster, e.g. tcp://scheduler:8786")
+                        help="run on a Dask cluster, e.g. tcp://scheduler:8786 (default: "
+                             "local processes, --jobs)")
     parser.add_argument("--plan", action="store_true",
                         help="print the tables and game count, check the agents, and exit")
     parser.add_argument("--list", action="store_true", help="list the shipped tournaments")
@@ -116,7 +132,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
         made = play_and_rate(tournament, out, board, model=args.model,
                              tau=args.tau, jobs=args.jobs, client=args.dask,
                              progress=not args.no_progress,
-                             command="nothanks tournament " + shlex.join(_given(args)))
+                             command="nothanks tournament " + shlex.join(_given(args)),
+                             provenance="nothanks tournament " + shlex.join(
+                                 _given(args, typed=True)))
         print(f"{made.run.directory}: {made.run.games} games ({made.run.played} played now, "
               f"{made.run.skipped} already done) in {made.run.seconds:.1f} s")
         print(made.markdown)
@@ -125,13 +143,17 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     return run
 
 
-def _given(args: argparse.Namespace) -> list[str]:
-    """The options as given (for the leaderboard's provenance line)."""
-    words = [] if args.tournament == "default" else [args.tournament]
+def _given(args: argparse.Namespace, typed: bool = False) -> list[str]:
+    """The options as given (for the run's manifest), or with ``typed`` their paths as a
+    user would type them in the repository (:func:`nothanks.outputs.typed_path`; for the
+    leaderboard's provenance line)."""
+    shown = typed_path if typed else str
+    words = [] if args.tournament == "default" else [shown(args.tournament)]
     for flag in ("out", "leaderboard", "pool", "deals", "seed", "model", "jobs", "dask"):
         value = getattr(args, flag)
         if value is not None:
-            words += [f"--{flag}", str(value)]
+            words += [f"--{flag}", shown(value) if flag in ("out", "leaderboard") else
+                      str(value)]
     if args.tables is not None:
         words += ["--tables", str(args.tables)]
     if args.tau:
@@ -154,10 +176,13 @@ class TournamentReport:
 def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
                   model: str | None = None, tau: float = 0.0, jobs: int | None = None,
                   client=None, progress: bool = True,
-                  command: str = "nothanks tournament") -> TournamentReport:
+                  command: str = "nothanks tournament", provenance: str | None = None
+                  ) -> TournamentReport:
     """Run (or resume) ``tournament`` into ``out``, rate it and, unless
     ``leaderboard_dir`` is None, write the leaderboard CSV, Markdown and figure there
-    (the three replaced together: :func:`nothanks.outputs.replacing`)."""
+    (the three replaced together: :func:`nothanks.outputs.replacing`). ``command`` is
+    recorded in the run (it resumes ``out``); the leaderboard names ``provenance``, the
+    command as typed in the repository (default: ``command``)."""
     from ..analysis.ratings import DEFAULT_MODEL, GAME_ORDER, leaderboard, leaderboard_markdown
     from ..experiments.log import load
     from ..studies.tournament import load_tournament, run_tournament
@@ -171,7 +196,7 @@ def play_and_rate(tournament, out: Path, leaderboard_dir: Path | None, *,
     table = leaderboard_markdown(board)
     seconds = time.perf_counter() - begun
     text = (f"# Leaderboard: {tournament.name}\n\n{tournament.describe()}.\n\n"
-            f"Command: `{command}` ({summary.played} games played in this run, "
+            f"Command: `{provenance or command}` ({summary.played} games played in this run, "
             f"{seconds:.0f} s wall time including rating).\n\n"
             f"Ratings: openskill `{model}`, tau = {tau:g}, games in the order "
             f"{', '.join(GAME_ORDER)}; ordinal = μ − 3σ. Mean rank points (3/2/1/0, ties "

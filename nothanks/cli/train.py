@@ -26,14 +26,16 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument(UPDATE_SHIPPED, action="store_true",
                         help="--out holds committed results (a shipped checkpoint): train "
                              "there and replace them")
-    budget = parser.add_argument_group("budget (the run stops at the first one reached; "
-                                       "both count the run's iterations and hours in all, "
-                                       "resumes included)")
+    budget = parser.add_argument_group(
+        "budget (required: --iterations, --hours or both; the run stops at the first one "
+        "reached; both count the run's iterations and hours in all, resumes included)")
     budget.add_argument("--iterations", type=checks.count(MAX_ITERATIONS), default=None,
-                        help="iterations the run should have")
+                        help="iterations the run should have (default: no limit; --hours "
+                             "then required)")
     budget.add_argument("--hours", type=checks.positive_float, default=None,
                         help="hours of training the run should have (an iteration starts "
-                             "only if the last one's duration still fits)")
+                             "only if the last one's duration still fits; default: no "
+                             "limit; --iterations then required)")
     group = parser.add_argument_group("settings (a run resumes only with the same ones)")
     group.add_argument("--players", type=checks.count(7, "No Thanks! seats", lower=3),
                        default=d["players"], help=f"seats, 3 to 7 (default {d['players']})")
@@ -75,7 +77,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
                         help="local worker processes for the games (default: all cores)")
     parser.add_argument("--dask", "--scheduler", dest="dask", metavar="ADDRESS", default=None,
                         help="play the self-play games on a Dask cluster, e.g. "
-                             "tcp://scheduler:8786")
+                             "tcp://scheduler:8786 (default: local processes, --jobs)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     def run(args: argparse.Namespace) -> int:

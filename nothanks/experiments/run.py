@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..files import claim_lock, release_lock
+from ..progress import progress_bar
 from .backends import execute
 from .design import Design, DesignError, load_design
 from .rows import LogContext
@@ -129,7 +130,8 @@ def run_design(design: Design | str | Path, out: str | Path, *, jobs: int | None
         skipped = design.total_games - sum(b - a for a, b in pending)
         backend = "dask" if client is not None else "local"
         directory.begin_run(backend=backend, workers=jobs)
-        bar = _progress(design.total_games, skipped, progress, design.name)
+        bar = progress_bar(design.total_games, unit="game", desc=design.name,
+                           enabled=progress, done=skipped, smoothing=0.05)
         played = 0
         try:
             for (start, stop), parts in execute(pending, design, context, traces, jobs, client,
@@ -172,9 +174,5 @@ def connect(address: str):
                        "(dask scheduler) or check the address, e.g. tcp://host:8786") from None
 
 
-def _progress(total: int, done: int, enabled: bool, name: str):
-    from tqdm.auto import tqdm
-    return tqdm(total=total, initial=done, unit="game", desc=name, disable=not enabled,
-                smoothing=0.05, dynamic_ncols=True)
 
 

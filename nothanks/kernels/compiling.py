@@ -21,6 +21,9 @@ if os.environ.get("NOTHANKS_SEARCH_KERNEL", "1") != "0":
     try:
         import numba
 
+        from ..compiled_cache import numba_imported
+
+        numba_imported()  # the command line may say that a first run compiles
         jit = numba.njit(cache=True, nogil=True)
         jit_vectorized = numba.njit(cache=True, nogil=True, error_model="numpy")
     except ImportError:  # the plain-Python path computes the same

@@ -19,13 +19,12 @@ from __future__ import annotations
 import io
 import json
 import math
-import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..files import atomic_write_bytes
+from ..files import atomic_write_bytes, read_npz
 from .encoding import TOKEN_MODES, feature_size
 
 #: Written into every checkpoint; a file without it is not one of ours.
@@ -183,11 +182,10 @@ def load_checkpoint(path: str | Path, players: int | None = None
     if not path.is_file():
         raise CheckpointError(f"{path}: no such checkpoint file")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            contents = {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise CheckpointError(f"{path} is not a network checkpoint (.npz written by "
-                              f"save_checkpoint): {exc}") from None
+        contents = read_npz(path)
+    except (OSError, ValueError) as exc:
+        raise CheckpointError(f"{path} is not a network checkpoint: {exc}; valid: an .npz "
+                              "written by nothanks train (its alphazero.npz)") from None
     if str(contents.get("format", "")) != FORMAT:
         raise CheckpointError(f"{path} is not a network checkpoint: its format is "
                               f"{str(contents.get('format', 'missing'))!r}, expected {FORMAT!r}")

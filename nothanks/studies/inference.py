@@ -62,6 +62,7 @@ from ..analysis.paired import SYNTHETIC_LABEL, data_source, wilson_interval
 from ..experiments.backends import worker_pool
 from ..files import write_frame
 from ..play.replay import LoggedMove, ReplayError, logged_moves, replay
+from ..progress import progress_bar
 from ..rules import Action, Variant, View, sequence_category
 from ..rules.seeding import seed_words, state_words, stream, text_seed
 
@@ -227,13 +228,22 @@ def _replay(task: GameTask, settings: InferenceSettings) -> list[dict]:
 
 
 def _replay_all(tasks: list[GameTask], settings: InferenceSettings,
-                processes: int) -> list[dict]:
-    if processes <= 1 or len(tasks) < 2:
-        return [row for task in tasks for row in _replay(task, settings)]
-    with worker_pool(processes) as pool:
-        chunk = max(1, len(tasks) // (4 * processes))
-        results = pool.map(_replay, tasks, [settings] * len(tasks), chunksize=chunk)
-        return [row for rows in results for row in rows]
+                processes: int, progress: bool = False) -> list[dict]:
+    """The rows of every game of ``tasks``, replayed in ``processes`` worker processes
+    (in this one for 1); ``progress``: a bar of the games replayed."""
+    rows: list[dict] = []
+    with progress_bar(len(tasks), unit="game", desc="infer", enabled=progress) as bar:
+        if processes <= 1 or len(tasks) < 2:
+            for task in tasks:
+                rows += _replay(task, settings)
+                bar.update()
+            return rows
+        with worker_pool(processes) as pool:
+            chunk = max(1, len(tasks) // (4 * processes))
+            for game in pool.map(_replay, tasks, [settings] * len(tasks), chunksize=chunk):
+                rows += game
+                bar.update()
+    return rows
 
 
 # ------------------------------------------------------------- reading the log
@@ -281,12 +291,14 @@ def game_tasks(decisions: pd.DataFrame, conditions: pd.DataFrame, participant: s
 def likelihood_frame(log, participants: Sequence[str] | None = None, *,
                      settings: InferenceSettings = InferenceSettings(),
                      practice: bool = False, processes: int = 1,
-                     cache: str | Path | None = None) -> pd.DataFrame:
+                     cache: str | Path | None = None, progress: bool = False
+                     ) -> pd.DataFrame:
     """One row per decision of each participant's human seat and candidate model: the
     model's P(take), its sample size and standard error (lapse not applied yet).
 
     ``cache``: a folder where each participant's table is kept as Parquet, keyed by the
     settings (reused when present; delete it after changing the models' code).
+    ``progress``: a progress bar (stderr) of the games replayed.
     """
     decisions = log.decisions
     if participants is None:
@@ -304,7 +316,7 @@ def likelihood_frame(log, participants: Sequence[str] | None = None, *,
         else:
             todo.append((participant, path))
     tasks = {p: game_tasks(decisions, log.conditions, p, practice) for p, _ in todo}
-    rows = _replay_all([t for p, _ in todo for t in tasks[p]], settings, processes)
+    rows = _replay_all([t for p, _ in todo for t in tasks[p]], settings, processes, progress)
     for participant, path in todo:
         frame = _tidy([r for r in rows if r["participant"] == participant], settings)
         if path is not None:
@@ -466,7 +478,7 @@ def infer_order(log, player: str | Sequence[str] | None = None, *,
                 params: Mapping[str, object] | None = None,
                 prior: Mapping[str, float] | None = None, seed: int = 0,
                 practice: bool = False, processes: int = 1,
-                cache: str | Path | None = None) -> OrderInference:
+                cache: str | Path | None = None, progress: bool = False) -> OrderInference:
     """Posterior over candidate models of a participant's play, decision by decision.
 
     Args:
@@ -482,6 +494,7 @@ def infer_order(log, player: str | Sequence[str] | None = None, *,
         practice: include the practice block (excluded from analysis by default).
         processes: worker processes for the replays.
         cache: folder for per-participant likelihood tables (Parquet), keyed by settings.
+        progress: show a progress bar (stderr) of the games replayed.
 
     Raises:
         InferenceError: a bad candidate or parameter, a participant not in the log, or a
@@ -500,7 +513,7 @@ def infer_order(log, player: str | Sequence[str] | None = None, *,
             raise InferenceError(f"candidate {model}: {exc}") from None
     chosen = [player] if isinstance(player, str) else player
     frame = likelihood_frame(log, chosen, settings=settings, practice=practice,
-                             processes=processes, cache=cache)
+                             processes=processes, cache=cache, progress=progress)
     source = data_source(log.decisions)
     decisions = add_posterior(frame, settings.models, lapse, prior).assign(source=source)
     return OrderInference(decisions, settings, None if prior is None else dict(prior), source)
@@ -568,11 +581,13 @@ def _play_one(args: tuple) -> str:
 def simulate_players(out_dir: str | Path, *, types: Iterable[str] = tuple(PLAYER_TYPES),
                      per_type: int = 10, lapse: float = 0.05,
                      params: Mapping[str, object] | None = None, processes: int = 1,
-                     prefix: str = "sim", design: object = "human-schedule") -> list[str]:
+                     prefix: str = "sim", design: object = "human-schedule",
+                     progress: bool = False) -> list[str]:
     """Simulated players of each type (``sim-tom1-03`` ...), each a participant session
     of ``design`` (default: the Table 6 schedule, 24 games against three ToM0, ToM1 or
     ToM2 models); resumable like any session. Returns the players' ids;
-    :class:`InferenceError` for an unknown player type."""
+    :class:`InferenceError` for an unknown player type. ``progress``: a progress bar
+    (stderr) of the players done."""
     jobs = []
     extra = ",".join(f"{k}={_param_text(v)}" for k, v in sorted((params or {}).items()))
     for name in types:
@@ -583,10 +598,19 @@ def simulate_players(out_dir: str | Path, *, types: Iterable[str] = tuple(PLAYER
             spec = f"{spec}:{extra}"
         for i in range(1, per_type + 1):
             jobs.append((f"{prefix}-{name.lower()}-{i:02d}", out_dir, spec, lapse, design))
-    if processes > 1:
+    players: list[str] = []
+    with progress_bar(len(jobs), unit="player", desc="simulate players",
+                      enabled=progress) as bar:
+        if processes <= 1:
+            for job in jobs:
+                players.append(_play_one(job))
+                bar.update()
+            return players
         with worker_pool(processes) as pool:
-            return list(pool.map(_play_one, jobs))
-    return [_play_one(job) for job in jobs]
+            for player in pool.map(_play_one, jobs):
+                players.append(player)
+                bar.update()
+    return players
 
 
 def confusion_matrix(inference: OrderInference, confidence: float = 0.95) -> pd.DataFrame:

@@ -81,8 +81,9 @@ def file_sha256(path: str | Path) -> str:
 
 
 def check_grader(grader: str, checkpoint: str | Path | None) -> Path | None:
-    """The checkpoint file the grader needs (None for ``ismcts``); raises
-    :class:`AnalysisInputError` for an unknown grader or a missing checkpoint."""
+    """The checkpoint file the grader needs (None for ``ismcts``), read once so that a bad
+    one fails before any work; raises :class:`AnalysisInputError` for an unknown grader
+    or a checkpoint that is missing or not a network checkpoint."""
     if grader not in GRADERS:
         raise AnalysisInputError(f"move quality: grader={grader!r} is unknown; valid: "
                                  + ", ".join(repr(g) for g in GRADERS))
@@ -93,6 +94,11 @@ def check_grader(grader: str, checkpoint: str | Path | None) -> Path | None:
         raise AnalysisInputError(
             f"move quality: grader='network' needs a self-play checkpoint; {path} is not a "
             "file (train one with `nothanks train`, or pass checkpoint=PATH / --checkpoint)")
+    from ..search.network import CheckpointError, load_checkpoint
+    try:
+        load_checkpoint(path)
+    except CheckpointError as exc:
+        raise AnalysisInputError(f"move quality: {exc}") from None
     return path
 
 

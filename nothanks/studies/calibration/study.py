@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ... import experiments as ex
 from ...experiments.design import Design
+from ...progress import progress_bar
 from ...rules.seeding import state_words
 from .outputs import Study, finished_trials, write_outputs
 from .space import (
@@ -167,7 +168,8 @@ def calibrate(out: str | Path, *, params: Sequence[str] = MODEL_PARAMETERS,
                 raise optuna.TrialPruned()
         return loss
 
-    bar = _bar(trials, finished_trials(study), progress, study_name)
+    bar = progress_bar(trials, unit="trial", desc=study_name, enabled=progress,
+                       done=finished_trials(study))
     try:
         while finished_trials(study) < trials:
             if not study.get_trials(deepcopy=False, states=(TrialState.WAITING,)):
@@ -321,12 +323,6 @@ def _run_trial(study, objective: Callable) -> None:
         raise
     else:
         study.tell(trial, loss)
-
-
-def _bar(total: int, done: int, enabled: bool, name: str):
-    from tqdm.auto import tqdm
-    return tqdm(total=total, initial=done, unit="trial", desc=name, disable=not enabled,
-                dynamic_ncols=True)
 
 
 def _advance(bar, study) -> None:

@@ -21,14 +21,13 @@ from __future__ import annotations
 import io
 import json
 import math
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ...files import atomic_write_bytes
+from ...files import atomic_write_bytes, read_npz
 from . import TrainError
 
 #: The training state in a run's folder.
@@ -85,9 +84,8 @@ def load_state(path: Path) -> TrainingState:
     (names the file and what is wrong)."""
     path = Path(path)
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        arrays = read_npz(path)
+    except (OSError, ValueError) as exc:
         raise CheckpointError(f"{path} is not a readable training checkpoint ({exc}); move "
                               "it away to start afresh, or give a new --out") from None
     if _META not in arrays:

@@ -43,6 +43,10 @@ class TrainSettings:
             "hidden", "layers", "eval_deals")}
         if low := [f"{k}={v}" for k, v in counts.items() if v < 1]:
             raise TrainError(f"{', '.join(low)}: each must be >= 1")
+        if self.batch_size > self.buffer:
+            raise TrainError(f"batch_size={self.batch_size} is larger than buffer={self.buffer}"
+                             ": a minibatch is drawn from the replay buffer; valid: "
+                             "batch_size <= buffer (--batch-size, --buffer)")
         if self.eval_every < 0 or self.seed < 0:
             raise TrainError(f"eval_every={self.eval_every}, seed={self.seed}: both must be "
                              ">= 0 (eval_every 0: no evaluation)")

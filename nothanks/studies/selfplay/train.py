@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ...files import atomic_write_bytes, claim_lock, is_atomic_leftover, release_lock
+from ...progress import progress_bar
 from ...rules.seeding import derive_seed
 from . import TrainError
 from .checkpoint import (
@@ -164,7 +165,8 @@ def _train(settings, out, iterations, hours, jobs, client, progress, on_curve) -
     budget = math.inf if hours is None else hours * 3600.0
     last = _last_duration(state.curve)
     drawn = None
-    bar = _bar(iterations, state.iteration, progress)
+    bar = progress_bar(iterations, unit="iteration", desc="train", enabled=progress,
+                       done=state.iteration)
     try:
         with _workers(jobs, client) as workers:
             while ((iterations is None or state.iteration < iterations)
@@ -310,19 +312,26 @@ class Workers:
             self._executor = worker_pool(self._jobs, context="spawn")  # JAX never forks
         return list(self._executor.map(function, *zip(*tasks, strict=True)))
 
-    def close(self) -> None:
+    def close(self, now: bool = False) -> None:
+        """End the local processes: after their work, or ``now`` (Ctrl-C) without it."""
         if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
+            if now:
+                self._executor.stop()
+            else:
+                self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
 
 
 @contextmanager
 def _workers(jobs: int, client) -> Iterator[Workers]:
     """The run's :class:`Workers`: ``jobs`` local processes (started with ``spawn``,
-    ended with the run), or ``client``'s cluster."""
+    ended with the run, at once on Ctrl-C), or ``client``'s cluster."""
     workers = Workers(jobs, client)
     try:
         yield workers
+    except KeyboardInterrupt:
+        workers.close(now=True)
+        raise
     finally:
         workers.close()
 
@@ -352,7 +361,3 @@ def curve_frame(rows: Sequence[dict]):
     return frame
 
 
-def _bar(total: int | None, done: int, enabled: bool):
-    from tqdm.auto import tqdm
-    return tqdm(total=total, initial=done, unit="iteration", desc="train",
-                disable=not enabled, dynamic_ncols=True)
