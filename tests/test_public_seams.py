@@ -57,10 +57,37 @@ def test_the_compiled_view_is_the_clock_size_parameters_and_noise_drawn_so_far()
     assert memory.compiled_view[::3] == (1.5, None)  # the clock moved: not drawn yet
 
 
+def test_reserved_per_time_noise_is_what_an_eager_draw_gives_and_the_stream_moves_on():
+    """Reserving a time's noise draws nothing, yet a later draw at that time reads the
+    reserved positions and the stream moves on as if they were drawn: a memory that
+    reserved and one that drew eagerly agree on every later draw."""
+    from nothanks.actr import counter_noise
+
+    lazy, eager = _memory(noise_stream="counter"), _memory(noise_stream="counter")
+    key1, key2, first, scale = lazy.reserve_per_time_noise()
+    assert scale == lazy.noise and lazy.compiled_view[3] is None  # nothing drawn
+    assert lazy.reserve_per_time_noise() is None  # reserved once per time
+    drawn = eager.per_time_noise()
+    assert np.array_equal(counter_noise.logistic(np.array([key1, key2], np.uint64),
+                                                 int(first), len(lazy), scale), drawn)
+    assert np.array_equal(lazy.per_time_noise(), drawn)  # the reserved positions, drawn
+    for _ in range(3):  # later times: the same draws on both
+        lazy.advance(1.0)
+        eager.advance(1.0)
+        assert np.array_equal(lazy.per_time_noise(), eager.per_time_noise())
+    lazy.reserve_per_time_noise()
+    eager.per_time_noise()
+    lazy.noise = eager.noise = 0.5  # a new scale forgets the reservation as it does a draw
+    assert np.array_equal(lazy.per_time_noise(), eager.per_time_noise())
+    assert _memory().reserve_per_time_noise() is None  # the pcg64 stream: draw it instead
+
+
 @pytest.mark.parametrize("params", [{"noise_mode": "per_retrieval"}, {"noise": 0.0}])
 def test_per_time_noise_refuses_a_memory_without_it(params):
     with pytest.raises(ValueError, match="per-time noise needs noise_mode='per_time'"):
         _memory(**params).per_time_noise()
+    with pytest.raises(ValueError, match="per-time noise needs noise_mode='per_time'"):
+        _memory(noise_stream="counter", **params).reserve_per_time_noise()
 
 
 def test_fast_path_counters_and_arrays():

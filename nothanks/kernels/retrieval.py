@@ -100,6 +100,23 @@ def _draw_reaching(key1, key2, first, i, scale, det_i, bar):
 
 
 @jit
+def _challenge(i, det_i, given, key1, key2, first, scale, base_i, summed_i, penalty, best,
+               activation):
+    """The best (index, activation) after chunk ``i`` (det ``det_i`` plus the rounding
+    margin, base level ``base_i``, summed scores ``summed_i``) challenges ``best``: its
+    noise is ``given`` unless NaN, else drawn if it may reach the best; its activation
+    the eager additions; a tie goes to the lower index, as ``argmax``'s first maximum."""
+    drawn = given if given == given else _draw_reaching(key1, key2, first, i, scale, det_i,
+                                                        activation)
+    if drawn != drawn:
+        return best, activation
+    value = (base_i + drawn) + summed_i * penalty
+    if value > activation or (value == activation and i < best):
+        return i, value
+    return best, activation
+
+
+@jit
 def eager_best(base, by_category, by_card, on_card, owned, penalty, noise, out):
     """The eager retrieval itself, with ``noise`` holding every chunk's draw: every
     activation into ``out``, then NumPy's ``argmax`` (:func:`first_best`)."""
@@ -131,8 +148,7 @@ def lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, 
     ``base_extent``: the largest finite ``|base_j|`` (or more); ``det``: room for n
     values."""
     count = base.shape[0]
-    given = noise.shape[0] != 0
-    if given:  # nothing to save: the eager pass
+    if noise.shape[0] != 0:  # drawn already, nothing to save: the eager pass
         return eager_best(base, by_category, by_card, on_card, owned, penalty, noise, det)
     for i in range(count):
         det[i] = base[i] + (((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
@@ -141,8 +157,7 @@ def lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, 
         return _eager(base, by_category, by_card, on_card, owned, penalty, noise, key1, key2,
                       first, scale, det)
     top_index = best
-    drawn = noise[best] if given else _draw(key1, key2, first, best, scale)
-    activation = (base[best] + drawn) + (
+    activation = (base[best] + _draw(key1, key2, first, best, scale)) + (
         ((by_category[best] + by_card[best]) + on_card[best]) + owned[best]) * penalty
     margin = rounding_margin(base_extent, top, scale)
     reach = scale * MAX_LN_ODDS + margin
@@ -150,15 +165,10 @@ def lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, 
         det_i = det[i]
         if det_i + reach < activation or i == top_index:
             continue
-        drawn = noise[i] if given else _draw_reaching(key1, key2, first, i, scale,
-                                                      det_i + margin, activation)
-        if drawn != drawn:
-            continue
-        value = (base[i] + drawn) + (
-            ((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
-        if value > activation or (value == activation and i < best):
-            activation = value
-            best = i
+        best, activation = _challenge(
+            i, det_i + margin, math.nan, key1, key2, first, scale, base[i],
+            ((by_category[i] + by_card[i]) + on_card[i]) + owned[i], penalty, best,
+            activation)
     return best, activation
 
 
@@ -211,13 +221,8 @@ def windowed_best(packed, margin, base, by_category, by_card, on_card, owned, pe
         if det_i + reach < activation:
             break
         i = packed[w]
-        drawn = noise[i] if given else _draw_reaching(key1, key2, first, i, scale,
-                                                      det_i + margin, activation)
-        if drawn != drawn:
-            continue
-        value = (base[i] + drawn) + (
-            ((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
-        if value > activation or (value == activation and i < best):
-            activation = value
-            best = i
+        best, activation = _challenge(
+            i, det_i + margin, noise[i] if given else math.nan, key1, key2, first, scale,
+            base[i], ((by_category[i] + by_card[i]) + on_card[i]) + owned[i], penalty,
+            best, activation)
     return best, activation

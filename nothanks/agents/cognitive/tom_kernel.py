@@ -13,7 +13,9 @@ latencies, failure counts and predictions are bit for bit the Python path's
 the recursion's set-up (``tom_core.decide_tom0``: its state as four table rows, no
 packed array).
 
-The noise is the memory's per-time noise, drawn by the caller; the mismatch scores are
+The noise is the memory's per-time noise: drawn already, or its counter-stream positions
+reserved by the caller and drawn by the core only for the instances that can win
+(``nothanks.kernels.retrieval``); the mismatch scores are
 the memory's own score columns, stacked into one table by slot value
 (:class:`ScoreTables`).
 
