@@ -103,7 +103,8 @@ def test_seeded_and_the_compiled_path_sees_the_learned_instances(monkeypatch):
             return compiled.decide(*args)
         monkeypatch.setattr(tom_kernel, "compiled",
                             lambda: types.SimpleNamespace(decide=counting,
-                                                          decide_tom0=compiled.decide_tom0))
+                                                          decide_tom0=compiled.decide_tom0,
+                                                          window=compiled.window))
     _, again = play_trial(spec, 3)
     assert again == first
     monkeypatch.undo()

@@ -39,12 +39,11 @@ import math
 import numpy as np
 
 from ..kernels.compiling import COMPILED, jit
-from ..kernels.counter import logistic
-from ..kernels.retrieval import lazy_best, windowed_best
+from ..kernels.retrieval import first_best, lazy_best, windowed_best
 from ..rules.scoring import CATEGORY_BY_NEIGHBOURS
 
 __all__ = ["CATEGORY_ROW", "COMPILED", "N_CATEGORIES", "STATE_HEAD", "TAKES_ROW", "decide",
-           "decide_tom0", "reason"]
+           "decide_tom0", "reason", "retrieve"]
 
 #: The sequence categories, indexed by how many of card - 1 and card + 1 a player holds.
 N_CATEGORIES = len(CATEGORY_BY_NEIGHBOURS)
@@ -65,12 +64,23 @@ _FIELDS = 13
 # what the frame on top does next
 _ENTER, _NEXT, _PROJECT, _RETURNED, _FINISH = range(5)
 _MEMO = 256  # ToM0 states kept per decision (beyond: retrieved again, the same result)
-#: Retrievals a decision makes lazily (``kernels.retrieval.lazy_best``) before it draws
-#: every instance's noise at once: each lazy retrieval hashes the few dozen instances
-#: that can win but passes over all of them twice more than an eager one.
-EAGER_AFTER = 3
 #: The probability table a decision with ToM0 retrieved passes (never read).
 _NO_PROBABILITIES = np.zeros((1, 1, 1))
+
+@jit
+def retrieve(start, matched, on_card, owned, penalty, out, scratch):
+    """A ToM0 retrieval over every instance: (first best index, its activation), with
+    ``start`` = B + ε and ``matched`` = the category's plus the card's mismatch.
+
+    The activations are the memory's compiled additions (``actr.kernel.activations``),
+    ``(B + ε) + Σm·MP`` with ``Σm`` the four slots' scores summed left to right (the two
+    sums made once per decision, the same additions); the best is NumPy's ``argmax``:
+    the first maximum, or the first NaN if there is one."""
+    count = out.shape[0]
+    for i in range(count):
+        out[i] = start[i] + ((matched[i] + on_card[i]) + owned[i]) * penalty
+    return first_best(out, scratch)
+
 
 @jit
 def _retrieved(table, best, top, tau, factor):
@@ -120,16 +130,13 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
     it; ``all_pass``: several counts pass when all pass (else any); ``root_takes`` >= 0:
     the root's ToM0 action given (1: take; nothing retrieved), -1: asked.
 
-    ToM0 comes from ``retrieval`` = (score table, base levels, the largest finite
-    ``|base level|``, noise, stream, noise scale, card row, first row of the tokens on
-    the card, first row of the tokens owned, mismatch penalty, threshold, latency
-    factor): a retrieval
-    (``kernels.retrieval.lazy_best``), kept per state for the decision (per-time noise:
-    ``noise`` holds every draw, or is empty and the draws are made as needed at the
-    ``stream``'s positions, (key1, key2, first position)). With ``retrieval`` None it
-    comes from ``probs[category, on, held]``, P(take), taking when >= 1/2, without
-    latency or failure (counts beyond the table read its last entry). The caller makes
-    sure the score table holds every count asked for (:func:`decide`)."""
+    ToM0 comes from ``retrieval`` = (score table, base levels, noise, card row, first
+    row of the tokens on the card, first row of the tokens owned, mismatch penalty,
+    threshold, latency factor): a retrieval, kept per state for the decision (per-time
+    noise). With ``retrieval`` None it comes from ``probs[category, on, held]``, P(take),
+    taking when >= 1/2, without latency or failure (counts beyond the table read its last
+    entry). The caller makes sure the score table holds every count asked for
+    (:func:`decide`)."""
     players = counts.shape[0]
     width = world.shape[0]
     depth = level + 1
@@ -143,8 +150,7 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
     frames = np.zeros((depth, at_latency + 2), np.int64)
     latencies = frames.view(np.float64)
     if retrieval is not None:
-        (table, base, base_extent, noise, stream, scale, card_row, on_start, own_start,
-         penalty, tau, factor) = retrieval
+        table, base, noise, card_row, on_start, own_start, penalty, tau, factor = retrieval
         rows = own_start - on_start
         # ToM0's retrievals of this decision by state (per-time noise: the same state
         # retrieves the same), (takes, latency, failed) each
@@ -153,10 +159,14 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
         memo_values = np.empty((kept, 3))
         memo_size = 0
         chunks = base.shape[0]
-        det = np.empty(chunks)
-        # the noise not given: drawn lazily for the first retrievals, then all at once
-        drawn = np.empty(chunks if noise.shape[0] == 0 else 0)
-        drawn_all = False
+        out = np.empty(chunks)
+        scratch = np.empty(1, np.int64)
+        # per decision, made when first needed: B + ε, and per category the category's
+        # plus the card's mismatch
+        start = np.empty(chunks)
+        started = False
+        matched = np.empty((N_CATEGORIES, chunks))
+        made = np.zeros(N_CATEGORIES, np.bool_)
     for p in range(players):
         frames[0, at_assumed + p] = counts[p]
         for c in range(width):
@@ -201,16 +211,18 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
                     latency = memo_values[known, 1]
                     failed = memo_values[known, 2] != 0.0
                 else:
-                    if memo_size == EAGER_AFTER and not drawn_all:
-                        # many retrievals: every instance's noise once is cheaper (the
-                        # same positions, the same draws)
-                        logistic(stream[0], stream[1], stream[2], scale, drawn)
-                        drawn_all = True
-                    best, top = lazy_best(
-                        base, base_extent, table[CATEGORY_ROW + category], table[card_row],
-                        table[on_start + on], table[own_start + held], penalty,
-                        drawn if drawn_all else noise, stream[0], stream[1], stream[2],
-                        scale, det)
+                    if not started:
+                        for i in range(chunks):
+                            start[i] = base[i] + noise[i]
+                        started = True
+                    if not made[category]:
+                        by_category = table[CATEGORY_ROW + category]
+                        by_card = table[card_row]
+                        for i in range(chunks):
+                            matched[category, i] = by_category[i] + by_card[i]
+                        made[category] = True
+                    best, top = retrieve(start, matched[category], table[on_start + on],
+                                         table[own_start + held], penalty, out, scratch)
                     tom0, latency, failed = _retrieved(table, best, top, tau, factor)
                     if memo_size < kept:
                         memo_keys[memo_size] = key
@@ -305,8 +317,7 @@ def reason(level, seat, on_card, tokens, self_seat, project_self, all_pass, root
 
 
 @jit
-def decide(state, table, base, base_extent, noise, stream, scale, penalty, tau, factor,
-           predictions):
+def decide(state, table, base, noise, penalty, tau, factor, predictions):
     """A model's decision (:func:`reason` with ToM0 retrieved), its inputs packed in one
     array (a compiled call costs ~40 ns per argument): (takes, latency, failures, ToM0
     takes, ToM0 failed, taker or -1, predicted count, rows needed). Rows needed > 0: a
@@ -337,6 +348,6 @@ def decide(state, table, base, base_extent, noise, stream, scale, penalty, tau, 
         return False, 0.0, 0, False, False, -1, 0, needed + 1
     result = reason(level, seat, on_card, tokens, self_seat, state[7] != 0, state[8] != 0,
                     -1, categories, counts, world, _NO_PROBABILITIES,
-                    (table, base, base_extent, noise, stream, scale, card_row, on_start,
-                     own_start, penalty, tau, factor), predictions)
+                    (table, base, noise, card_row,
+                     on_start, own_start, penalty, tau, factor), predictions)
     return (result[0], result[1], result[2], result[3], result[4], result[5], result[6], 0)

@@ -131,6 +131,33 @@ def _decisions(specs: list[str], compiled: bool) -> list:
         actr_kernel.use(True)
 
 
+def test_tom0_models_that_meet_a_query_again_retrieve_from_its_window_as_the_reference():
+    """ToM0 models keep a window per query met twice (``kernels.retrieval.window``) and
+    retrieve lazily, drawing the noise of only the instances that can win; over enough
+    small games for queries to come again, their records are the reference's, and the
+    windows were used."""
+    orders = (0, 0, 0)
+    variant = Variant(players=3, removed=20)  # 13 cards: queries repeat within 40 games
+
+    def play(kind):
+        agents = [kind(order) for order in orders]
+        records = []
+        for index in range(40):
+            shift = index % 3
+            seats = agents[shift:] + agents[:shift]
+            match = Match(seats, variant=variant, seed=1000 + index)
+            record = match.run()
+            records.append(([(d.seat, d.action, d.info) for d in record.decisions],
+                            record.scores))
+        return records, agents
+
+    fast, agents = play(ToMAgent)
+    windows = [w for agent in agents for w in agent._kept_inputs[3].windows.values()]
+    assert sum(len(w[0]) > 0 for w in windows) > 20  # windows made and used
+    reference, _ = play(_Reference)
+    assert fast == reference
+
+
 def test_kernels_off_and_traces_on_play_the_same_games():
     """With the ACT-R kernels off (NumPy memory, the reference recursion) and with
     traces on (the reference recursion, with records), the same games as the core's."""
@@ -203,9 +230,8 @@ def test_a_count_beyond_the_score_tables_asks_for_more_rows():
     state = np.array([0, 0, 5, 1, 1, 1, 0, 1, 1, 4, 5, 7, 0, 1, 1], np.int64)
 
     def decide():
-        return tom_core.decide(state, np.zeros((9, 1)), np.zeros(1), 0.0, np.zeros(1),
-                               np.zeros(3, np.uint64), 0.1, 1.0, 0.0, 1.0,
-                               np.empty((1, 3), np.int64))
+        return tom_core.decide(state, np.zeros((9, 1)), np.zeros(1), np.zeros(1), 1.0, 0.0,
+                               1.0, np.empty((1, 3), np.int64))
     assert decide()[-1] == 6
     state[-1] = -1  # a negative count assumed: no row for it, left to the reference
     assert decide()[-1] == -1

@@ -297,7 +297,9 @@ class ToMAgent(Agent):
             self.instance_set.check_deck(*deck)
             self._checked_decks.add(deck)
         self._new_memories(variant, seed)
-        self._kept_inputs = None  # (another deck needs other score tables)
+        kept = self._kept_inputs
+        if kept is not None and kept[3].tables.deck != deck:
+            self._kept_inputs = None  # another deck needs other score tables (and windows)
         self._turn_orders()
         truth = self.token_memory.truth
         self.token_memory = TokenMemory(self._token_dm,
@@ -530,8 +532,9 @@ class ToMAgent(Agent):
         tokens = view.own_tokens
         if tokens == 0:
             return _MUST_TAKE_OUTCOME  # as _reason: no retrieval, no noise drawn
-        (compiled, tables, fixed, extent, parameters, _), noise = inputs
-        noise, stream = self._noise_now(noise)
+        (compiled, tables, fixed, _, parameters, _), noise = inputs
+        if noise is None:  # every ToM0 state asked may retrieve: drawn for all at once
+            noise = self._instance_dm.per_time_noise()
         # the packed state (tom_core.decide): its head, each seat's category of the card,
         # each seat's count of assumed counts, then the counts, ``width`` rows of one per
         # seat (0 past a seat's counts)
@@ -553,8 +556,8 @@ class ToMAgent(Agent):
                               tables.card_row(card), tables.on_start, tables.own_start,
                               *tail], dtype=np.int64)
             (take, latency, failures, tom0_takes, failed, taker, predicted,
-             needed) = compiled.decide(state, tables.table, fixed, extent, noise, stream,
-                                       parameters.noise, parameters.mismatch_penalty,
+             needed) = compiled.decide(state, tables.table, fixed, noise,
+                                       parameters.mismatch_penalty,
                                        parameters.retrieval_threshold,
                                        parameters.latency_factor, predictions)
             if not needed:

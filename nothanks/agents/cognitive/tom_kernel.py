@@ -13,8 +13,9 @@ latencies, failure counts and predictions are bit for bit the Python path's
 the recursion's set-up (``tom_core.decide_tom0``: its state as four table rows, no
 packed array).
 
-The noise is the memory's per-time noise: drawn already, or its counter-stream positions
-reserved by the caller and drawn by the core only for the instances that can win
+The noise is the memory's per-time noise: for ToM-k, drawn by the caller; for a ToM0
+model's decision, drawn already or its counter-stream positions reserved by the caller
+and drawn by the core only for the instances that can win
 (``nothanks.kernels.retrieval``); the mismatch scores are
 the memory's own score columns, stacked into one table by slot value
 (:class:`ScoreTables`).
@@ -79,10 +80,9 @@ def warm() -> None:
     # a ToM0 of one player with one instance: table rows takes, 3 categories, one card,
     # then 2 x 2 counts
     state = np.array([0, 0, 0, 1, 1, 1, 0, 1, 1, 4, 5, 7, 0, 1, 1], np.int64)
+    core.decide(state, np.zeros((9, 1)), np.zeros(1), np.zeros(1), 1.0, 0.0, 1.0,
+                np.empty((1, 3), np.int64))
     stream = np.zeros(3, np.uint64)
-    for noise in (np.zeros(1), np.empty(0)):
-        core.decide(state, np.zeros((9, 1)), np.zeros(1), 0.0, noise, stream, 0.1, 1.0, 0.0,
-                    1.0, np.empty((1, 3), np.int64))
     rows = np.zeros(1)
     made = core.window(rows, 0.0, rows, rows, rows, rows, 1.0, 0.1, np.empty(1))
     for window, margin in (made, (np.empty(0, np.int64), 0.0)):
