@@ -17,8 +17,7 @@ The memory's stream advances by n all the same (the caller reserves the position
 what comes after is unchanged. Nothing drawn is kept: a retrieval draws a few dozen
 hashes and a logarithm or two, cheaper than keeping them for the next.
 
-:func:`window` orders one query's chunks by ``det`` once, keeping those within
-``2·s·36.74`` of the top (no chunk below can beat the top's activation);
+:func:`window` orders one query's chunks by ``det`` once, keeping those near the top;
 :func:`windowed_best` then scans them in that order and stops at the first that cannot
 win. With fixed base levels a query's window never changes, so a model keeps it.
 """
@@ -172,57 +171,55 @@ def lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, 
     return best, activation
 
 
+#: How far below the top det (beyond the noise bound) a window reaches, in units of s:
+#: a retrieval the window does not settle (the top chunk's noise below -10·s, chance
+#: about 5·10⁻⁵ at any s) passes over every chunk instead.
+WINDOW_SLACK = 10.0
+
+
 @jit
 def window(base, base_extent, by_category, by_card, on_card, owned, penalty, scale, det):
-    """One query's candidates for :func:`windowed_best`: the chunks whose det lies within
-    twice the noise bound (and :func:`rounding_margin`) of the top det, ordered by det
-    from the top (ties by index), as (one int64 array: their indices, then their det's
-    bits; the :func:`rounding_margin` used). A chunk below that cannot beat the top
-    chunk's activation whatever the noise. Empty when some det is NaN or none is finite
-    (then :func:`windowed_best` retrieves eagerly). ``det``: room for n values."""
+    """One query's candidates for :func:`windowed_best`: (the chunks whose det lies within
+    the noise bound plus ``WINDOW_SLACK``·s of the top det, ordered by det from the top;
+    the lowest det they may have, ``cutoff``: every other chunk's det is below it; the
+    :func:`rounding_margin` used). Empty when some det is NaN or none is finite (then
+    :func:`windowed_best` retrieves over every chunk). ``det``: room for n values."""
     count = base.shape[0]
     for i in range(count):
         det[i] = base[i] + (((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
     _, top = first_best(det[:count], np.empty(1, np.int64))
     margin = rounding_margin(base_extent, top, scale)
     if top != top or math.isinf(top):
-        return np.empty(0, np.int64), margin
-    floor = top - 2.0 * (scale * MAX_LN_ODDS + margin)
-    inside = np.flatnonzero(det[:count] >= floor)
-    order = np.argsort(-det[inside], kind="mergesort")  # stable: ties by index
-    size = inside.shape[0]
-    packed = np.empty(2 * size, np.int64)
-    dets = packed[size:].view(np.float64)
-    for w in range(size):
-        packed[w] = inside[order[w]]
-        dets[w] = det[packed[w]]
-    return packed, margin
+        return np.empty(0, np.int64), top, margin
+    cutoff = top - (scale * (MAX_LN_ODDS + WINDOW_SLACK) + margin)
+    inside = np.flatnonzero(det[:count] >= cutoff)
+    return inside[np.argsort(-det[inside])], cutoff, margin
 
 
 @jit
-def windowed_best(packed, margin, base, by_category, by_card, on_card, owned, penalty,
-                  noise, key1, key2, first, scale):
-    """:func:`lazy_best` over a query's :func:`window` (``packed`` and the ``margin`` it
-    was made with): the same (first best index, activation), scanning from the top det
-    and stopping at the first chunk that cannot win; an empty window retrieves eagerly."""
-    given = noise.shape[0] != 0
-    size = packed.shape[0] // 2
-    if size == 0:
-        return _eager(base, by_category, by_card, on_card, owned, penalty, noise, key1, key2,
-                      first, scale, np.empty(base.shape[0]))
-    dets = packed[size:].view(np.float64)
-    best = packed[0]
-    drawn = noise[best] if given else _draw(key1, key2, first, best, scale)
-    activation = (base[best] + drawn) + (
+def windowed_best(indices, cutoff, margin, base, base_extent, by_category, by_card, on_card,
+                  owned, penalty, noise, key1, key2, first, scale, det):
+    """:func:`lazy_best` over a query's :func:`window` (``indices``, ``cutoff`` and the
+    ``margin`` it was made with): the same (first best index, activation), scanning from
+    the top det and stopping at the first chunk that cannot win; when the window does not
+    settle it (or is empty: a query met for the first time), :func:`lazy_best` itself."""
+    size = indices.shape[0]
+    if size == 0 or noise.shape[0] != 0:
+        return lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty,
+                         noise, key1, key2, first, scale, det)
+    best = indices[0]
+    activation = (base[best] + _draw(key1, key2, first, best, scale)) + (
         ((by_category[best] + by_card[best]) + on_card[best]) + owned[best]) * penalty
     reach = scale * MAX_LN_ODDS + margin
     for w in range(1, size):
-        det_i = dets[w]
+        i = indices[w]
+        summed = ((by_category[i] + by_card[i]) + on_card[i]) + owned[i]
+        det_i = base[i] + summed * penalty
         if det_i + reach < activation:
-            break
-        i = packed[w]
-        best, activation = _challenge(
-            i, det_i + margin, noise[i] if given else math.nan, key1, key2, first, scale,
-            base[i], ((by_category[i] + by_card[i]) + on_card[i]) + owned[i], penalty,
-            best, activation)
-    return best, activation
+            return best, activation
+        best, activation = _challenge(i, det_i + margin, math.nan, key1, key2, first,
+                                      scale, base[i], summed, penalty, best, activation)
+    if cutoff + reach < activation:  # no chunk outside the window can reach it
+        return best, activation
+    return lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, noise,
+                     key1, key2, first, scale, det)

@@ -39,7 +39,7 @@ import math
 import numpy as np
 
 from ..kernels.compiling import COMPILED, jit
-from ..kernels.retrieval import first_best, lazy_best, windowed_best
+from ..kernels.retrieval import first_best, windowed_best
 from ..rules.scoring import CATEGORY_BY_NEIGHBOURS
 
 __all__ = ["CATEGORY_ROW", "COMPILED", "N_CATEGORIES", "STATE_HEAD", "TAKES_ROW", "decide",
@@ -92,26 +92,21 @@ def _retrieved(table, best, top, tau, factor):
 
 
 @jit
-def decide_tom0(table, base, base_extent, window, margin, noise, stream, scale, card_row,
-                category, on_row, own_row, penalty, tau, factor, det):
+def decide_tom0(table, base, base_extent, window, cutoff, margin, noise, stream, scale,
+                card_row, category, on_row, own_row, penalty, tau, factor, det):
     """A decision of ToM0 itself (a model of order 0): the one retrieval :func:`reason`
     makes at level 0, with its state given as the score table's rows (``category`` its
     index among the categories), without the recursion's set-up: (takes, latency,
     failed). The retrieval is ``kernels.retrieval.windowed_best`` over the query's
-    ``window`` and ``margin`` (``kernels.retrieval.window``), or with an empty window
-    ``lazy_best`` (``base_extent``: the largest finite ``|base level|``); its noise the
-    per-time noise: ``noise`` when drawn already, else (``noise`` empty) drawn as needed
-    at the positions reserved for it, ``stream`` = (key1, key2, first position), times
-    ``scale``; ``det``: room for every chunk's det."""
-    by_category = table[CATEGORY_ROW + category]
-    if window.shape[0] == 0:
-        best, top = lazy_best(base, base_extent, by_category, table[card_row],
-                              table[on_row], table[own_row], penalty, noise, stream[0],
-                              stream[1], stream[2], scale, det)
-    else:
-        best, top = windowed_best(window, margin, base, by_category, table[card_row],
-                                  table[on_row], table[own_row], penalty, noise, stream[0],
-                                  stream[1], stream[2], scale)
+    ``window``, ``cutoff`` and ``margin`` (``kernels.retrieval.window``; an empty window:
+    over every instance; ``base_extent``: the largest finite ``|base level|``); its noise
+    the per-time noise: ``noise`` when drawn already, else (``noise`` empty) drawn as
+    needed at the positions reserved for it, ``stream`` = (key1, key2, first position),
+    times ``scale``; ``det``: room for every chunk's det."""
+    best, top = windowed_best(window, cutoff, margin, base, base_extent,
+                              table[CATEGORY_ROW + category], table[card_row], table[on_row],
+                              table[own_row], penalty, noise, stream[0], stream[1],
+                              stream[2], scale, det)
     return _retrieved(table, best, top, tau, factor)
 
 

@@ -61,11 +61,33 @@ def test_lazy_and_windowed_retrievals_are_the_eager_one(memory):
     finite = np.abs(base[np.isfinite(base)])
     extent = finite.max() if len(finite) else 0.0
     det = np.empty(count)
-    window, margin = retrieval.window(base, extent, *rows, penalty, scale, det)
+    window = retrieval.window(base, extent, *rows, penalty, scale, np.empty(count))
     # the noise drawn lazily (empty) or handed in drawn
     for given_noise in (np.empty(0), noise):
         assert _same(retrieval.lazy_best(base, extent, *rows, penalty, given_noise, key[0],
                                          key[1], start, scale, det), eager)
-        assert _same(retrieval.windowed_best(window, margin, base, *rows, penalty,
-                                             given_noise, key[0], key[1], start, scale),
+        assert _same(retrieval.windowed_best(*window, base, extent, *rows, penalty,
+                                             given_noise, key[0], key[1], start, scale, det),
                      eager)
+
+
+def test_a_window_that_does_not_settle_the_retrieval_passes_over_every_chunk():
+    """When the top chunk's noise falls below the window's slack (chance ~5e-5), chunks
+    outside the window are not ruled out by the window alone: the retrieval goes over
+    every chunk, and is still the eager one."""
+    key, scale, count = np.array([5, 6], np.uint64), 0.1, 50
+    positions = np.arange(200_000)
+    draws = counter_noise.logistic(key, 0, len(positions), scale)
+    first = int(positions[np.argmax(draws < -retrieval.WINDOW_SLACK * scale)])
+    assert draws[first] < -retrieval.WINDOW_SLACK * scale  # chunk 0's draw at `first`
+    base = np.zeros(count)
+    base[0] = 1.0  # the top det: chunk 0; the others 1 below (all inside the window)
+    base[1:10] = -4.0  # and some outside it
+    rows = [np.zeros(count)] * 4
+    noise = counter_noise.logistic(key, first, count, scale)
+    eager = _eager(base, rows, 5.0, noise)
+    window = retrieval.window(base, 4.0, *rows, 5.0, scale, np.empty(count))
+    assert 0 < len(window[0]) < count
+    assert _same(retrieval.windowed_best(*window, base, 4.0, *rows, 5.0, np.empty(0), key[0],
+                                         key[1], np.uint64(first), scale, np.empty(count)),
+                 eager)

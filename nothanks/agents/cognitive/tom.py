@@ -65,11 +65,12 @@ def _noise_value(text: str | float) -> float:
 #: The per-time noise not drawn yet, and the stream of noise drawn already (``_noise_now``).
 _NOT_DRAWN = np.empty(0)
 _NO_STREAM = np.zeros(3, np.uint64)
-#: ToM0 queries whose windows a model keeps (``kernels.retrieval.window``: each at most
-#: every instance, 16 bytes each); past this many they are made anew.
+#: ToM0 queries whose windows a model keeps (``kernels.retrieval.window``: 8 bytes per
+#: instance near the query's top, a few hundred of the 2,117 thesis instances); past
+#: this many they are made anew.
 WINDOWS_KEPT = 20_000
 #: A query seen once: no window made yet (``tom_core.decide_tom0`` retrieves without).
-_NO_WINDOW = (np.empty(0, np.int64), 0.0)
+_NO_WINDOW = (np.empty(0, np.int64), 0.0, 0.0)
 
 
 class _CoreInputs(NamedTuple):
@@ -609,7 +610,7 @@ class ToMAgent(Agent):
                     parameters.noise, tables.out)
             noise, stream = self._noise_now(noise)
             take, latency, failed = compiled.decide_tom0(
-                tables.table, fixed, extent, window[0], window[1], noise, stream,
+                tables.table, fixed, extent, *window, noise, stream,
                 parameters.noise, card_row, category, on_row, own_row,
                 parameters.mismatch_penalty, parameters.retrieval_threshold,
                 parameters.latency_factor, tables.out)
