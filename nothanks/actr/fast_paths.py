@@ -103,7 +103,8 @@ class FastPathView:
         Raises:
             ValueError: the noise is off (s = 0) or drawn per retrieval.
         """
-        self._require_per_time_noise()
+        if self._noise_mode != "per_time" or not self._noise > 0:
+            self._require_per_time_noise()
         first = self._reserve_time_noise(len(self._chunks) if count is None else count)
         if first is None:
             return None

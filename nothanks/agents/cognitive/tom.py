@@ -62,9 +62,10 @@ def _noise_value(text: str | float) -> float:
     return value
 
 
-#: The per-time noise not drawn yet, and the stream of noise drawn already (``_noise_now``).
+#: The per-time noise not drawn yet, and the stream (key1, key2, first position, s) of
+#: noise drawn already (``_decide_tom0``).
 _NOT_DRAWN = np.empty(0)
-_NO_STREAM = np.zeros(3, np.uint64)
+_NO_STREAM = (np.uint64(0), np.uint64(0), np.uint64(0), 0.0)
 #: ToM0 queries whose windows a model keeps (``kernels.retrieval.window``: 8 bytes per
 #: instance near the query's top, a few hundred of the 2,117 thesis instances); past
 #: this many they are made anew.
@@ -468,7 +469,7 @@ class ToMAgent(Agent):
         Learned instances (``learning-tom``) enter with their base levels now; the score
         tables are remade when the memory holds other chunks than when they were made.
         The noise is the memory's own for this time, or None when no retrieval has drawn
-        it yet (:meth:`_noise_now` reserves or draws it: the same draws either way)."""
+        it yet."""
         compiled = tom_kernel.compiled()
         memory = self._instance_dm
         _, count, parameters, noise = memory.compiled_view  # read once per decision
@@ -509,19 +510,6 @@ class ToMAgent(Agent):
         if not memory.learned_count:  # what stays true until a chunk or setting changes
             self._kept_inputs = (count, parameters, memory.mismatch_version, inputs)
         return inputs, noise
-
-    def _noise_now(self, noise: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """The per-time noise for the compiled core, from ``noise`` of
-        :meth:`_compiled_inputs`: (the draws, an unused stream) when drawn already, else
-        (no draws, the counter stream's positions reserved for them now: key1, key2,
-        first position), which the core draws from as it needs; on the pcg64 stream
-        drawn now. The same draws either way."""
-        if noise is not None:
-            return noise, _NO_STREAM
-        reserved = self._instance_dm.reserve_per_time_noise()
-        if reserved is None:
-            return self._instance_dm.per_time_noise(), _NO_STREAM
-        return _NOT_DRAWN, np.array(reserved[:3], np.uint64)
 
     def _reason_compiled(self, view: View, world: tuple[Belief, ...]) -> Outcome | None:
         """:meth:`_reason` at the root in one compiled call (``tom_kernel``): the same
@@ -608,11 +596,18 @@ class ToMAgent(Agent):
                     fixed, extent, table[tom_kernel.CATEGORY_ROW + category], table[card_row],
                     table[on_row], table[own_row], parameters.mismatch_penalty,
                     parameters.noise, tables.out)
-            noise, stream = self._noise_now(noise)
+            # the per-time noise: drawn already, or its stream positions reserved now and
+            # drawn by the core only where an instance can win (pcg64 stream: drawn now)
+            stream = None if noise is not None else self._instance_dm.reserve_per_time_noise()
+            if stream is None:
+                if noise is None:
+                    noise = self._instance_dm.per_time_noise()
+                stream = _NO_STREAM
+            else:
+                noise = _NOT_DRAWN
             take, latency, failed = compiled.decide_tom0(
-                tables.table, fixed, extent, *window, noise, stream,
-                parameters.noise, card_row, category, on_row, own_row,
-                parameters.mismatch_penalty, parameters.retrieval_threshold,
+                tables.table, fixed, extent, *window, noise, *stream, card_row, category,
+                on_row, own_row, parameters.mismatch_penalty, parameters.retrieval_threshold,
                 parameters.latency_factor, tables.out)
             if failed:
                 self.instance_failures += 1
