@@ -67,9 +67,10 @@ def _noise_value(text: str | float) -> float:
 _NOT_DRAWN = np.empty(0)
 _NO_STREAM = (np.uint64(0), np.uint64(0), np.uint64(0), 0.0)
 #: ToM0 queries whose windows a model keeps (``kernels.retrieval.window``: 8 bytes per
-#: instance near the query's top, a few hundred of the 2,117 thesis instances); past
-#: this many they are made anew.
-WINDOWS_KEPT = 20_000
+#: instance near the query's top, on average 244 of the 2,117 thesis instances, so about
+#: 2 KB a window and 20 MB at most in practice; 17 KB a window at worst); past this many
+#: they are dropped and made anew (docs/architecture.md, "Lazy retrieval").
+WINDOWS_KEPT = 10_000
 #: A query seen once: no window made yet (``tom_core.decide_tom0`` retrieves without).
 _NO_WINDOW = (np.empty(0, np.int64), 0.0, 0.0)
 
