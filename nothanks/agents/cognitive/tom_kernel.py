@@ -60,7 +60,8 @@ def _compile() -> SimpleNamespace | None:
 
 
 def compiled() -> SimpleNamespace | None:
-    """The compiled decision (``decide``), or None: switched off here (``use``), or the
+    """The compiled decision (``decide``, ``decide_tom0``, ``window``), its machine code
+    loaded on the first call (:func:`warm`), or None: switched off here (``use``), or the
     ACT-R kernels are off (numba missing, ``NOTHANKS_ACTR_KERNEL=0``, ``kernel.use``), or
     the search kernels are (``NOTHANKS_SEARCH_KERNEL=0``)."""
     global _compiled, _loaded
@@ -69,14 +70,20 @@ def compiled() -> SimpleNamespace | None:
     if not _loaded:
         _loaded = True
         _compiled = _compile()
+        if _compiled is not None:
+            _load(_compiled)
     return _compiled
 
 
 def warm() -> None:
     """Load the compiled decision's machine code now (see ``actr.kernel.warm``)."""
-    core = compiled()
-    if core is None:
-        return
+    compiled()
+
+
+def _load(core: SimpleNamespace) -> None:
+    """Call every entry once on tiny inputs, so numba loads each one's machine code (from
+    its disk cache) now rather than at the first decision that needs it (a window is
+    first made in a model's second game or later)."""
     # a ToM0 of one player with one instance: table rows takes, 3 categories, one card,
     # then 2 x 2 counts
     state = np.array([0, 0, 0, 1, 1, 1, 0, 1, 1, 4, 5, 7, 0, 1, 1], np.int64)
