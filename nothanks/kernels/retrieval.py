@@ -180,45 +180,51 @@ WINDOW_SLACK = 10.0
 @jit
 def window(base, base_extent, by_category, by_card, on_card, owned, penalty, scale, det):
     """One query's candidates for :func:`windowed_best`: (the chunks whose det lies within
-    the noise bound plus ``WINDOW_SLACK``·s of the top det, ordered by det from the top;
-    the lowest det they may have, ``cutoff``: every other chunk's det is below it; the
-    :func:`rounding_margin` used). Empty when some det is NaN or none is finite (then
-    :func:`windowed_best` retrieves over every chunk). ``det``: room for n values."""
+    the noise bound plus ``WINDOW_SLACK``·s of the top det, ordered by det from the top
+    (int32); their summed scores; the lowest det they may have, ``cutoff``: every other
+    chunk's det is below it; the :func:`rounding_margin` used). Empty when some det is
+    NaN or none is finite (then :func:`windowed_best` retrieves over every chunk).
+    ``det``: room for n values."""
     count = base.shape[0]
     for i in range(count):
         det[i] = base[i] + (((by_category[i] + by_card[i]) + on_card[i]) + owned[i]) * penalty
     _, top = first_best(det[:count], np.empty(1, np.int64))
     margin = rounding_margin(base_extent, top, scale)
     if top != top or math.isinf(top):
-        return np.empty(0, np.int64), top, margin
+        return np.empty(0, np.int32), np.empty(0), top, margin
     cutoff = top - (scale * (MAX_LN_ODDS + WINDOW_SLACK) + margin)
     inside = np.flatnonzero(det[:count] >= cutoff)
-    return inside[np.argsort(-det[inside])], cutoff, margin
+    indices = inside[np.argsort(-det[inside])]
+    summed = np.empty(indices.shape[0])
+    for w in range(indices.shape[0]):
+        i = indices[w]
+        summed[w] = ((by_category[i] + by_card[i]) + on_card[i]) + owned[i]
+    return indices.astype(np.int32), summed, cutoff, margin
 
 
 @jit
-def windowed_best(indices, cutoff, margin, base, base_extent, by_category, by_card, on_card,
-                  owned, penalty, noise, key1, key2, first, scale, det):
-    """:func:`lazy_best` over a query's :func:`window` (``indices``, ``cutoff`` and the
-    ``margin`` it was made with): the same (first best index, activation), scanning from
-    the top det and stopping at the first chunk that cannot win; when the window does not
-    settle it (or is empty: a query met for the first time), :func:`lazy_best` itself."""
+def windowed_best(indices, summed, cutoff, margin, base, base_extent, by_category, by_card,
+                  on_card, owned, penalty, noise, key1, key2, first, scale, det):
+    """:func:`lazy_best` over a query's :func:`window` (``indices``, their summed scores,
+    ``cutoff`` and the ``margin`` it was made with): the same (first best index,
+    activation), scanning from the top det and stopping at the first chunk that cannot
+    win; when the window does not settle it (or is empty: a query met for the first
+    time), :func:`lazy_best` itself. The window keeps each chunk's summed scores beside
+    its index, so the scan reads them in order instead of gathering from four rows."""
     size = indices.shape[0]
     if size == 0 or noise.shape[0] != 0:
         return lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty,
                          noise, key1, key2, first, scale, det)
-    best = indices[0]
-    activation = (base[best] + _draw(key1, key2, first, best, scale)) + (
-        ((by_category[best] + by_card[best]) + on_card[best]) + owned[best]) * penalty
+    best = np.int64(indices[0])
+    activation = (base[best] + _draw(key1, key2, first, best, scale)) + summed[0] * penalty
     reach = scale * MAX_LN_ODDS + margin
     for w in range(1, size):
-        i = indices[w]
-        summed = ((by_category[i] + by_card[i]) + on_card[i]) + owned[i]
-        det_i = base[i] + summed * penalty
+        i = np.int64(indices[w])
+        det_i = base[i] + summed[w] * penalty
         if det_i + reach < activation:
             return best, activation
         best, activation = _challenge(i, det_i + margin, math.nan, key1, key2, first,
-                                      scale, base[i], summed, penalty, best, activation)
+                                      scale, base[i], summed[w], penalty, best, activation)
     if cutoff + reach < activation:  # no chunk outside the window can reach it
         return best, activation
     return lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, noise,

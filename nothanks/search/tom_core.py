@@ -92,18 +92,19 @@ def _retrieved(table, best, top, tau, factor):
 
 
 @jit
-def decide_tom0(table, base, base_extent, window, cutoff, margin, noise, key1, key2, first,
-                scale, card_row, category, on_row, own_row, penalty, tau, factor, det):
+def decide_tom0(table, base, base_extent, window, summed, cutoff, margin, noise, key1, key2,
+                first, scale, card_row, category, on_row, own_row, penalty, tau, factor, det):
     """A decision of ToM0 itself (a model of order 0): the one retrieval :func:`reason`
     makes at level 0, with its state given as the score table's rows (``category`` its
     index among the categories), without the recursion's set-up: (takes, latency,
     failed). The retrieval is ``kernels.retrieval.windowed_best`` over the query's
-    ``window``, ``cutoff`` and ``margin`` (``kernels.retrieval.window``; an empty window:
+    ``window``, ``summed``, ``cutoff`` and ``margin`` (``kernels.retrieval.window``; an
+    empty window:
     over every instance; ``base_extent``: the largest finite ``|base level|``); its noise
     the per-time noise: ``noise`` when drawn already, else (``noise`` empty) drawn as
     needed at the counter stream's positions reserved for it (``key1``, ``key2``,
     ``first``: uint64), times ``scale``; ``det``: room for every chunk's det."""
-    best, top = windowed_best(window, cutoff, margin, base, base_extent,
+    best, top = windowed_best(window, summed, cutoff, margin, base, base_extent,
                               table[CATEGORY_ROW + category], table[card_row], table[on_row],
                               table[own_row], penalty, noise, key1, key2, first, scale, det)
     return _retrieved(table, best, top, tau, factor)

@@ -66,13 +66,13 @@ def _noise_value(text: str | float) -> float:
 #: noise drawn already (``_decide_tom0``).
 _NOT_DRAWN = np.empty(0)
 _NO_STREAM = (np.uint64(0), np.uint64(0), np.uint64(0), 0.0)
-#: ToM0 queries whose windows a model keeps (``kernels.retrieval.window``: 8 bytes per
+#: ToM0 queries whose windows a model keeps (``kernels.retrieval.window``: 12 bytes per
 #: instance near the query's top, on average 244 of the 2,117 thesis instances, so about
-#: 2 KB a window and 20 MB at most in practice; 17 KB a window at worst); past this many
+#: 3 KB a window and 15 MB at most in practice; 25 KB a window at worst); past this many
 #: they are dropped and made anew (docs/architecture.md, "Lazy retrieval").
-WINDOWS_KEPT = 10_000
+WINDOWS_KEPT = 5_000
 #: A query seen once: no window made yet (``tom_core.decide_tom0`` retrieves without).
-_NO_WINDOW = (np.empty(0, np.int64), 0.0, 0.0)
+_NO_WINDOW = (np.empty(0, np.int32), np.empty(0), 0.0, 0.0)
 
 
 class _CoreInputs(NamedTuple):

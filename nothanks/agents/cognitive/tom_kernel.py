@@ -92,7 +92,7 @@ def _load(core: SimpleNamespace) -> None:
     stream = (np.uint64(0), np.uint64(0), np.uint64(0))
     rows = np.zeros(1)
     made = core.window(rows, 0.0, rows, rows, rows, rows, 1.0, 0.1, np.empty(1))
-    for window in (made, (np.empty(0, np.int64), 0.0, 0.0)):
+    for window in (made, (np.empty(0, np.int32), np.empty(0), 0.0, 0.0)):
         for noise in (np.zeros(1), np.empty(0)):
             core.decide_tom0(np.zeros((9, 1)), rows, 0.0, *window, noise, *stream, 0.1, 4,
                              0, 5, 7, 1.0, 0.0, 1.0, np.empty(1))
