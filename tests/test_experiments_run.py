@@ -226,7 +226,8 @@ def test_shipped_cognitive_designs_run_for_real(tmp_path):
                  "2", "--no-progress"]) == 0
     t7 = load(tmp_path / "t7")
     focal = t7.games[t7.games.focal]
-    assert focal.agent.tolist() == ["tom1", "tom1", "tom2", "tom2", "tom2", "tom2"]
+    assert focal.agent.tolist() == ["tom1", "tom1", "tom2", "tom2", "tom2", "tom2", "tom1",
+                                    "tom1"]  # the last two: the control ToM1 vs 3 x ToM1
     assert t7.predictions.source.isin(["leaf", "root", "default"]).all()
     models = t7.decisions[t7.decisions.agent != "tom0"]
     assert models.tom_order.isin([1, 2]).all() and models.reason.notna().all()
