@@ -296,3 +296,30 @@ def test_two_processes_grade_as_one_and_a_stopped_grading_resumes(two_games, tmp
     again = move_quality(two_games, iterations=BUDGET, cache=tmp_path / "stopped")
     assert len(searched) == len(two_games.decisions) - first_game
     pd.testing.assert_frame_equal(one, again)
+
+
+def test_the_sample_holds_the_full_gradings_values_in_its_intervals():
+    """data/move-quality/sample-check.csv (``benchmarks/quality_sample.py --write``): for
+    every label of the full grading kept in data/move-quality (every free decision the
+    single build graded), the sample the study grades has the size fixed in the code, and
+    its 95% CI (clustered by game) holds the full grading's mean EV loss and share of
+    costly moves."""
+    from nothanks.report.studies import QUALITY_SAMPLE
+    folder = Path(__file__).resolve().parents[1] / "data" / "move-quality"
+    check = pd.read_csv(folder / "sample-check.csv")
+    assert set(check["source"]) == {"table7", "participants"}
+    for source, part in check.groupby("source"):
+        full = pd.read_csv(folder / f"full-grading-{source}.csv").set_index("agent_label")
+        for measure in ("loss_rp", "costly_share"):
+            rows = part[part["measure"] == measure].set_index("label")
+            assert set(rows.index) == set(full.index), (source, measure)
+            reference = full.loc[rows.index]
+            assert np.allclose(rows["full_value"], reference[measure])
+            assert (rows["full_decisions"] == reference["decisions"]).all()
+            assert (rows["sample_decisions"]
+                    == np.minimum(QUALITY_SAMPLE, reference["decisions"])).all()
+            assert ((rows["ci_low"] <= rows["full_value"])
+                    & (rows["full_value"] <= rows["ci_high"])).all(), (source, measure)
+            # the sample's interval is wider than the full grading's, not a copy of it
+            assert ((rows["ci_high"] - rows["ci_low"])
+                    > (rows["full_ci_high"] - rows["full_ci_low"])).all(), (source, measure)
