@@ -186,8 +186,8 @@ def test_tom2_rows_say_whether_they_duplicate_tom1(cache, tmp_path):
     values = dict((key, value) for key, value, _ in an.results_rows(stats))
     text = values["ToM2 1st vs ToM0"]
     assert f"ToM2 made ToM1's moves on {row['identical_deals']} of 4 shared deals" in text
-    assert (f"ToM2 made ToM1's (the control table) moves on {control['identical_deals']} of "
-            "4 shared deals") in values["ToM2 1st vs ToM1"]
+    assert ("ToM2 made the moves of ToM1 in its seat (the control table ToM1 vs 3 x ToM1) "
+            f"on {control['identical_deals']} of 4 shared deals") in values["ToM2 1st vs ToM1"]
     # the control table enters no Table 7 statistic, only the shared-deal moves
     assert set(stats["simulation_rank_shares"]["focal_label"] + " vs "
                + stats["simulation_rank_shares"]["opponent_label"]) == {

@@ -76,11 +76,12 @@ def _same_moves(stats: dict[str, pd.DataFrame]) -> dict[tuple[str, str], str]:
     """
     notes: dict[tuple[str, str], str] = {}
     for r in stats.get("shared_deal_moves", pd.DataFrame()).to_dict("records"):
-        control = " (the control table)" if r["a"] == r["opponent"] else ""
+        whose = (f"the moves of {r['a']} in its seat (the control table {r['a']} vs 3 x "
+                 f"{r['opponent']})" if r["a"] == r["opponent"] else f"{r['a']}'s moves")
         notes[(r["b"], r["opponent"])] = (
-            f"{r['b']} made {r['a']}'s{control} moves on {r['identical_deals']} of "
-            f"{r['deals']} shared deals" + (" (under the shipped monotone instance set)"
-                                            if r["identical_deals"] == r["deals"] else ""))
+            f"{r['b']} made {whose} on {r['identical_deals']} of {r['deals']} shared deals"
+            + (" (under the shipped monotone instance set)"
+               if r["identical_deals"] == r["deals"] else ""))
     return notes
 
 

@@ -34,6 +34,7 @@ from .. import analysis as an  # noqa: E402
 from .. import experiments as ex  # noqa: E402
 from ..analysis import placebo  # noqa: E402
 from ..analysis.frames import markdown_table  # noqa: E402
+from ..experiments.schema import TABLES, arrow_schema, read_table, to_pandas  # noqa: E402
 from ..figures import gallery  # noqa: E402
 
 
@@ -139,8 +140,39 @@ NOTES = """\
 """
 
 
-#: The designs the thesis build plays (the studies reuse their logs from the cache).
-THESIS_DESIGNS = ("table7", "figure14")
+#: The designs the thesis build plays (the studies reuse their logs from the cache), with
+#: the tables and columns of each that the statistics read (None: every column; the
+#: other tables are left empty: their decisions, predictions and recalls are most of a
+#: log's rows, and loading them all took most of a warm build).
+THESIS_TABLES: dict[str, dict[str, tuple[str, ...] | None]] = {
+    "table7": {"experiments": None, "conditions": None, "games": None,
+               "decisions": ("condition", "deal", "turn", "focal", "action")},
+    "figure14": {"experiments": None, "conditions": None, "games": None, "recalls": None},
+}
+THESIS_DESIGNS = tuple(THESIS_TABLES)
+
+
+def finished_tables(directory: Path, columns: dict[str, tuple[str, ...] | None]
+                    ) -> dict[str, pd.DataFrame]:
+    """Tables of a finished (compacted) run, each file checked against the schema, each
+    with only the named columns (``None``: all of them)."""
+    if not ex.is_complete(directory):
+        raise ex.LogError(f"{directory}: not a finished run (run it again to resume)")
+    tables = {}
+    for name, kept in columns.items():
+        table = read_table(directory / f"{name}.parquet", name)
+        tables[name] = to_pandas(table if kept is None else table.select(list(kept)))
+    return tables
+
+
+def load_thesis_log(directory: Path, columns: dict[str, tuple[str, ...] | None]
+                    ) -> ex.Log:
+    """A finished run as a :class:`~nothanks.experiments.Log` holding only ``columns``
+    (:func:`finished_tables`); its other tables are empty, with their schema's columns."""
+    tables = finished_tables(directory, columns)
+    return ex.Log(**{name: tables[name] if name in tables
+                     else to_pandas(arrow_schema(name).empty_table()) for name in TABLES})
+
 
 
 def load_logs(cache: Path, *, participants: Path | None = None, games: int | None = None,
@@ -158,7 +190,8 @@ def load_logs(cache: Path, *, participants: Path | None = None, games: int | Non
     sources = {"table7": str(table7), "figure14": str(figure14)}
     if people is not None:
         sources["participants"] = str(people)
-    return FigureLogs(ex.load_cached(table7), ex.load_cached(figure14),
+    return FigureLogs(load_thesis_log(table7, THESIS_TABLES["table7"]),
+                      load_thesis_log(figure14, THESIS_TABLES["figure14"]),
                       ex.load_cached(people) if people else None, sources)
 
 
@@ -474,6 +507,7 @@ class Timer:
 
 
 
-__all__ = ["CALIBRATION", "FIGURES", "NOTES", "PLACEBO", "THESIS_DESIGNS", "FigureLogs",
-           "FigureReport", "FigureSpec", "Timer", "load_logs", "make_figures",
-           "markdown_table", "readme_text", "valid_tests_markdown", "write_set"]
+__all__ = ["CALIBRATION", "FIGURES", "NOTES", "PLACEBO", "THESIS_DESIGNS", "THESIS_TABLES",
+           "FigureLogs", "FigureReport", "FigureSpec", "Timer", "finished_tables",
+           "load_logs", "load_thesis_log", "make_figures", "markdown_table", "readme_text",
+           "valid_tests_markdown", "write_set"]

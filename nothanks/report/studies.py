@@ -26,7 +26,6 @@ from .. import experiments as ex
 from ..analysis import instance_sets, learning
 from ..analysis import readings as readings_columns
 from ..analysis.frames import markdown_table
-from ..experiments.schema import read_table, to_pandas
 from ..figures import plots
 from ..figures.instance_sets import instance_set_dose_response, rt_sweep_by_set_lines
 from ..figures.learning import learning_curves, states_over_games_lines
@@ -35,7 +34,15 @@ from ..figures.quality import quality_figures
 from ..outputs import replacing
 from ..studies.calibration import report_markdown
 from ..studies.move_quality import SAMPLE_PER_LABEL, move_quality
-from . import CALIBRATION, FigureReport, FigureSpec, Timer, readme_text, write_set
+from . import (
+    CALIBRATION,
+    FigureReport,
+    FigureSpec,
+    Timer,
+    finished_tables,
+    readme_text,
+    write_set,
+)
 
 #: Every figure the studies draw, in their READMEs' order.
 STUDY_FIGURES = (
@@ -136,19 +143,6 @@ class ReadingsTables:
     games: pd.DataFrame
     decisions: pd.DataFrame
     recalls: pd.DataFrame
-
-
-def finished_tables(directory: Path, columns: dict[str, tuple[str, ...] | None]
-                    ) -> dict[str, pd.DataFrame]:
-    """Tables of a finished (compacted) run, each file checked against the schema, each
-    with only the named columns (``None``: all of them)."""
-    if not ex.is_complete(directory):
-        raise ex.LogError(f"{directory}: not a finished run (run it again to resume)")
-    tables = {}
-    for name, kept in columns.items():
-        table = read_table(directory / f"{name}.parquet", name)
-        tables[name] = to_pandas(table if kept is None else table.select(list(kept)))
-    return tables
 
 
 def load_readings(directory: Path) -> ReadingsTables:
