@@ -2,6 +2,7 @@
 hold the full grading's value?
 
 Run: python benchmarks/quality_sample.py [--cache data/cache] [--jobs 2] [--write]
+     python benchmarks/quality_sample.py --cost GAMES
 
 The reference is the last full grading the single ``make figures`` build made (1,000
 IS-MCTS iterations, heuristic rollouts, seed 0; every free decision of 200 table7 games
@@ -14,7 +15,10 @@ label: the full grading's mean EV loss (rank points) and share of moves losing m
 0.1, the sample's with its 95% CI (cluster bootstrap over games: the sampling of
 decisions is inside it), and whether the CI holds the full value. ``--write`` writes the
 table to ``data/move-quality/sample-check.csv`` (checked by tests/test_move_quality.py).
-It needs table7's full log in the cache (``make figures`` plays it) and the shipped
+``--cost GAMES`` instead measures the grader's cost: it grades every decision of GAMES
+participant games (drawn with seed 0; no cache) in this one process at the study's
+settings and prints the CPU ms per graded decision (replaying the game included). It
+needs table7's full log in the cache (``make figures`` plays it) and the shipped
 participant set. The sample's searches use new seeds where a decision's key changed
 (table7's design hash changed with its control table), so their search noise is new
 too, and inside the CI.
@@ -30,7 +34,8 @@ import pandas as pd
 
 from nothanks import experiments as ex
 from nothanks.analysis import ev_loss_table
-from nothanks.report.studies import QUALITY_SAMPLE, grade_moves
+from nothanks.report.studies import QUALITY_ITERATIONS, QUALITY_SAMPLE, grade_moves
+from nothanks.studies.move_quality import move_quality
 
 REFERENCE = Path("data/move-quality")
 #: The per-label summaries compared, as (column, its CI columns).
@@ -62,6 +67,22 @@ def check_table(sampled: dict[str, pd.DataFrame], reference: Path = REFERENCE
     return pd.DataFrame(rows)
 
 
+def cost(games: int) -> pd.DataFrame:
+    """CPU ms per decision of the study's grading (one process, no cache) on ``games``
+    participant games; printed, and returned as a one-row table."""
+    people = ex.load_cached(ex.ensure_participants(None, Path("data/cache")))
+    move_quality(people, games=1, iterations=QUALITY_ITERATIONS)  # numba compiles here
+    start = time.process_time()
+    graded = move_quality(people, games=games, iterations=QUALITY_ITERATIONS)
+    seconds = time.process_time() - start
+    row = pd.DataFrame([{"games": games, "decisions": len(graded),
+                         "cpu_s": seconds, "cpu_ms_per_decision": 1000 * seconds / len(graded),
+                         "iterations": QUALITY_ITERATIONS}])
+    print(row.to_string(index=False))
+    print(f"load average after: {os.getloadavg()}")
+    return row
+
+
 def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -69,8 +90,12 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--write", action="store_true",
                         help=f"write {REFERENCE}/sample-check.csv")
+    parser.add_argument("--cost", type=int, default=None, metavar="GAMES",
+                        help="measure the CPU per graded decision on GAMES participant games")
     args = parser.parse_args(argv)
     print(f"load average before: {os.getloadavg()}  cores: {os.cpu_count()}")
+    if args.cost is not None:
+        return cost(args.cost)
     table7 = ex.load_cached(ex.ensure_design("table7", args.cache, progress=False,
                                              jobs=args.jobs))
     people = ex.load_cached(ex.ensure_participants(None, args.cache))

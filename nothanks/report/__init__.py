@@ -410,6 +410,10 @@ def _readme(figures: Mapping[str, Figure], stats: Mapping[str, pd.DataFrame],
     banner = an.results_banner(results)
     text = readme_text("Figures", command, FIGURES, figures, stats, describe, NOTES,
                        figure_notes=_figure_notes(stats), build="make figures")
+    text += ("\n## Beyond the thesis\n\nThe readings, higher orders, instance sets, "
+             "learning, move quality and the other studies are built by `make studies` "
+             "(`nothanks studies`) into `studies/` (its README.md lists them), one folder "
+             "each.\n")
     return (text + "\n## Results beside the thesis\n\n" + (banner + "\n" if banner else "")
             + markdown_table(results) + "\n")
 

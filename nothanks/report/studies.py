@@ -14,6 +14,7 @@ estimate in ``cache/move-quality`` (:func:`nothanks.studies.move_quality.move_qu
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ from . import (
     FigureSpec,
     Timer,
     finished_tables,
+    load_thesis_log,
     readme_text,
     write_set,
 )
@@ -62,13 +64,15 @@ STUDY_FIGURES = (
                "t-intervals).", "figure14-instance-sets"),
     FigureSpec("extra_quality_table7_ev_loss", "(new; thesis Figure 7)",
                "Move quality in Table 7 games: EV loss of the chosen move (expected rank "
-               "points given up, by information-set MCTS) per agent type, 95% CIs.",
+               "points given up, by information-set MCTS) per agent type, 95% CIs; a seeded "
+               "sample of free decisions per agent type (results.md says how many).",
                "table7"),
     FigureSpec("extra_quality_table7_skip_to_collect", "(new; thesis §3.3)",
                "Skip-to-collect passes of ToM1/ToM2 (passes where their own ToM0 said take): "
                "how often the pass was valued at least as high as the take.", "table7"),
     FigureSpec("extra_quality_participants_ev_loss", "(new; thesis Figure 7)",
-               "Move quality in the participant sessions: EV loss per player type.",
+               "Move quality in the participant sessions: EV loss per player type (a seeded "
+               "sample of free decisions per player type, as results.md says).",
                "participants"),
     FigureSpec("extra_quality_participants_participants", "(new)",
                "EV loss of each participant's free moves (95% CIs).", "participants"),
@@ -270,14 +274,15 @@ def grade_moves(table7: ex.Log, participants: ex.Log | None, cache: Path,
     and of every participant decision: with ``grade="sample"`` only a seeded random
     sample of :data:`QUALITY_SAMPLE` free decisions per player type of each, with
     ``"all"`` every one. Estimates are cached per decision in ``cache/move-quality``, so
-    a rebuild grades only new decisions; ``jobs`` processes grade."""
+    a rebuild grades only new decisions; ``jobs`` processes grade (default: one per
+    core)."""
     if grade not in GRADINGS:
         raise an.AnalysisInputError(f"grade={grade!r} is unknown; valid: "
                                     + ", ".join(repr(g) for g in GRADINGS))
     sample = None if grade == "all" else QUICK_SAMPLE if quick else QUALITY_SAMPLE
     budget = {"iterations": QUICK_QUALITY if quick else QUALITY_ITERATIONS, "seed": 0,
               "cache": cache / "move-quality", "grader": grader or QUALITY_GRADER,
-              "checkpoint": checkpoint, "sample": sample, "jobs": jobs}
+              "checkpoint": checkpoint, "sample": sample, "jobs": jobs or os.cpu_count() or 1}
     controls = an.control_conditions(table7.games)
     thesis = table7.decisions[~table7.decisions["condition"].isin(controls)]
     graded = {"table7": move_quality(table7, decisions=thesis,
@@ -399,9 +404,15 @@ def _instance_sets(inputs: StudyInputs) -> StudyOutput:
                        instance_sets.instance_sets_markdown(table))
 
 
+#: The tables :func:`nothanks.analysis.instance_sets.rt_sweep_by_set` reads of its logs.
+SWEEP_TABLES: dict[str, tuple[str, ...] | None] = {"experiments": None, "conditions": None,
+                                                   "games": None}
+
+
 def _figure14_instance_sets(inputs: StudyInputs) -> StudyOutput:
-    table = instance_sets.rt_sweep_by_set(ex.load_cached(inputs.logs["figure14-instance-sets"]),
-                                          ex.load_cached(inputs.logs["figure14"]))
+    sets, default = (load_thesis_log(inputs.logs[name], SWEEP_TABLES)
+                     for name in ("figure14-instance-sets", "figure14"))
+    table = instance_sets.rt_sweep_by_set(sets, default)
     return StudyOutput({"rt_sweep_by_set": table},
                        {"extra_fig14_instance_sets": rt_sweep_by_set_lines(table)},
                        instance_sets.rt_sweep_by_set_markdown(table))
@@ -494,8 +505,9 @@ def make_studies(out: Path, cache: Path, names: Sequence[str] = (), *,
                       if study.participants else None)
             made = study.build(StudyInputs(logs, people, cache, quick, grade, grader,
                                            checkpoint, jobs, calibration))
-            sources = {**{d: str(p) for d, p in logs.items()},
-                       **({"participants": str(people)} if people else {})}
+            sources = {**{d: f"design `{d}`, `{p}`" for d, p in logs.items()},
+                       **({"participants": f"participant sessions in `{people}`"}
+                          if people else {})}
             with replacing(out, [name]) as staging:
                 files = write_set(
                     staging / name, made.figures, made.stats,
@@ -504,8 +516,8 @@ def make_studies(out: Path, cache: Path, names: Sequence[str] = (), *,
                                 STUDY_FIGURES, made.figures, made.stats, sources,
                                 study.notes))
             written += [out / name / p.relative_to(staging / name) for p in files]
-        written.append(_write_index(out, command))
-    return FigureReport(out, written, timer.seconds)
+        _write_index(out, command)  # after each study: a stopped build lists what it made
+    return FigureReport(out, [*written, out / "README.md"], timer.seconds)
 
 
 def _write_index(out: Path, command: str) -> Path:
