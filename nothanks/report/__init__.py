@@ -149,6 +149,7 @@ THESIS_TABLES: dict[str, dict[str, tuple[str, ...] | None]] = {
                "decisions": ("condition", "deal", "turn", "focal", "action")},
     "figure14": {"experiments": None, "conditions": None, "games": None, "recalls": None},
 }
+#: The names of the thesis's designs, in the order the build plays them.
 THESIS_DESIGNS = tuple(THESIS_TABLES)
 
 
