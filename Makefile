@@ -2,6 +2,10 @@
 #   make lab   - install with notebook extras and open JupyterLab on notebooks/
 #   make test  - install with dev extras, lint with ruff and run the whole test suite
 #   make docs  - build the guide and the API reference into docs/_build/html
+#   make figures - rebuild the thesis (Figures 8-14, Table 7) into figures/ (minutes)
+#   make studies - rebuild every other study into figures/studies/ (most of an hour cold;
+#                  make studies STUDIES="readings learning": only those;
+#                  SCHEDULER=tcp://host:8786: simulate on a Dask cluster)
 #   make selfplay - train the shipped self-play network again (docs/alphazero.md)
 #   make session - serve the participant experiment (notebook 08) on localhost
 #                  (make session PORT=8870: another port; default 8866)
@@ -14,7 +18,7 @@ JOBS   ?=
 # order tests/conftest.py gives them (longest files first)
 TEST_PROCESSES ?= 2
 
-.PHONY: setup lab test bench figures selfplay play session docs clean
+.PHONY: setup lab test bench figures studies selfplay play session docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -51,8 +55,18 @@ test: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py
 
+# Both builds reuse the simulation logs (and move grades) in data/cache, play what is
+# missing, and resume after a kill; studies also reuse the thesis's table7 log.
+SCHEDULER ?=
+STUDIES   ?=
+SCHEDULE  := $(if $(SCHEDULER),--scheduler $(SCHEDULER),)
+
 figures: $(VENV)/.installed-dev
-	$(VENV)/bin/nothanks figures --out figures --cache data/cache --update-shipped
+	$(VENV)/bin/nothanks figures --out figures --cache data/cache --update-shipped $(SCHEDULE)
+
+studies: $(VENV)/.installed-dev
+	$(VENV)/bin/nothanks studies $(STUDIES) --out figures/studies --cache data/cache \
+	    --update-shipped $(SCHEDULE)
 
 # The shipped self-play network (docs/alphazero.md, "The shipped checkpoint"): 259 training
 # iterations (about 20 minutes of training on 2 cores; rerun to resume), then the best

@@ -11,6 +11,7 @@ import inspect
 import io
 import os
 import pkgutil
+import re
 import sys
 from pathlib import Path
 
@@ -98,10 +99,13 @@ def _document_public_data(app, what, name, obj, options, lines) -> None:
     """
     if what != "module" or not hasattr(obj, "__path__") or not options.get("members"):
         return
+    source = inspect.getsource(obj)
     for member in getattr(obj, "__all__", ()):
         value = getattr(obj, member, _MISSING)
         if value is _MISSING or inspect.isclass(value) or inspect.isroutine(value) \
                 or inspect.ismodule(value):
+            continue
+        if re.search(rf"^{member}\s*[:=]", source, re.M):  # assigned here: autodoc has it
             continue
         text = object_description(value)
         lines += ["", f".. py:data:: {member}"]

@@ -46,13 +46,16 @@ def built_once(tmp_path_factory, worker_id: str, name: str,
 
 @pytest.fixture(scope="session")
 def quick_figures(tmp_path_factory, worker_id) -> Path:
-    """One ``nothanks figures --quick`` build (``out/``, ``cache/``) shared by the tests
-    that read it (never modify it; build again into another folder instead)."""
+    """One ``nothanks figures --quick`` build (``out/``) and one ``nothanks studies
+    --quick`` build (``out/studies/``, as ``make studies`` writes figures/studies), on one
+    cache (``cache/``), shared by the tests that read them (never modify them; build again
+    into another folder instead)."""
     from nothanks.cli import main
 
     def build(root: Path) -> None:
-        assert main(["figures", "--quick", "--out", str(root / "out"), "--cache",
-                     str(root / "cache"), "--jobs", "1", "--no-progress"]) == 0
+        for command, out in (("figures", root / "out"), ("studies", root / "out" / "studies")):
+            assert main([command, "--quick", "--out", str(out), "--cache",
+                         str(root / "cache"), "--jobs", "1", "--no-progress"]) == 0
 
     return built_once(tmp_path_factory, worker_id, "quick-figures", build)
 

@@ -178,14 +178,27 @@ def test_no_synthetic_number_is_unlabelled(quick_figures, cache):
 def test_tom2_rows_say_whether_they_duplicate_tom1(cache, tmp_path):
     log = load(ensure_design("table7", cache, games=4, jobs=1, progress=False))
     moves = an.shared_deal_moves(log.games, log.decisions)
-    row = moves.set_index(["a", "b"]).loc[("ToM1", "ToM2")]
-    assert row["deals"] == 4
-    rows = an.results_rows(an.statistics(
-        log, load(ensure_design("figure14", cache, jobs=1, progress=False, quick=True,
-                                games=4))))
-    text = dict((key, value) for key, value, _ in rows)["ToM2 1st vs ToM0"]
+    row = moves.set_index(["a", "b", "opponent"]).loc[("ToM1", "ToM2", "ToM0")]
+    control = moves.set_index(["a", "b", "opponent"]).loc[("ToM1", "ToM2", "ToM1")]
+    assert row["deals"] == 4 and control["deals"] == 4
+    stats = an.statistics(log, load(ensure_design("figure14", cache, jobs=1, progress=False,
+                                                  quick=True, games=4)))
+    values = dict((key, value) for key, value, _ in an.results_rows(stats))
+    text = values["ToM2 1st vs ToM0"]
     assert f"ToM2 made ToM1's moves on {row['identical_deals']} of 4 shared deals" in text
-    tests = an.simulation_tests(log.games)
+    assert ("ToM2 made the moves of ToM1 in its seat (the control table ToM1 vs 3 x ToM1) "
+            f"on {control['identical_deals']} of 4 shared deals") in values["ToM2 1st vs ToM1"]
+    # the control table enters no Table 7 statistic, only the shared-deal moves
+    assert set(stats["simulation_rank_shares"]["focal_label"] + " vs "
+               + stats["simulation_rank_shares"]["opponent_label"]) == {
+        "ToM1 vs ToM0", "ToM2 vs ToM0", "ToM2 vs ToM1"}
+    parity = stats["simulation_tests"]
+    parity = parity[parity["test"] == "one-sample t vs parity"]
+    assert ((parity["flag"] == an.tables.IDENTICAL_PLAY)
+            == ((parity["b"] == "ToM2") & (parity["a_label"] == "ToM1")
+                & (control["identical_deals"] == 4))).all()
+    thesis = log.games[~log.games["condition"].isin(an.control_conditions(log.games))]
+    tests = an.simulation_tests(thesis)
     paired = tests[tests["test"] == an.SHARED_DEALS_TEST]
     assert len(paired) == 1 and paired["deals"].iloc[0] == 4
     flagged = tests["test"].isin(an.tables.FLAGGED_TESTS)

@@ -472,14 +472,15 @@ def test_a_batch_larger_than_the_buffer_is_refused(tmp_path, capsys):
 def test_a_garbage_checkpoint_is_one_line_before_any_work(tmp_path, capsys, monkeypatch,
                                                           content):
     """Random bytes are not read as a pickle: no numpy advice to load it unsafely, and
-    ``figures`` refuses the file before it simulates anything."""
-    import nothanks.report
+    ``studies`` (where move quality is graded) refuses the file before it simulates
+    anything."""
+    import nothanks.report.studies
     from nothanks.studies.selfplay.checkpoint import CheckpointError, load_state
     checkpoint = tmp_path / "junk.npz"
     checkpoint.write_bytes(content)
-    monkeypatch.setattr(nothanks.report, "make_figures",
-                        lambda *a, **k: pytest.fail("figures began its work"))
-    err = one_line_error(capsys, ["figures", "--grader", "network", "--checkpoint",
+    monkeypatch.setattr(nothanks.report.studies, "make_studies",
+                        lambda *a, **k: pytest.fail("studies began its work"))
+    err = one_line_error(capsys, ["studies", "--grader", "network", "--checkpoint",
                                   str(checkpoint), "--out", str(tmp_path / "out"), "--cache",
                                   str(tmp_path / "cache"), "--quick"],
                          "junk.npz is not a network checkpoint: not an .npz archive")

@@ -104,7 +104,7 @@ def test_the_figure_draws_both_series(mini):
 
 
 def test_make_figures_writes_the_higher_orders_table_and_figure(quick_figures):
-    out = quick_figures / "out"
+    out = quick_figures / "out" / "studies" / "higher-orders"
     table = pd.read_csv(out / "tables" / "higher_orders.csv")
     assert len(table) == 9 and set(table["focal_order"]) == {1, 2, 3, 4, 5}
     assert (out / "extra_higher_orders.png").exists()

@@ -20,7 +20,7 @@ from nothanks.analysis.move_quality import (
 )
 from nothanks.experiments import Design, load, run_design
 from nothanks.play import ReplayError
-from nothanks.studies.move_quality import move_quality
+from nothanks.studies.move_quality import move_quality, sample_decisions
 
 BUDGET = 24
 
@@ -211,27 +211,115 @@ def test_the_network_grader_averages_the_reveals_and_scores_the_last_card(tmp_pa
     assert got["pass_rp"] == pytest.approx(value + 1, abs=1e-5) and got["iterations"] == 1
 
 
-def test_figures_refuses_a_bad_grader_before_any_work(tmp_path, capsys):
+def test_studies_refuses_a_bad_grader_before_any_work(tmp_path, capsys):
     from nothanks.cli import main
-    out = tmp_path / "figures"
-    assert main(["figures", "--out", str(out), "--grader", "network", "--checkpoint",
-                 str(tmp_path / "none.npz")]) == 2
+    out = tmp_path / "studies"
+    assert main(["studies", "move-quality", "--out", str(out), "--grader", "network",
+                 "--checkpoint", str(tmp_path / "none.npz")]) == 2
     assert "none.npz is not a file" in capsys.readouterr().err
-    assert main(["figures", "--out", str(out), "--checkpoint", "x.npz"]) == 2
+    assert main(["studies", "--out", str(out), "--checkpoint", "x.npz"]) == 2
     assert "--checkpoint is for --grader network" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["figures", "--out", str(out), "--grader", "nn"])
+        main(["studies", "--out", str(out), "--grader", "nn"])
     assert "invalid choice: 'nn'" in capsys.readouterr().err
+    assert main(["studies", "readings", "move-qualty", "--out", str(out)]) == 2
+    assert "unknown study 'move-qualty'; valid: extras, " in capsys.readouterr().err
     assert not out.exists()
 
 
-def test_make_figures_grades_with_the_report_switch(two_games, tmp_path, monkeypatch):
-    import nothanks.report as report
-    assert report.QUALITY_GRADER == "ismcts"  # until the agreement bar is met
-    data = report.FigureLogs(table7=two_games, figure14=two_games, participants=None)
-    graded = report.grade_moves(data, tmp_path, quick=True)["table7"]
+def test_the_studies_grade_with_the_report_switch(two_games, tmp_path, monkeypatch):
+    import nothanks.report.studies as studies
+    assert studies.QUALITY_GRADER == "ismcts"  # until the agreement bar is met
+    graded = studies.grade_moves(two_games, None, tmp_path, quick=True)["table7"]
     assert set(graded["grader"]) == {"ismcts"}
     checkpoint = _untrained(tmp_path / "net.npz")
-    monkeypatch.setattr(report, "QUALITY_GRADER", "network")
-    graded = report.grade_moves(data, tmp_path, quick=True, checkpoint=checkpoint)["table7"]
+    monkeypatch.setattr(studies, "QUALITY_GRADER", "network")
+    graded = studies.grade_moves(two_games, None, tmp_path, quick=True,
+                                 checkpoint=checkpoint)["table7"]
     assert set(graded["grader"]) == {"network"} and graded["take_score"].isna().all()
+    with pytest.raises(AnalysisInputError, match="grade='most' is unknown; valid: 'sample'"):
+        studies.grade_moves(two_games, None, tmp_path, grade="most")
+
+
+def test_a_sample_grades_that_many_free_decisions_per_label(two_games, tmp_path):
+    full = move_quality(two_games, iterations=BUDGET, cache=tmp_path)
+    chosen = sample_decisions(two_games.decisions, 5, seed=0)
+    assert chosen.sum() == 10 and not two_games.decisions.loc[chosen, "forced"].any()
+    assert (two_games.decisions.loc[chosen, "agent_label"].value_counts() == 5).all()
+    assert chosen.equals(sample_decisions(two_games.decisions, 5, seed=0))  # seeded
+    assert not chosen.equals(sample_decisions(two_games.decisions, 5, seed=1))
+    # one label's draw does not depend on the others'
+    tom1 = two_games.decisions[two_games.decisions["agent_label"] == "ToM1"]
+    assert chosen[tom1.index].equals(sample_decisions(tom1, 5, seed=0))
+    sampled = move_quality(two_games, iterations=BUDGET, cache=tmp_path, sample=5)
+    assert len(sampled) == len(full) and sampled["graded"].sum() == 10
+    graded = sampled[sampled["graded"]]
+    assert (graded[["game_id", "turn"]].to_numpy()
+            == two_games.decisions.loc[chosen].sort_values(["game_id", "turn"])
+            [["game_id", "turn"]].to_numpy()).all()
+    # the same decisions, the same estimates: a decision's search depends only on it
+    pd.testing.assert_frame_equal(graded[["take_rp", "pass_rp", "loss_rp"]],
+                                  full.loc[sampled["graded"], ["take_rp", "pass_rp",
+                                                                "loss_rp"]])
+    assert sampled.loc[~sampled["graded"], "take_rp"].isna().all()
+    assert (ev_loss_table(sampled)["decisions"] == 5).all()
+    assert "5 free decisions per player type: 10 of" in quality_section(sampled)
+    with pytest.raises(AnalysisInputError, match="sample of 0 decisions per label"):
+        move_quality(two_games, iterations=BUDGET, sample=0)
+
+
+def test_two_processes_grade_as_one_and_a_stopped_grading_resumes(two_games, tmp_path,
+                                                                  monkeypatch):
+    import nothanks.studies.move_quality as grading
+    one = move_quality(two_games, iterations=BUDGET, cache=tmp_path / "one")
+    monkeypatch.setattr(grading, "GAMES_PER_BATCH", 1)
+    two = move_quality(two_games, iterations=BUDGET, cache=tmp_path / "two", jobs=2)
+    pd.testing.assert_frame_equal(one, two)
+    # stopped after the first game: what was graded is saved, a re-run grades the rest
+    monkeypatch.setattr(grading, "SAVE_EVERY_SECONDS", 0.0)
+    first_game = int((two_games.decisions["game_id"] == one["game_id"].iloc[0]).sum())
+    searched = []
+    real = nothanks.search.search
+
+    def stops(*args, **kwargs):
+        if len(searched) == first_game:
+            raise KeyboardInterrupt
+        searched.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(nothanks.search, "search", stops)
+    with pytest.raises(KeyboardInterrupt):
+        move_quality(two_games, iterations=BUDGET, cache=tmp_path / "stopped")
+    searched.clear()
+    monkeypatch.setattr(nothanks.search, "search",
+                        lambda *a, **k: searched.append(1) or real(*a, **k))
+    again = move_quality(two_games, iterations=BUDGET, cache=tmp_path / "stopped")
+    assert len(searched) == len(two_games.decisions) - first_game
+    pd.testing.assert_frame_equal(one, again)
+
+
+def test_the_sample_holds_the_full_gradings_values_in_its_intervals():
+    """data/move-quality/sample-check.csv (``benchmarks/quality_sample.py --write``): for
+    every label of the full grading kept in data/move-quality (every free decision the
+    single build graded), the sample the study grades has the size fixed in the code, and
+    its 95% CI (clustered by game) holds the full grading's mean EV loss and share of
+    costly moves."""
+    from nothanks.report.studies import QUALITY_SAMPLE
+    folder = Path(__file__).resolve().parents[1] / "data" / "move-quality"
+    check = pd.read_csv(folder / "sample-check.csv")
+    assert set(check["source"]) == {"table7", "participants"}
+    for source, part in check.groupby("source"):
+        full = pd.read_csv(folder / f"full-grading-{source}.csv").set_index("agent_label")
+        for measure in ("loss_rp", "costly_share"):
+            rows = part[part["measure"] == measure].set_index("label")
+            assert set(rows.index) == set(full.index), (source, measure)
+            reference = full.loc[rows.index]
+            assert np.allclose(rows["full_value"], reference[measure])
+            assert (rows["full_decisions"] == reference["decisions"]).all()
+            assert (rows["sample_decisions"]
+                    == np.minimum(QUALITY_SAMPLE, reference["decisions"])).all()
+            assert ((rows["ci_low"] <= rows["full_value"])
+                    & (rows["full_value"] <= rows["ci_high"])).all(), (source, measure)
+            # the sample's interval is wider than the full grading's, not a copy of it
+            assert ((rows["ci_high"] - rows["ci_low"])
+                    > (rows["full_ci_high"] - rows["full_ci_low"])).all(), (source, measure)

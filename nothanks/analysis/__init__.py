@@ -96,6 +96,7 @@ from .stats import (
 from .tables import (
     SHARED_DEALS_TEST,
     LogTables,
+    control_conditions,
     focal_pairs,
     logged_parameters,
     logged_thresholds,
@@ -192,6 +193,7 @@ __all__ = [
     "simulation_tests",
     "skip_to_collect",
     "statistics",
+    "control_conditions",
     "token_recalls",
     "tournament_results",
     "welch_rank_points",

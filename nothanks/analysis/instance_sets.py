@@ -288,17 +288,30 @@ def instance_sets_markdown(table: pd.DataFrame | None, sweep: pd.DataFrame | Non
                                                   for v in dose["deals_differ"]],
                      "mean difference (rank points)": [f"{v:+.3f}"
                                                        for v in dose["difference"]]}))]
-    if sweep is not None and not sweep.empty:
-        tom2_sweep = sweep[sweep["higher"] == "ToM2"]
-        cells = tom2_sweep.assign(
-            cell=[f"{m:.2f} [{lo:.2f}, {hi:.2f}]" for m, lo, hi in
-                  zip(tom2_sweep["mean"], tom2_sweep["ci_low"], tom2_sweep["ci_high"],
-                      strict=True)],
-            row=tom2_sweep["instances"] + ": ToM2 vs " + tom2_sweep["lower"])
-        pivot = cells.pivot(index="row", columns="rt", values="cell")
-        pivot.columns = [f"rt {c:g}" for c in pivot.columns]
-        text += ["", "**Figure 14's ToM2 curves by set** (ToM2's mean rank points, 95% t "
-                 "CI, per retrieval threshold; every set on the same deals as design "
-                 "`figure14`; figure `extra_fig14_instance_sets`):", "",
-                 markdown_table(pivot.reset_index().rename(columns={"row": "set: pairing"}))]
-    return "\n".join(text) + "\n"
+    return "\n".join(text + rt_sweep_by_set_lines(sweep)) + "\n"
+
+
+def rt_sweep_by_set_markdown(sweep: pd.DataFrame | None) -> str:
+    """results.md's "Figure 14's ToM2 curves by set" section alone (empty without the
+    table of :func:`rt_sweep_by_set`)."""
+    lines = rt_sweep_by_set_lines(sweep)
+    return "\n".join(["", "## Figure 14's ToM2 curves by instance set", *lines]) + "\n" \
+        if lines else ""
+
+
+def rt_sweep_by_set_lines(sweep: pd.DataFrame | None) -> list[str]:
+    """The markdown lines of Figure 14's ToM2 curves by set (none without the table)."""
+    if sweep is None or sweep.empty:
+        return []
+    tom2_sweep = sweep[sweep["higher"] == "ToM2"]
+    cells = tom2_sweep.assign(
+        cell=[f"{m:.2f} [{lo:.2f}, {hi:.2f}]" for m, lo, hi in
+              zip(tom2_sweep["mean"], tom2_sweep["ci_low"], tom2_sweep["ci_high"],
+                  strict=True)],
+        row=tom2_sweep["instances"] + ": ToM2 vs " + tom2_sweep["lower"])
+    pivot = cells.pivot(index="row", columns="rt", values="cell")
+    pivot.columns = [f"rt {c:g}" for c in pivot.columns]
+    return ["", "**Figure 14's ToM2 curves by set** (ToM2's mean rank points, 95% t "
+            "CI, per retrieval threshold; every set on the same deals as design "
+            "`figure14`; figure `extra_fig14_instance_sets`):", "",
+            markdown_table(pivot.reset_index().rename(columns={"row": "set: pairing"}))]

@@ -36,10 +36,15 @@ ESTIMATES = ("take_rp", "take_rp_se", "pass_rp", "pass_rp_se", "take_score",
 
 
 # ------------------------------------------------------------------- summaries
-def _graded(quality: pd.DataFrame) -> pd.DataFrame:
-    """Free (unforced) decisions: the ones where a move could be lost."""
+def graded_free(quality: pd.DataFrame) -> pd.DataFrame:
+    """Free (unforced) decisions that were graded: the ones where a move could be lost
+    (a sampled grading keeps the others with ``graded`` False, for who took which card)."""
     require_columns(quality, ["loss_rp", "loss_score", "forced"], "move quality")
-    return quality[~quality["forced"].fillna(False).astype(bool)]
+    free = ~quality["forced"].fillna(False).astype(bool)
+    if "graded" in quality:
+        free &= quality["graded"].fillna(False).astype(bool)
+    return quality[free]
+
 
 
 #: Columns that together name one game of any log (the cluster of its decisions).
@@ -84,7 +89,7 @@ def ev_loss_table(quality: pd.DataFrame, by: str | Sequence[str] = "agent_label"
     losing more than ``threshold`` rank points; every interval is 95% and clustered by
     game (the decisions of one game are not independent)."""
     by = [by] if isinstance(by, str) else list(by)
-    free = _graded(quality)
+    free = graded_free(quality)
     require_columns(free, by, "move quality")
     require_rows(free, "free decisions")
     rows = []
@@ -126,7 +131,7 @@ def skip_to_collect(quality: pd.DataFrame) -> pd.DataFrame:
     require_columns(quality, ["tom_order", "own_tom0_action", "action", "card", "seat",
                               "game_id", "turn", "gap_rp"], "move quality")
     taken_by = _takers(quality)
-    free = _graded(quality)
+    free = graded_free(quality)
     orders = free["tom_order"].astype("Int64")
     moves = free[(orders >= 1).fillna(False) & (free["action"].astype(str) == "pass")
                  & (free["own_tom0_action"].astype(str) == "take")]
@@ -179,7 +184,7 @@ def marked_bad_test(quality: pd.DataFrame) -> pd.DataFrame:
     from scipy import stats
 
     require_columns(quality, ["marked_bad", "loss_rp", "participant"], "move quality")
-    free = _graded(quality)
+    free = graded_free(quality)
     judged = free[free["marked_bad"].notna()].copy()
     judged["marked"] = judged["marked_bad"].astype(bool).astype(float)
     marked = judged.loc[judged["marked"] == 1, "loss_rp"].astype(float).to_numpy()
@@ -228,7 +233,13 @@ def quality_section(quality: pd.DataFrame, title: str = "Move quality",
     if source == "synthetic":
         lines += [f"**{SYNTHETIC_LABEL}**: the human seats were played by stand-in "
                   "agents; these numbers test the pipeline, they are not findings.", ""]
-    counts = f"({len(quality)} decisions, {int(_graded(quality).shape[0])} free)"
+    free = int((~quality["forced"].fillna(False).astype(bool)).sum())
+    graded = int(graded_free(quality).shape[0])
+    sample = quality["sample_per_label"].iloc[0] if "sample_per_label" in quality else None
+    counts = (f"({len(quality)} decisions, {free} free)" if sample is None or pd.isna(sample)
+              else f"(a seeded random sample of at most {int(sample):,} free decisions per "
+                   f"player type: {graded:,} of {free:,} free decisions graded; the "
+                   "intervals below include this sampling)")
     if "grader" in quality and str(quality["grader"].iloc[0]) == "network":
         digest = str(quality["search_checkpoint"].iloc[0])[:12] \
             if "search_checkpoint" in quality else "?"

@@ -71,24 +71,17 @@ def _source(table: pd.DataFrame) -> str:
 def _same_moves(stats: dict[str, pd.DataFrame]) -> dict[tuple[str, str], str]:
     """(model, opponent label) -> how often it made the lower order's moves, as text.
 
-    From the shared-deal comparison in Table 7 (e.g. ToM2 and ToM1 against three ToM0)
-    and, against ToM1 opponents, the readings design's default tables (ToM2 vs 3 x ToM1
-    against the control ToM1 vs 3 x ToM1). Nothing is said without those logs.
+    From the shared-deal comparisons in Table 7 (e.g. ToM2 and ToM1 against three ToM0;
+    ToM2 vs 3 x ToM1 against the control ToM1 vs 3 x ToM1). Nothing is said without them.
     """
     notes: dict[tuple[str, str], str] = {}
     for r in stats.get("shared_deal_moves", pd.DataFrame()).to_dict("records"):
+        whose = (f"the moves of {r['a']} in its seat (the control table {r['a']} vs 3 x "
+                 f"{r['opponent']})" if r["a"] == r["opponent"] else f"{r['a']}'s moves")
         notes[(r["b"], r["opponent"])] = (
-            f"{r['b']} made {r['a']}'s moves on {r['identical_deals']} of {r['deals']} "
-            f"shared deals" + (" (under the shipped monotone instance set)"
-                               if r["identical_deals"] == r["deals"] else ""))
-    readings = stats.get("readings")
-    if readings is not None and (readings["reading"] == "default").any():
-        r = readings.set_index("reading").loc["default"]
-        rate = _share(r["tom2_differs"], r["tom2_differs_ci_low"], r["tom2_differs_ci_high"])
-        notes.setdefault(("ToM2", "ToM1"), (
-            f"ToM2's move differed from ToM1's in {rate} of "
-            f"{int(r['tom2_decisions_compared'])} decisions compared on shared deals "
-            "(readings design, default reading)"))
+            f"{r['b']} made {whose} on {r['identical_deals']} of {r['deals']} shared deals"
+            + (" (under the shipped monotone instance set)"
+               if r["identical_deals"] == r["deals"] else ""))
     return notes
 
 

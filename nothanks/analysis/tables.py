@@ -23,7 +23,6 @@ from .paired import (
     paired_conditions,
     with_source,
 )
-from .readings import ReadingsLog, readings_table
 from .stats import (
     WELCH_SAMPLES,
     bad_move_shares,
@@ -236,23 +235,34 @@ def token_recalls(recalls: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     return recall_summary(labelled, by=("model", "rt")).assign(data_source=data_source(games))
 
 
-def statistics(table7: LogTables, figure14: LogTables,
-               participants: LogTables | None = None,
-               readings: ReadingsLog | None = None) -> dict[str, pd.DataFrame]:
-    """Every statistic the figures and the results table use, as named tables.
+def control_conditions(games: pd.DataFrame) -> list[int]:
+    """Conditions whose focal model is of its opponents' order (read from the logged
+    labels, e.g. the table7 design's control ToM1 vs 3 x ToM1): tables of identical
+    players, which enter no Table 7 statistic, only :func:`shared_deal_moves` (against
+    them, a higher order on the same deals shows whether it moves differently at all)."""
+    focal = focal_rows(games)
+    same = focal[focal["focal_label"].astype(str) == focal["opponent_label"].astype(str)]
+    return sorted(int(c) for c in same["condition"].unique())
 
-    ``table7`` and ``figure14`` are the logs of those designs; ``participants`` the
-    participant sessions and ``readings`` the readings ablation (their statistics are
-    left out when ``None``). Every table has a ``source`` column read from its log.
+
+def statistics(table7: LogTables, figure14: LogTables,
+               participants: LogTables | None = None) -> dict[str, pd.DataFrame]:
+    """Every statistic the thesis figures and the results table use, as named tables.
+
+    ``table7`` and ``figure14`` are the logs of those designs (the control tables of
+    ``table7``, :func:`control_conditions`, only feed ``shared_deal_moves`` and through
+    it the "identical play" flag, :func:`identical_plays`); ``participants`` the
+    participant sessions (their statistics are left out when ``None``). Every table has
+    a ``source`` column read from its log.
     """
+    controls = control_conditions(table7.games)
+    games7 = table7.games[~table7.games["condition"].isin(controls)]
     out: dict[str, pd.DataFrame] = {
-        "simulation_rank_shares": simulation_rank_shares(table7.games)}
+        "simulation_rank_shares": simulation_rank_shares(games7)}
     if "deal" in table7.games.columns and len(table7.decisions):
         out["shared_deal_moves"] = shared_deal_moves(table7.games, table7.decisions)
-    if readings is not None:
-        out["readings"] = readings_table(readings)
-    out["simulation_tests"] = simulation_tests(table7.games, identical_plays(out))
-    out["thesis_size_tests"] = thesis_size_tests(table7.games)
+    out["simulation_tests"] = simulation_tests(games7, identical_plays(out))
+    out["thesis_size_tests"] = thesis_size_tests(games7)
     games14 = with_rt(figure14)
     out["rt_sweep"] = with_source(rt_sweep(games14, logged_thresholds(figure14.experiments)),
                                   figure14.games)
@@ -267,18 +277,18 @@ def statistics(table7: LogTables, figure14: LogTables,
 
 def identical_plays(stats: dict[str, pd.DataFrame]) -> set[tuple[str, str]]:
     """(model, opponent label) of the tables that are tables of identical players in
-    effect: the model made its opponents' moves on every shared deal. Measured by the
-    readings design's default tables (ToM2 vs 3 x ToM1 against the control
-    ToM1 vs 3 x ToM1 on the same deals); nothing is assumed without that log. (Two focal
-    models on shared deals whose every difference is 0, e.g. ToM1 and ToM2 against three
-    ToM0, are recognised by :func:`simulation_tests` itself.)"""
-    pairs = set()
-    readings = stats.get("readings")
-    if readings is not None and (readings["reading"] == "default").any():
-        r = readings.set_index("reading").loc["default"]
-        if r["tom2_differs"] == 0 and r["tom2_decisions_compared"] > 0:
-            pairs.add(("ToM2", "ToM1"))
-    return pairs
+    effect: on every shared deal the model made the moves of a model of its opponents'
+    order in its seat (``shared_deal_moves``' rows whose ``a`` is the opponents' order,
+    e.g. ToM2 vs 3 x ToM1 against table7's control ToM1 vs 3 x ToM1); nothing is assumed
+    without such a row. (Two focal models on shared deals whose every difference is 0,
+    e.g. ToM1 and ToM2 against three ToM0, are recognised by :func:`simulation_tests`
+    itself.)"""
+    moves = stats.get("shared_deal_moves")
+    if moves is None:
+        return set()
+    return {(str(r["b"]), str(r["opponent"])) for r in moves.to_dict("records")
+            if r["a"] == r["opponent"] and r["deals"] > 0
+            and r["identical_deals"] == r["deals"]}
 
 
 # ---------------------------------------------------------------- participants

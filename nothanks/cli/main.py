@@ -194,30 +194,20 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
                         help="existing folder of participant sessions (default data/synthetic,"
                              " or a synthetic set generated into the cache)")
     parser.add_argument("--games", type=checks.games, default=None,
-                        help="games per condition of table7 and figure14 (default: the "
-                             "designs' 500)")
+                        help="games per condition of table7 and figure14 (default: each "
+                             "design's own, 2,000 and 500)")
     parser.add_argument("--quick", action="store_true",
                         help="a few games per condition and 3 synthetic participants "
                              "(for tests and a quick look; not for conclusions)")
     parser.add_argument("--jobs", type=checks.jobs, default=None,
                         help="worker processes for simulations, 1 to 4 x the cores "
                              "(default: all cores)")
-    parser.add_argument("--grader", choices=("ismcts", "network"), default=None,
-                        help="who grades move quality: information-set MCTS or the "
-                             "self-play value network of --checkpoint (default: the "
-                             "report's QUALITY_GRADER, ismcts; see docs/alphazero.md)")
-    parser.add_argument("--checkpoint", type=Path, default=None,
-                        help="self-play checkpoint for --grader network (default "
-                             "data/selfplay/alphazero.npz)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="simulate on the Dask cluster of this scheduler (e.g. "
+                             "tcp://host:8786) instead of local processes")
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
     def run(args: argparse.Namespace) -> int:
-        from ..report import QUALITY_GRADER
-        from ..studies.move_quality import check_grader
-        if args.checkpoint is not None and (args.grader or QUALITY_GRADER) != "network":
-            return _fail("figures", "--checkpoint is for --grader network; add --grader "
-                                    "network or leave --checkpoint out")
-        check_grader(args.grader or QUALITY_GRADER, args.checkpoint)  # before hours of work
         out = args.out or fresh_folder("figures")
         check_shipped(args.cache, "figures", option="--cache")
         with removed_if_new(out):  # a refused or failed build leaves no new folder
@@ -238,14 +228,11 @@ def _build_figures(args: argparse.Namespace, out: Path):
                 else [])
     options += [f"--games {args.games}"] if args.games else []
     options += ["--quick"] if args.quick else []
-    options += [f"--grader {args.grader}"] if args.grader else []
-    options += [f"--checkpoint {typed_path(args.checkpoint)}"] if args.checkpoint else []
     options += [UPDATE_SHIPPED] if args.update_shipped else []
     with replacing(out, FIGURE_SET) as staging:  # the whole set, never part of it
         return make_figures(staging, args.cache, participants=args.participants,
                             games=args.games, quick=args.quick, jobs=args.jobs,
-                            progress=not args.no_progress, grader=args.grader,
-                            checkpoint=args.checkpoint,
+                            progress=not args.no_progress, scheduler=args.scheduler,
                             command="nothanks figures " + " ".join(options))
 
 
@@ -254,6 +241,7 @@ def commands() -> dict[str, tuple[str, Configure]]:
     from . import calibrate as calibrate_cli
     from . import experiments as experiments_cli
     from . import inference as inference_cli
+    from . import studies as studies_cli
     from . import tournament as tournament_cli
     from . import train as train_cli
     return {
@@ -268,8 +256,11 @@ def commands() -> dict[str, tuple[str, Configure]]:
                    "completeness; says how to repair", experiments_cli.configure_verify),
         "synthetic": ("generate the synthetic participant data set (stand-in players)",
                       experiments_cli.configure_synthetic),
-        "figures": ("make the thesis figures (8-14), statistics tables and results table",
-                    _figures),
+        "figures": ("make the thesis: Figures 8-14, Table 7, their statistics tables and "
+                    "results table (minutes; resumable)", _figures),
+        "studies": ("make the studies beyond the thesis (readings, higher orders, instance "
+                    "sets, learning, move quality, ...), all or by name (resumable)",
+                    studies_cli.configure),
         "calibrate": ("fit free parameters to the thesis's numbers (Optuna, resumable) and "
                       "write the best as a preset", calibrate_cli.configure),
         "infer": ("which order of theory of mind does a participant use? Bayesian order "
@@ -300,7 +291,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
 #: Commands that keep what they finished when stopped, and go on from there when re-run:
 #: command -> the units of work it keeps.
 RESUMABLE = {"run": "games", "tournament": "games", "calibrate": "trials",
-             "train": "iterations"}
+             "train": "iterations", "figures": "simulation chunks",
+             "studies": "studies and simulation chunks"}
 
 
 def _stopped_hint(command: str) -> str:

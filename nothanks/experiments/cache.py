@@ -29,12 +29,15 @@ QUICK_TRIAL = 2
 
 
 def ensure_design(name: str, cache: Path, games: int | None = None, jobs: int | None = None,
-                  progress: bool = True, quick: bool = False) -> Path:
+                  progress: bool = True, quick: bool = False, *,
+                  scheduler: str | None = None) -> Path:
     """The experiment directory of a shipped design in ``cache``, run (or resumed) if needed.
 
     ``games`` overrides the games per condition (a design with trials: rounded up to
     whole trials); ``quick`` also thins every sweep to three values and shortens trials
     to :data:`QUICK_TRIAL` games. Either changes the design's hash, hence its directory.
+    ``scheduler``: the address of a Dask scheduler to run on (instead of ``jobs`` local
+    processes); a run stopped anywhere resumes with the same call.
     """
     design = load_design(name)
     if games is not None:
@@ -49,7 +52,7 @@ def ensure_design(name: str, cache: Path, games: int | None = None, jobs: int | 
             replace(s, values=_spread(s.values, QUICK_SWEEP_VALUES)) for s in design.sweeps))
     directory = Path(cache) / f"{design.name}-{design.hash}"
     if not is_complete(directory):
-        run_design(design, directory, jobs=jobs, progress=progress)
+        run_design(design, directory, jobs=jobs, client=scheduler, progress=progress)
     return directory
 
 

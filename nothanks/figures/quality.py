@@ -12,6 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..analysis import require_columns, require_rows
+from ..analysis.move_quality import graded_free
 from .plots import PALETTE, label_color, styled
 
 
@@ -20,7 +21,7 @@ def ev_loss_by_player(quality: pd.DataFrame, by: str = "agent_label") -> Figure:
     """Distribution of the EV loss of free moves (rank points) per ``by`` group: a box per
     group over a strip of the moves, with the mean and its 95% interval marked."""
     require_columns(quality, [by, "loss_rp", "forced"], "move quality")
-    free = quality[~quality["forced"].fillna(False).astype(bool)]
+    free = graded_free(quality)
     require_rows(free, "free decisions")
     groups = sorted(free[by].astype(str).unique())
     fig = Figure(figsize=(max(5.0, 1.1 * len(groups) + 2), 4.0), layout="constrained")
@@ -99,8 +100,8 @@ def marked_bad_loss(quality: pd.DataFrame) -> Figure:
     """EV loss of opponent moves participants marked as bad vs unmarked ones (free model
     moves of participant sessions): boxes over strips, means with 95% intervals."""
     require_columns(quality, ["marked_bad", "loss_rp", "forced"], "move quality")
-    judged = quality[quality["marked_bad"].notna()
-                     & ~quality["forced"].fillna(False).astype(bool)]
+    free = graded_free(quality)
+    judged = free[free["marked_bad"].notna()]
     require_rows(judged, "opponent moves with marks")
     fig = Figure(figsize=(4.6, 4.0), layout="constrained")
     ax = fig.add_subplot()

@@ -31,9 +31,11 @@ The table's summaries are pure analysis: :mod:`nothanks.analysis.move_quality`.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import math
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +50,7 @@ from ..analysis.frames import (
     require_columns,
     require_rows,
 )
-from ..analysis.move_quality import CARRIED, DEFAULT_ITERATIONS
+from ..analysis.move_quality import CARRIED, DEFAULT_ITERATIONS, ESTIMATES
 from ..analysis.paired import data_source
 from ..rules.seeding import key_seed
 
@@ -128,11 +130,43 @@ def _game_states(rows: pd.DataFrame, variant, where: str):
         pass
 
 
+#: Free decisions graded per label (``agent_label``) by a sampled grading
+#: (``nothanks studies move-quality``; ``--grade all`` grades every decision).
+SAMPLE_PER_LABEL = 2000
+#: Seconds between saves of the estimate cache while grading: a killed grading keeps
+#: what it graded up to the last save, and a re-run goes on from there.
+SAVE_EVERY_SECONDS = 60.0
+#: Games handed to a worker process at a time when grading on several processes.
+GAMES_PER_BATCH = 8
+
+
+def sample_decisions(frame: pd.DataFrame, per_label: int, seed: int = 0,
+                     by: str = "agent_label") -> pd.Series:
+    """Which decisions a sampled grading grades: per ``by`` group (``agent_label``), a
+    seeded uniform random sample of ``per_label`` of its free (unforced) decisions, all of
+    them when it has fewer. A boolean Series on ``frame``'s index. The draw of a group
+    depends only on ``seed``, the group's name and its decisions, never on the other
+    groups. Raises :class:`AnalysisInputError` for ``per_label < 1`` or a missing column.
+    """
+    if isinstance(per_label, bool) or not isinstance(per_label, int) or per_label < 1:
+        raise AnalysisInputError(f"sample of {per_label!r} decisions per label is invalid; "
+                                 "valid: a whole number >= 1 (or grade every decision)")
+    require_columns(frame, [by, "forced"], "decisions")
+    chosen = pd.Series(False, index=frame.index)
+    free = frame[~frame["forced"].fillna(False).astype(bool)]
+    for label, part in free.groupby(free[by].astype(str), sort=True):
+        rng = np.random.default_rng(key_seed(f"{seed}|sample|{label}"))
+        picks = rng.permutation(len(part))[:per_label]
+        chosen[part.index[np.sort(picks)]] = True
+    return chosen
+
+
 def move_quality(log: Any, *, iterations: int = DEFAULT_ITERATIONS, c: float = 0.7,
                  rollout: str = "heuristic", seed: int = 0,
                  cache: str | Path | None = None, games: int | None = None,
                  decisions: pd.DataFrame | None = None, grader: str = "ismcts",
-                 checkpoint: str | Path | None = None) -> pd.DataFrame:
+                 checkpoint: str | Path | None = None, sample: int | None = None,
+                 jobs: int | None = None) -> pd.DataFrame:
     """Expected value of take and pass and the EV loss of the chosen move, per decision.
 
     Args:
@@ -147,32 +181,37 @@ def move_quality(log: Any, *, iterations: int = DEFAULT_ITERATIONS, c: float = 0
             (see :func:`nothanks.search.search`).
         seed: root seed; each decision's search is seeded from it and the decision key,
             so an estimate does not depend on which other decisions are graded.
-        cache: folder for the Parquet cache (None: no cache).
+        cache: folder for the Parquet cache (None: no cache). It is saved every
+            :data:`SAVE_EVERY_SECONDS` while grading, so a killed grading resumes.
         games: grade only this many games, drawn reproducibly (from ``seed``) from the
             log's games; None grades all. For quick looks at big logs.
         decisions: use this decisions frame instead of ``log.decisions``.
+        sample: grade only a seeded sample of this many free decisions per agent label
+            (:func:`sample_decisions`) of those games; None grades every decision.
+        jobs: processes that grade (default 1: this process).
 
-    Returns one row per decision: the logged columns in :data:`CARRIED` the log has,
+    Returns one row per decision of the chosen games: the logged columns in
+    :data:`CARRIED` the log has,
     ``take_rp``/``pass_rp`` (expected rank points) and ``take_score``/``pass_score``
     (expected final score) with ``*_se`` standard errors, ``iterations`` (for the
     network: positions evaluated); ``best`` (the
     move with the higher expected rank points), ``gap_rp`` = chosen minus other move
     (0 for a forced take) with ``gap_rp_se``, ``loss_rp`` = max(0, -gap_rp),
     ``gap_score``/``loss_score`` likewise in score points (a loss is a higher expected
-    score), ``grader`` and the grader's settings as ``search_*`` columns, and ``source``
-    (simulation, synthetic or participants).
+    score), ``graded`` (False: a decision outside the sample, whose estimates are NaN;
+    it is kept for who took which card), ``grader`` and the grader's settings as
+    ``search_*`` columns, and ``source`` (simulation, synthetic or participants).
     """
-    from ..search import root_state, search  # the search is imported only when grading
-
     path = check_grader(grader, checkpoint)
     frame = log.decisions if decisions is None else decisions
     require_columns(frame, ["game_id", "turn", "seat", "card", "tokens_on_card",
                             "tokens_before", "action", "forced", "condition"], "decisions")
     require_rows(frame, "decisions")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise AnalysisInputError(f"jobs={jobs!r} is invalid; valid: a whole number >= 1")
     # IS-MCTS keeps its settings (and cache files) of before the network grader
     settings = (_settings(iterations, c, rollout, seed) if path is None
                 else _network_settings(path))
-    judge: NetworkGrader | None = None  # loaded with the first decision not in the cache
     variants = condition_variants(getattr(log, "conditions", None))
     keys = game_key(frame)
     grouped = list(frame.groupby(keys, dropna=False, sort=True))
@@ -181,8 +220,12 @@ def move_quality(log: Any, *, iterations: int = DEFAULT_ITERATIONS, c: float = 0
             raise AnalysisInputError(f"games={games} is invalid; valid: None or >= 1")
         pick = np.random.default_rng(seed).permutation(len(grouped))[:games]
         grouped = [grouped[i] for i in sorted(pick)]
+    if not grouped:
+        raise AnalysisInputError("decisions: no decisions to grade")
+    chosen = (None if sample is None else
+              sample_decisions(pd.concat([rows for _, rows in grouped]), sample, seed))
     store = _Cache(cache, settings)
-    rows: list[dict[str, Any]] = []
+    plan: list[tuple[pd.DataFrame, Any, str, list[str], set[str]]] = []
     for ident, rows_of_game in grouped:
         rows_of_game = rows_of_game.sort_values("turn")
         first = rows_of_game.iloc[0]
@@ -192,31 +235,93 @@ def move_quality(log: Any, *, iterations: int = DEFAULT_ITERATIONS, c: float = 0
             raise AnalysisInputError(
                 f"{where}: no rules variant for its condition {int(first['condition'])}; "
                 "pass a loaded log with its conditions table")
-        for row, view in _game_states(rows_of_game, variant, where):
-            key = _key(row, int(row.turn))
-            carried = {c: getattr(row, c) for c in CARRIED if c in frame.columns}
-            cached = store.get(key)
-            if cached is None:
-                if path is not None:
-                    judge = judge or NetworkGrader(path)
-                    judge.check(variant, where)
-                    cached = judge.estimates(root_state(view))
-                else:
-                    result = search(root_state(view), iterations=settings["iterations"],
-                                    c=settings["c"], rollout=settings["rollout"],
-                                    seed=_seed(seed, key), root="even")
-                    cached = _estimates(result)
-                store.put(key, cached)
-            rows.append({**carried, **cached})
+        turns = [_key(row, int(row.turn)) for row in rows_of_game.itertuples(index=False)]
+        wanted = (turns if chosen is None else
+                  [k for k, pick in zip(turns, chosen[rows_of_game.index], strict=True)
+                   if pick])
+        plan.append((rows_of_game, variant, where, turns, set(wanted)))
+    pending = [(rows, variant, where, {k for k in wanted if store.get(k) is None})
+               for rows, variant, where, _, wanted in plan]
+    for estimates in _graded_batches([p for p in pending if p[3]], settings, path,
+                                     jobs or 1):
+        for key, values in estimates.items():
+            store.put(key, values)
+        store.save(every=SAVE_EVERY_SECONDS)
     store.save()
-    if not rows:
-        raise AnalysisInputError("decisions: no decisions to grade")
+    missing = dict.fromkeys(ESTIMATES, math.nan)
+    rows: list[dict[str, Any]] = []
+    for rows_of_game, _, _, turns, wanted in plan:
+        for row, key in zip(rows_of_game.itertuples(index=False), turns, strict=True):
+            carried = {c: getattr(row, c) for c in CARRIED if c in frame.columns}
+            graded = key in wanted
+            rows.append({**carried, **(store.get(key) if graded else missing),
+                         "graded": graded})
     out = _with_losses(pd.DataFrame(rows))
     out["grader"] = grader
     for column, value in settings.items():
         if column not in ("version", "grader"):
             out[f"search_{column}"] = value
+    out["sample_per_label"] = math.nan if sample is None else sample
     out["source"] = data_source(frame)
+    return out
+
+
+Batch = list[tuple[pd.DataFrame, Any, str, set[str]]]
+
+
+def _graded_batches(pending: Batch, settings: dict[str, Any], checkpoint: Path | None,
+                    jobs: int):
+    """Estimates (key -> values) of the wanted decisions of ``pending`` games, a dict per
+    batch of :data:`GAMES_PER_BATCH` games as batches finish; on ``jobs`` local worker
+    processes when ``jobs > 1`` (they end with this process)."""
+    batches = [pending[i:i + GAMES_PER_BATCH]
+               for i in range(0, len(pending), GAMES_PER_BATCH)]
+    if jobs == 1 or len(batches) < 2:
+        for batch in batches:
+            yield grade_batch(batch, settings, checkpoint)
+        return
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from ..experiments.backends import worker_pool
+    queue = iter(batches)
+    executor = worker_pool(jobs)
+    try:
+        running = {executor.submit(grade_batch, b, settings, checkpoint)
+                   for b in itertools.islice(queue, 2 * jobs)}
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+                running |= {executor.submit(grade_batch, b, settings, checkpoint)
+                            for b in itertools.islice(queue, 1)}
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+
+
+def grade_batch(batch: Batch, settings: dict[str, Any], checkpoint: Path | None
+                ) -> dict[str, dict[str, float]]:
+    """Estimates of the decisions named in each game's key set (the game's rows, rules
+    variant, a description for errors, the keys): replays each game
+    (:func:`_game_states`) and grades at the wanted decisions, by the search with
+    ``settings`` or, with ``checkpoint``, by its value network."""
+    from ..search import root_state, search  # the search is imported only when grading
+
+    judge = NetworkGrader(checkpoint) if checkpoint is not None else None
+    out: dict[str, dict[str, float]] = {}
+    for rows_of_game, variant, where, wanted in batch:
+        if judge is not None:
+            judge.check(variant, where)
+        for row, view in _game_states(rows_of_game, variant, where):
+            key = _key(row, int(row.turn))
+            if key not in wanted:
+                continue
+            if judge is not None:
+                out[key] = judge.estimates(root_state(view))
+            else:
+                out[key] = _estimates(search(
+                    root_state(view), iterations=settings["iterations"], c=settings["c"],
+                    rollout=settings["rollout"], seed=_seed(settings["seed"], key),
+                    root="even"))
     return out
 
 
@@ -275,6 +380,8 @@ def _with_losses(frame: pd.DataFrame) -> pd.DataFrame:
     forced = frame["forced"].fillna(False).astype(bool).to_numpy()
     out = frame.copy()
     out["best"] = np.where(forced | (frame["take_rp"] >= frame["pass_rp"]), "take", "pass")
+    if "graded" in frame:
+        out["best"] = out["best"].where(frame["graded"].astype(bool), None)
     for name in ("rp", "score"):
         take, passed = frame[f"take_{name}"].to_numpy(), frame[f"pass_{name}"].to_numpy()
         gap = np.where(took, take - passed, passed - take)
@@ -294,6 +401,7 @@ class _Cache:
         self.rows: dict[str, dict[str, float]] = {}
         self.new = 0
         self.hits = 0
+        self.saved = time.monotonic()
         if folder is None:
             return
         tag = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
@@ -314,13 +422,19 @@ class _Cache:
         self.rows[key] = values
         self.new += 1
 
-    def save(self) -> None:
+    def save(self, every: float | None = None) -> None:
+        """Write the estimates if any are new (with ``every``: only if that many seconds
+        passed since the last write)."""
         if self.path is None or not self.new:
+            return
+        if every is not None and time.monotonic() - self.saved < every:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         table = pd.DataFrame([{"decision_key": k, **v} for k, v in self.rows.items()])
         partial = self.path.with_suffix(f".{os.getpid()}.tmp")
         table.to_parquet(partial, index=False)
         partial.replace(self.path)
+        self.new = 0
+        self.saved = time.monotonic()
 
 

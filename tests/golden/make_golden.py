@@ -30,7 +30,8 @@ def produce(work: Path, figures: Path | None = None) -> dict[str, pd.DataFrame]:
     """Play the golden runs into ``work`` and return every table, keyed by name.
 
     ``figures``: the output folder of a ``nothanks figures --quick`` build made by this
-    code already (the test suite shares one); by default one is built into ``work``.
+    code already, with a ``nothanks studies --quick`` build in its ``studies`` folder
+    (the test suite shares one); by default both are built into ``work``.
     """
     from nothanks.experiments import compact_frames, load, run_design
     from nothanks.experiments.synthetic import play_session
@@ -50,10 +51,13 @@ def produce(work: Path, figures: Path | None = None) -> dict[str, pd.DataFrame]:
         ["tom1", "tom0", "heuristic", "random:p=0.3"], 6, seed=5)))
     out["simulate_games"], out["simulate_decisions"] = games, decisions
     from nothanks.report import make_figures
+    from nothanks.report.studies import make_studies
     if figures is None:
         figures = make_figures(work / "figures", work / "cache", quick=True, jobs=1,
                                progress=False).out
-    for path in sorted((figures / "tables").glob("*.csv")):
+        make_studies(figures / "studies", work / "cache", quick=True, jobs=1, progress=False)
+    for path in [*sorted((figures / "tables").glob("*.csv")),
+                 *sorted((figures / "studies").glob("*/tables/*.csv"))]:
         frame = pd.read_csv(path)
         if len(frame):  # an empty table (thesis-size tests need 500 games) locks nothing
             out[f"figures_{path.stem}"] = frame
