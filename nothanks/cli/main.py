@@ -25,7 +25,7 @@ from ..outputs import (
     replacing,
     typed_path,
 )
-from .base import Configure, Runner
+from .base import Configure, Runner, add_scheduler
 
 
 def _variant_arguments(parser: argparse.ArgumentParser) -> None:
@@ -202,9 +202,7 @@ def _figures(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--jobs", type=checks.jobs, default=None,
                         help="worker processes for simulations, 1 to 4 x the cores "
                              "(default: all cores)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="simulate on the Dask cluster of this scheduler (e.g. "
-                             "tcp://host:8786) instead of local processes")
+    add_scheduler(parser)
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
     def run(args: argparse.Namespace) -> int:

@@ -21,7 +21,7 @@ from ..outputs import (
     removed_if_new,
     typed_path,
 )
-from .base import Runner
+from .base import Runner, add_scheduler
 
 #: Where ``make studies`` writes (inside the shipped figures folder).
 STUDIES_OUT = Path("figures/studies")
@@ -55,9 +55,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--jobs", type=checks.jobs, default=None,
                         help="worker processes for simulations and move grading, 1 to 4 x "
                              "the cores (default: all cores)")
-    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                        help="simulate on the Dask cluster of this scheduler (e.g. "
-                             "tcp://host:8786) instead of local processes")
+    add_scheduler(parser)
     parser.add_argument("--grade", choices=("sample", "all"), default="sample",
                         help="move quality: grade a seeded sample of decisions per player "
                              "type (default; the size is stated in its results.md) or every "
