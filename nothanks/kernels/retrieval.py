@@ -1,10 +1,10 @@
 """Lazy retrieval on the counter stream: the eager retrieval's chunk and activation, bit
 for bit, computing the noise of only the instances that can still win.
 
-An instance retrieval over n chunks (a ToM0 decision, each of a ToM-k decision's ToM0
-asks) is eagerly ``A_j = (B_j + ε_j) + Σm_j·MP`` for every j, then NumPy's ``argmax`` (the
-first maximum, or the first NaN). Drawing ε_j for all n chunks dominated its cost. On the
-counter stream ε_j is a pure function of position, and bounded: ``|ε_j| < s·36.74``
+An instance retrieval over n chunks (a ToM0 model's decision) is eagerly
+``A_j = (B_j + ε_j) + Σm_j·MP`` for every j, then NumPy's ``argmax`` (the first maximum,
+or the first NaN). Drawing ε_j for all n chunks dominated its cost. On the counter stream
+ε_j is a pure function of position, and bounded: ``|ε_j| < s·36.74``
 (``counter.MAX_LN_ODDS``). So with ``det_j = B_j + Σm_j·MP`` and M the exact activation of
 the best so far, a chunk with ``det_j + s·36.74 < M`` cannot win and needs no draw; one
 that passes gets its odds hashed, and the odds' binary exponent bounds ``ln(odds)`` before
@@ -99,14 +99,13 @@ def _draw_reaching(key1, key2, first, i, scale, det_i, bar):
 
 
 @jit
-def _challenge(i, det_i, given, key1, key2, first, scale, base_i, summed_i, penalty, best,
+def _challenge(i, det_i, key1, key2, first, scale, base_i, summed_i, penalty, best,
                activation):
     """The best (index, activation) after chunk ``i`` (det ``det_i`` plus the rounding
     margin, base level ``base_i``, summed scores ``summed_i``) challenges ``best``: its
-    noise is ``given`` unless NaN, else drawn if it may reach the best; its activation
-    the eager additions; a tie goes to the lower index, as ``argmax``'s first maximum."""
-    drawn = given if given == given else _draw_reaching(key1, key2, first, i, scale, det_i,
-                                                        activation)
+    noise is drawn if it may reach the best; its activation the eager additions; a tie
+    goes to the lower index, as ``argmax``'s first maximum."""
+    drawn = _draw_reaching(key1, key2, first, i, scale, det_i, activation)
     if drawn != drawn:
         return best, activation
     value = (base_i + drawn) + summed_i * penalty
@@ -165,7 +164,7 @@ def lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, 
         if det_i + reach < activation or i == top_index:
             continue
         best, activation = _challenge(
-            i, det_i + margin, math.nan, key1, key2, first, scale, base[i],
+            i, det_i + margin, key1, key2, first, scale, base[i],
             ((by_category[i] + by_card[i]) + on_card[i]) + owned[i], penalty, best,
             activation)
     return best, activation
@@ -223,8 +222,8 @@ def windowed_best(indices, summed, cutoff, margin, base, base_extent, by_categor
         det_i = base[i] + summed[w] * penalty
         if det_i + reach < activation:
             return best, activation
-        best, activation = _challenge(i, det_i + margin, math.nan, key1, key2, first,
-                                      scale, base[i], summed[w], penalty, best, activation)
+        best, activation = _challenge(i, det_i + margin, key1, key2, first, scale, base[i],
+                                      summed[w], penalty, best, activation)
     if cutoff + reach < activation:  # no chunk outside the window can reach it
         return best, activation
     return lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, noise,
