@@ -504,7 +504,9 @@ class ToMAgent(Agent):
             self._score_tables = tables
         if rows > tables.rows and not tables.grow(rows):
             return None
-        finite = fixed[np.isfinite(fixed)]
+        # the largest finite |base level|: only a ToM0 model's lazy retrieval reads it (a
+        # learning model's inputs are made anew at every decision, so not made for ToM-k)
+        finite = fixed[np.isfinite(fixed)] if self._tom0_only else ()
         inputs = _CoreInputs(compiled, tables, fixed,
                              float(np.abs(finite).max()) if len(finite) else 0.0,
                              parameters, {})
