@@ -10,12 +10,12 @@ every log table written from them is identical too.
 
 :func:`nothanks.runner.play_games` and a design run's workers take this path by
 themselves when they can (:func:`batchable`); ``play_games(..., batch=False)`` or the
-environment variable ``NOTHANKS_BATCH=0`` turns it off (:func:`enabled`), and it is off
-without numba (the kernel's plain-Python fallback would be slower than the engine).
+reference (``nothanks.kernels.reference_mode``, ``NOTHANKS_REFERENCE=1``) turns it off
+(:func:`enabled`), and it is off without numba (the kernel's plain-Python fallback would
+be slower than the engine).
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -28,19 +28,17 @@ from .match import DecisionRecord, GameRecord
 from .rules import Action, Variant
 from .rules.scoring import CATEGORY_BY_NEIGHBOURS
 
-__all__ = ["ENV", "BatchGames", "batchable", "enabled", "play_batch", "play_columns"]
-
-#: The environment variable that turns the batch path off when set to ``0``.
-ENV = "NOTHANKS_BATCH"
+__all__ = ["BatchGames", "batchable", "enabled", "play_batch", "play_columns"]
 
 #: Games played per compiled call at most (bounds the decision buffers' memory).
 CALL_GAMES = 4096
 
 
 def enabled() -> bool:
-    """Whether the batch path may be used: ``NOTHANKS_BATCH`` is not ``0`` and the rules
-    kernel is compiled (numba present, ``NOTHANKS_SEARCH_KERNEL`` not ``0``)."""
-    if os.environ.get(ENV, "1") == "0":
+    """Whether the batch path may be used: the reference is not in force and the rules
+    kernel is compiled (numba present)."""
+    from .kernels import mode
+    if mode.reference():
         return False
     from .search import kernel
     return kernel.COMPILED

@@ -68,7 +68,8 @@ def play_games(
 
     When every agent is a baseline the batch engine plays (:func:`nothanks.batch.batchable`)
     and ``batch`` is true, the games are played in compiled batches with the same records
-    (``batch=False`` or ``NOTHANKS_BATCH=0``: one :class:`Match` per game).
+    (``batch=False`` or the reference, ``nothanks.kernels.reference_mode``: one
+:class:`Match` per game).
     """
     variant = variant or Variant()
     if len(specs) != variant.players:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
-from nothanks.actr import kernel as actr_kernel
+from nothanks.kernels import reference_mode
 
 MISMATCH = {"category": ExactMatch(100), "card": Linear(32), "tokens_on_card": Weber(),
             "tokens_owned": Weber(), "flavour": ExactMatch(1)}
@@ -54,8 +54,7 @@ def _history(seed: int, params: dict) -> list[tuple]:
 
 
 def _play(script: list[tuple], params: dict, compiled: bool, fixed: bool) -> list[tuple]:
-    actr_kernel.use(compiled)
-    try:
+    with reference_mode(not compiled):
         memory = DeclarativeMemory(mismatch=MISMATCH, seed=3, **params)
         memory.add({"category": "none", "card": 10, "tokens_on_card": 1,
                     "tokens_owned": 5, "action": "pass", "flavour": "a"},
@@ -77,8 +76,6 @@ def _play(script: list[tuple], params: dict, compiled: bool, fixed: bool) -> lis
                 out.append((None if result.chunk is None else dict(result.chunk),
                             result.activation, result.latency))
         return out
-    finally:
-        actr_kernel.use(True)
 
 
 PARAMS = [
@@ -124,18 +121,18 @@ def test_kernel_is_compiled_lazily_not_at_import():
 def test_parent_warm_up_loads_the_signatures_games_use_and_only_for_models():
     """``prepare_to_fork`` loads the kernels a game calls (so forked workers inherit
     them: no kernel gains a signature while the models play); for a baseline design it
-    loads only the batch engine's kernel, and with the batch engine off nothing."""
+    loads only the batch engine's kernel, and on the reference nothing."""
     import subprocess
     import sys
     code = """
 import os, sys
 from nothanks.experiments import Design, Table
 from nothanks.experiments.workers import prepare_to_fork
+from nothanks.kernels import reference_mode
 baselines = Design(name="r", games=1, tables=(Table("r", ("random",) * 4),))
-os.environ["NOTHANKS_BATCH"] = "0"
-prepare_to_fork(baselines)
+with reference_mode():
+    prepare_to_fork(baselines)
 print('numba' in sys.modules)
-os.environ["NOTHANKS_BATCH"] = "1"
 prepare_to_fork(baselines)
 from nothanks.search import baseline_games
 print(len(baseline_games.play.signatures))

@@ -14,6 +14,7 @@ from statsmodels.stats.proportion import proportions_ztest
 from nothanks.actr import DeclarativeMemory, counter_noise
 from nothanks.actr import kernel as actr_kernel
 from nothanks.agents import make_agent
+from nothanks.kernels import reference_mode
 from nothanks.rules import Action
 from nothanks.runner import play_games
 
@@ -65,8 +66,7 @@ def test_logarithm_within_one_ulp_and_draws_logistic() -> None:
 
 @pytest.mark.parametrize("kernels", [True, False])
 def test_a_draw_depends_only_on_its_positions(kernels: bool) -> None:
-    actr_kernel.use(kernels)
-    try:
+    with reference_mode(not kernels):
         memory = DeclarativeMemory(noise=0.3, seed=5, noise_stream="counter")
         whole = memory._draw_noise(2117 + 40)
         again = DeclarativeMemory(noise=0.3, seed=5, noise_stream="counter")
@@ -83,8 +83,6 @@ def test_a_draw_depends_only_on_its_positions(kernels: bool) -> None:
         assert not np.array_equal(again._draw_noise(2117 + 40), whole)
         pcg = DeclarativeMemory(noise=0.3, seed=5)
         assert not np.array_equal(pcg._draw_noise(2117 + 40), whole)
-    finally:
-        actr_kernel.use(True)
 
 
 def test_a_random_state_comes_back_only_on_its_own_stream() -> None:
@@ -112,11 +110,8 @@ def _games(specs: list[str], games: int, seed: int) -> list:
 def test_games_on_the_counter_stream_are_the_same_with_and_without_kernels() -> None:
     specs = [f"tom2:{COUNTER}", f"tom1:{COUNTER}", f"tom0:{COUNTER}", f"tom0:{COUNTER}"]
     compiled = _games(specs, 4, 3)
-    actr_kernel.use(False)
-    try:
+    with reference_mode():
         reference = _games(specs, 4, 3)
-    finally:
-        actr_kernel.use(True)
     assert compiled == reference
     assert sum(len(game.decisions) for game in compiled) > 200
 

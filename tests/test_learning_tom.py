@@ -13,6 +13,7 @@ from nothanks.agents.cognitive.instances import InstanceFileError
 from nothanks.agents.cognitive.token_memory import NO_RECALL_DEFAULT
 from nothanks.experiments import load, run_design
 from nothanks.experiments.design import Design, Table
+from nothanks.kernels import reference_mode
 from nothanks.match import Match
 from nothanks.rules import Variant
 
@@ -109,11 +110,8 @@ def test_seeded_and_the_compiled_path_sees_the_learned_instances(monkeypatch):
     assert again == first
     monkeypatch.undo()
     assert compiled is None or calls
-    tom_kernel.use(False)
-    try:
+    with reference_mode():
         _, python = play_trial(spec, 3)
-    finally:
-        tom_kernel.use(True)
     assert python == first
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nothanks.actr import DeclarativeMemory
-from nothanks.actr import kernel as actr_kernel
+from nothanks.kernels import reference_mode
 
 BLOCK = 4096
 HEAD = 2117  # ToM0's instance chunks: a draw taking most of a block
@@ -77,11 +77,8 @@ def _same(first: list, second: list) -> bool:
 
 @pytest.fixture(params=[True, False], ids=["kernel", "numpy"])
 def kernels(request):
-    actr_kernel.use(request.param)
-    if request.param and actr_kernel.kernels() is None:
-        pytest.skip("compiled kernels off (numba missing or NOTHANKS_ACTR_KERNEL=0)")
-    yield
-    actr_kernel.use(True)
+    with reference_mode(not request.param):
+        yield
 
 
 @pytest.mark.parametrize("steps, zeros", [

@@ -11,19 +11,23 @@ histories):
 with ``Σ mismatch`` summed left to right and, for a single slot, ``mismatch · MP``.
 
 numba is imported on first use, not with the package (the command line stays fast), and
-compiled functions are cached on disk (``cache=True``). Without numba, or with
-``NOTHANKS_ACTR_KERNEL=0`` in the environment, the memory uses its NumPy path.
+compiled functions are cached on disk (``cache=True``). Without numba, or on the
+reference (``nothanks.kernels.reference_mode``, ``NOTHANKS_REFERENCE=1``), the memory
+uses its NumPy path.
 """
 from __future__ import annotations
 
 import gc
-import os
 from types import SimpleNamespace
 
 import numpy as np
 
+from ..kernels import mode
+
 _kernels: SimpleNamespace | None = None
 _loaded = False
+#: The compiled namespace once made (``_compile``), kept while the reference is in force
+_made: list[SimpleNamespace | None] = []
 
 
 def _compile() -> SimpleNamespace | None:
@@ -35,7 +39,7 @@ def _compile() -> SimpleNamespace | None:
     from ..kernels import compiling, counter  # (imports numba: on first use only)
 
     numba_imported()  # the command line may say that a first run compiles
-    if not compiling.COMPILED:  # NOTHANKS_SEARCH_KERNEL=0: no compiled code anywhere
+    if not compiling.COMPILED:  # NOTHANKS_REFERENCE=1: no compiled code anywhere
         return None
 
     @numba.njit(cache=True, nogil=True)
@@ -205,22 +209,33 @@ def _compile() -> SimpleNamespace | None:
 
 def kernels() -> SimpleNamespace | None:
     """The compiled kernels (``activations``, ``node_sums``, ``exact_best``, ``odds``,
-    ``odds_of_bits``, ``recall_best``, ``counter_logistic``), or
-    None: numba is missing or ``NOTHANKS_ACTR_KERNEL=0`` or ``NOTHANKS_SEARCH_KERNEL=0``
-    switched them off."""
+    ``odds_of_bits``, ``recall_best``, ``counter_logistic``), or None: numba is missing or
+    the reference is in force (``nothanks.kernels.reference_mode``)."""
     global _kernels, _loaded
     if not _loaded:
         _loaded = True
-        if os.environ.get("NOTHANKS_ACTR_KERNEL", "1") != "0":
-            _kernels = _compile()
-            if _kernels is not None:
-                # numba and llvmlite leave ~100,000 long-lived objects (functions, type
-                # tables) that every full collection of the cyclic garbage collector
-                # would walk again: a sixth of a ToM game's time. They live as long as
-                # the process, so they (and whatever else is alive now) are moved to the
-                # collector's permanent generation; reference counting still frees them.
-                gc.freeze()
+        if mode.reference():
+            _kernels = None
+        else:
+            if not _made:
+                _made.append(_compile())
+                if _made[0] is not None:
+                    # numba and llvmlite leave ~100,000 long-lived objects (functions,
+                    # type tables) that every full collection of the cyclic garbage
+                    # collector would walk again: a sixth of a ToM game's time. They live
+                    # as long as the process, so they (and whatever else is alive now)
+                    # are moved to the collector's permanent generation; reference
+                    # counting still frees them.
+                    gc.freeze()
+            _kernels = _made[0]
     return _kernels
+
+
+@mode.when_switched
+def _forget() -> None:
+    """The switch moved: ask again on next use."""
+    global _loaded
+    _loaded = False
 
 
 def warm() -> None:
@@ -240,12 +255,6 @@ def warm() -> None:
     compiled.odds_of_bits(np.ones(1, np.uint64), np.empty(1))
     compiled.recall_best(values, index, index, 1, np.zeros(2), 0.0, 0.0)
     compiled.counter_logistic(np.uint64(1), np.uint64(2), 0, 1.0, np.empty(1))
-
-
-def use(enabled: bool) -> None:
-    """Switch the kernels on or off for this process (tests compare both paths)."""
-    global _kernels, _loaded
-    _kernels, _loaded = (None, False) if enabled else (None, True)
 
 
 #: The spacing of NumPy's uniform doubles: ``random`` is ``(raw >> 11) · 2⁻⁵³``.

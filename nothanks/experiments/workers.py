@@ -82,7 +82,7 @@ def play_chunk(design: Design, start: int, stop: int, context: LogContext,
     rows = LogRows(context, design, traces)
     pool: list[Agent] = []
     # games whose every seat is a baseline agent, gathered and played in compiled batches
-    # (nothanks.batch: the same records) unless traces are on or NOTHANKS_BATCH=0
+    # (nothanks.batch: the same records) unless traces are on or the reference is
     pending: list[tuple[PlannedGame, list[Agent]]] = []
     for plan in design.plan(start, stop):
         trial = design.trial_of(plan)

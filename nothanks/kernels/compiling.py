@@ -1,11 +1,11 @@
 """The compiler switch: ``jit`` compiles a function with numba (cached on disk), or leaves
-it plain Python without numba or with ``NOTHANKS_SEARCH_KERNEL=0`` (slow but identical).
+it plain Python without numba or with ``NOTHANKS_REFERENCE=1`` (slow but identical).
 Shared by the counter stream and the lazy retrieval (:mod:`nothanks.kernels`), the rules
 kernel (:mod:`nothanks.search.kernel`, which re-exports both names) and the ToM-k core
 (:mod:`nothanks.search.tom_core`)."""
 from __future__ import annotations
 
-import os
+from .mode import REFERENCE_PROCESS
 
 
 def _identity(function):
@@ -17,7 +17,7 @@ jit = _identity
 #: raising, so a loop dividing has no branch per element and vectorizes (for loops whose
 #: divisors are never zero: the counter stream's odds).
 jit_vectorized = _identity
-if os.environ.get("NOTHANKS_SEARCH_KERNEL", "1") != "0":
+if not REFERENCE_PROCESS:
     try:
         import numba
 

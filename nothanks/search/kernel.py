@@ -21,7 +21,7 @@ nobody has seen.
 
 numba is imported when this module is (the search imports it on first use, so
 ``import nothanks`` stays fast); compiled functions are cached on disk. Without numba,
-or with ``NOTHANKS_SEARCH_KERNEL=0``, the same functions run as plain Python (slow but
+or with ``NOTHANKS_REFERENCE=1``, the same functions run as plain Python (slow but
 identical).
 """
 from __future__ import annotations

@@ -29,7 +29,7 @@ player takes, nothing retrieved.
 
 numba cannot cache a recursive function that returns a tuple, so the recursion runs on
 explicit stacks: one frame per level, in the reference's order. Compiled with the
-search kernel's switch (``NOTHANKS_SEARCH_KERNEL=0``, or no numba: plain Python, the
+search kernel's switch (``NOTHANKS_REFERENCE=1``, or no numba: plain Python, the
 same results; the models then reason in Python, ``tom_kernel.compiled``).
 """
 from __future__ import annotations

@@ -12,6 +12,7 @@ import pytest
 from nothanks import batch
 from nothanks.agents import make_agent
 from nothanks.experiments.rows import compact_frames
+from nothanks.kernels import reference_mode
 from nothanks.rules import Variant, deal
 from nothanks.runner import play_games
 from nothanks.search import baseline_games as bg
@@ -88,8 +89,8 @@ def test_play_games_takes_the_batch_path_only_when_asked_and_able(monkeypatch):
     assert calls == [256, 44]
     list(play_games(["random"] * 4, 5, batch=False))
     list(play_games(["tom0", "random", "random", "random"], 2))  # a model: one Match each
-    monkeypatch.setenv(batch.ENV, "0")
-    list(play_games(["random"] * 4, 5))
+    with reference_mode():
+        list(play_games(["random"] * 4, 5))
     assert calls == [256, 44]
 
 
@@ -106,34 +107,3 @@ def test_agents_the_kernel_cannot_play_are_refused():
         batch.play_columns([[make_agent("random")] * 3], variant, [], [])
     with pytest.raises(ValueError, match="seed -1 is out of range"):
         batch.play_columns([[make_agent("random")] * 3], variant, [-1], [[1, 2, 3]])
-
-
-def test_a_design_run_logs_the_same_tables_with_and_without_batches(tmp_path, monkeypatch):
-    """Baseline tables around a model table (its games played one by one in between),
-    five players: every log table equal, and the baseline games were batched."""
-    from nothanks.experiments import Design, load, run_design
-    from nothanks.experiments.design import Table
-
-    design = Design(name="batch-mix", seed=5, games=4, variant=Variant(players=5), tables=(
-        Table("baselines", ("random", "heuristic:T=-2", "always-pass", "random:p=0.7",
-                            "heuristic"), 0),
-        Table("model", ("tom0", "random", "random", "heuristic", "always-pass"), 0),
-        Table("passers", ("always-pass",) * 4 + ("random",), 4),
-    ))
-    batches = []
-    real = batch.play_batch
-
-    def counting(seated, *args, **kwargs):
-        batches.append(len(seated))
-        return real(seated, *args, **kwargs)
-
-    monkeypatch.setattr("nothanks.experiments.workers.play_batch", counting)
-    run_design(design, tmp_path / "batched", jobs=1, chunk_size=12, progress=False)
-    assert sum(batches) == 8
-    monkeypatch.setenv(batch.ENV, "0")
-    run_design(design, tmp_path / "python", jobs=1, chunk_size=12, progress=False)
-    assert sum(batches) == 8
-    logs = [load(tmp_path / side).tables() for side in ("batched", "python")]
-    for name in ("games", "decisions", "predictions", "recalls", "conditions"):
-        assert len(logs[0][name]) == len(logs[1][name])
-        pd.testing.assert_frame_equal(logs[0][name], logs[1][name], obj=name)

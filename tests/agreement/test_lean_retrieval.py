@@ -16,8 +16,8 @@ import pytest
 
 from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
 from nothanks.actr import kernel as actr_kernel
+from nothanks.kernels import reference_mode
 from nothanks.rules import Variant
-from nothanks.runner import play_games
 
 SLOTS = ("category", "card", "tokens_on_card", "tokens_owned", "colour", "size")
 CATEGORIES = ("none", "extension", "completion")
@@ -67,8 +67,7 @@ def _run(script: list[tuple], params: dict, *, compiled: bool, record: bool,
          fixed: bool, coarse: bool, items: bool = False) -> tuple[list[tuple], dict]:
     """The script's retrievals; ``items``: those with the default offset and threshold
     through ``retrieve_items`` (the request as its items)."""
-    actr_kernel.use(compiled)
-    try:
+    with reference_mode(not compiled):
         memory = DeclarativeMemory(mismatch=_mismatch(), seed=11, **params)
         rng = np.random.default_rng(5)
         for _ in range(40):
@@ -93,8 +92,6 @@ def _run(script: list[tuple], params: dict, *, compiled: bool, record: bool,
                 out.append((None if result.chunk is None else dict(result.chunk),
                             result.activation, result.latency))
         return out, memory._rng.bit_generator.state
-    finally:
-        actr_kernel.use(True)
 
 
 PARAMS = [
@@ -177,31 +174,3 @@ def test_kernel_finds_numpys_first_best(count):
 
 
 SHORT = Variant(removed=25)
-GAME_SPECS = [
-    ["tom0"] * 4,
-    ["tom1", "tom0", "tom0", "tom0"],
-    ["tom2:oracle_tokens=true", "tom2", "tom1:candidate_rule=any", "tom0"],
-    ["tom2:project_self=false,thresholds=shared", "tom1:s=0", "tom2:token_chunks=merge",
-     "tom1:noise_mode=per_retrieval"],
-]
-
-
-def _games(specs: list[str], compiled: bool, traced: bool) -> list:
-    if traced:
-        specs = [s + ("," if ":" in s else ":") + "trace=true" for s in specs]
-    actr_kernel.use(compiled)
-    try:
-        # a short deck (the instances' card range): 8 cards a game, 2 games
-        return [(r.decisions, r.scores) for r in play_games(specs, 2, seed=9, variant=SHORT)]
-    finally:
-        actr_kernel.use(True)
-
-
-@pytest.mark.parametrize("specs", GAME_SPECS, ids=["tom0", "tom1", "tom2", "readings"])
-def test_games_are_the_same_with_kernel_and_traces_on_or_off(specs):
-    reference = _games(specs, compiled=False, traced=False)
-    assert _games(specs, compiled=True, traced=False) == reference
-    traced = _games(specs, compiled=True, traced=True)
-    for (ours, score), (theirs, their_score) in zip(traced, reference, strict=True):
-        assert score == their_score
-        assert [(d.action, d.info) for d in ours] == [(d.action, d.info) for d in theirs]

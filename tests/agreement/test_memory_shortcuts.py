@@ -15,15 +15,14 @@ import numpy as np
 import pytest
 
 from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
-from nothanks.actr import kernel as actr_kernel
+from nothanks.kernels import reference_mode
 
 
 def _token_traffic(compiled: bool, merge: bool, noise_mode: str,
                    still: float = 0.2) -> list[tuple]:
     """Recalls and stores as the token memory makes them, on one path (the clock stays
     put after a store with chance ``still``)."""
-    actr_kernel.use(compiled)
-    try:
+    with reference_mode(not compiled):
         memory = DeclarativeMemory(noise=0.3, seed=5, noise_mode=noise_mode)
         rng = np.random.default_rng(11)
         out = []
@@ -41,8 +40,6 @@ def _token_traffic(compiled: bool, merge: bool, noise_mode: str,
             if rng.random() >= still:
                 memory.advance(2.0)
         return out
-    finally:
-        actr_kernel.use(True)
 
 
 @pytest.mark.parametrize("merge", [False, True])
@@ -83,11 +80,8 @@ def test_reference_trie_sums_equal_the_summed_references(merge_every):
                          weights=strengths[memory._reference_time_index.view()],
                          minlength=len(memory))
     assert np.array_equal(trie, np.log(summed))
-    actr_kernel.use(False)
-    try:
+    with reference_mode():
         assert np.array_equal(memory._learned_base_levels(t), trie)
-    finally:
-        actr_kernel.use(True)
 
 
 SIX_SLOTS = {"a": Linear(10), "b": Weber(), "c": ExactMatch(3), "d": Linear(4),
@@ -95,8 +89,7 @@ SIX_SLOTS = {"a": Linear(10), "b": Weber(), "c": ExactMatch(3), "d": Linear(4),
 
 
 def _six_slot_retrievals(compiled: bool) -> list[tuple]:
-    actr_kernel.use(compiled)
-    try:
+    with reference_mode(not compiled):
         memory = DeclarativeMemory(mismatch=SIX_SLOTS, seed=9, noise=0.2,
                                    retrieval_threshold=-60.0)
         rng = np.random.default_rng(4)
@@ -113,8 +106,6 @@ def _six_slot_retrievals(compiled: bool) -> list[tuple]:
                         result.latency))
             memory.advance(0.5)
         return out
-    finally:
-        actr_kernel.use(True)
 
 
 def test_more_than_four_scored_slots_agree_bit_for_bit():

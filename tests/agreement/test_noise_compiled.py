@@ -9,10 +9,11 @@ import pytest
 
 from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
 from nothanks.actr import kernel as actr_kernel
+from nothanks.kernels import reference_mode
 
 pytestmark = pytest.mark.skipif(actr_kernel.kernels() is None,
-                                reason="needs the compiled kernels (numba; "
-                                "NOTHANKS_ACTR_KERNEL not 0)")
+                                reason="needs the compiled kernels (numba; not "
+                                "NOTHANKS_REFERENCE=1)")
 
 
 def _bits(values) -> list[int]:
@@ -74,15 +75,12 @@ _ZEROS = {0: [0, 4095], 1: [1], 3: [2500], 5: [10, 11]}
 def test_zero_uniforms_are_redrawn_as_numpy_redraws_them(sizes, calls):
     drawn = {}
     for compiled in (True, False):
-        actr_kernel.use(compiled)
-        try:
+        with reference_mode(not compiled):
             memory = DeclarativeMemory(noise=0.3, seed=0)
             rng = _ZeroInjecting(11, _ZEROS)
             memory.reseed_noise(rng)
             draws = [memory._draw_noise(count).copy() for count in sizes]
             drawn[compiled] = (draws, rng.calls, rng._rng.random())
-        finally:
-            actr_kernel.use(True)
     (fused, fused_calls, fused_next), (plain, plain_calls, plain_next) = drawn[True], drawn[False]
     assert fused_calls == plain_calls
     assert calls is None or fused_calls == calls
@@ -118,8 +116,7 @@ def test_retrievals_with_injected_zeros_match_the_numpy_path(mode):
     the same chunks at the same activations with the same noise."""
     outcomes = {}
     for compiled in (True, False):
-        actr_kernel.use(compiled)
-        try:
+        with reference_mode(not compiled):
             memory = _instance_memory(mode)
             memory.reseed_noise(_ZeroInjecting(2, _ZEROS))
             requests = np.random.default_rng(9)
@@ -139,8 +136,6 @@ def test_retrievals_with_injected_zeros_match_the_numpy_path(mode):
             noise = memory._noise_now() if mode == "per_time" else None
             outcomes[compiled] = (seen, None if noise is None else _bits(noise),
                                   memory._rng.random(1).tolist())
-        finally:
-            actr_kernel.use(True)
     assert outcomes[True] == outcomes[False]
 
 

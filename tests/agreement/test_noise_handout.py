@@ -1,18 +1,15 @@
-"""The per-time noise hand-out, the token memory's kept recalls and the ToM model's
-per-event work give bit for bit what the plain way gives: noise scaled when handed out,
-recalls through the memory's own retrievals (``TokenMemory.keep_rows = False``), the
-NumPy path (no compiled kernel), and the clock moved through ``advance``."""
+"""The per-time noise hand-out and the token memory's kept recalls give bit for bit what
+the plain way gives: noise scaled when handed out, and on the reference
+(``kernels.reference_mode``) recalls through the memory's own retrievals on its NumPy
+path (whole games: tests/agreement/test_games.py)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from nothanks.actr import DeclarativeMemory
-from nothanks.actr import kernel as actr_kernel
-from nothanks.agents import make_agent
-from nothanks.agents.cognitive import TokenMemory, ToMAgent
-from nothanks.rules import Passed, Took
-from nothanks.runner import play_game
+from nothanks.agents.cognitive import TokenMemory
+from nothanks.kernels import reference_mode
 
 BLOCK = 4096  # the memory's block of uniforms
 
@@ -84,15 +81,13 @@ def test_a_restored_random_state_draws_what_it_would_have_drawn():
         _bits(b) for b in _reference_draws(99, list(sizes[:4]), [0.7] * 4)]
 
 
-def _token_run(seed: int, *, keep: bool, compiled: bool, rt: float, noise: float,
+def _token_run(seed: int, *, engine: bool, rt: float, noise: float,
                decay: float, steps: tuple[float, ...]) -> tuple[list, tuple, float]:
     """Random updates and recalls with the clock moving by ``steps`` (the first one
     first), the leaf penalty reset to other objects (float, int, zero), the noise scale
     and the decay changed and the random state saved and restored along the way; the
     recalls, the memory's end state and the token memory's clock grid step."""
-    actr_kernel.use(compiled)
-    TokenMemory.keep_rows = keep
-    try:
+    with reference_mode(not engine):
         memory = DeclarativeMemory(retrieval_threshold=rt, noise=noise, decay=decay,
                                    seed=np.random.default_rng(seed))
         tokens = TokenMemory(memory, leaf_penalty=1.0)
@@ -130,9 +125,6 @@ def _token_run(seed: int, *, keep: bool, compiled: bool, rt: float, noise: float
         end = (len(tokens.memory), state[0].bit_generator.state, _bits(state[1]),
                state[2:4], None if state[4] is None else _bits(state[4]))
         return [tuple(r) for r in out], end, tokens._step
-    finally:
-        actr_kernel.use(True)
-        TokenMemory.keep_rows = True
 
 
 @pytest.mark.parametrize("rt,noise,decay,steps,grid", [
@@ -147,11 +139,10 @@ def test_kept_recalls_are_the_memorys_retrievals(rt, noise, decay, steps, grid, 
     """Leaves, roots and defaults each win in some case, on and off the clock's grid."""
     for seed in range(2):
         args = {"rt": rt, "noise": noise, "decay": decay, "steps": steps}
-        recalls, end, _ = _token_run(seed, keep=False, compiled=False, **args)
-        for compiled in (True, False):
-            kept = _token_run(seed, keep=True, compiled=compiled, **args)
-            assert kept[:2] == (recalls, end)
-            assert kept[2] == grid
+        recalls, end, _ = _token_run(seed, engine=False, **args)
+        kept = _token_run(seed, engine=True, **args)
+        assert kept[:2] == (recalls, end)
+        assert kept[2] == grid
         sources = {r[3] for r in recalls}
         assert (counted[0] > 50) == (noise > 0)  # the kept rows answered (with noise)
         if rt >= 4:
@@ -160,58 +151,3 @@ def test_kept_recalls_are_the_memorys_retrievals(rt, noise, decay, steps, grid, 
             assert "leaf" in sources
         elif noise > 0 and rt == 1.0:
             assert {"leaf", "root"} <= sources
-
-
-class _PublicClock(ToMAgent):
-    """The per-event work through the memories' public API: the reference."""
-
-    def observe(self, event) -> None:
-        if isinstance(event, Passed):
-            change = -1
-        elif isinstance(event, Took):
-            change = event.tokens
-        else:
-            return
-        if self._token_clock and event.seat != self.seat:
-            self.token_memory.update(event.seat, change)
-        self._tally[event.seat] += change
-        self._instance_dm.advance(self.params["time_per_turn"])
-        if self._token_clock:
-            self._token_dm.advance(self.params["time_per_turn"])
-
-
-def _games(specs: list[str], *, fast: bool, games: int = 2) -> list:
-    actr_kernel.use(fast)
-    TokenMemory.keep_rows = fast
-    try:
-        agents = [make_agent(spec) for spec in specs]
-        if not fast:  # the same agents, moved onto the public clock
-            for agent in agents:
-                if type(agent) is ToMAgent:
-                    agent.__class__ = _PublicClock
-        played = []
-        for game in range(games):
-            record = play_game(agents, seed=21 + game, game_id=game)
-            played.append((
-                [(d.seat, d.card, d.tokens_on_card, d.action, d.info)
-                 for d in record.decisions], record.scores,
-                [[r[:11] for r in a.token_memory.history] for a in agents],
-                [(a._instance_dm.time, a._token_dm.time, type(a._instance_dm.time))
-                 for a in agents]))
-        return played
-    finally:
-        actr_kernel.use(True)
-        TokenMemory.keep_rows = True
-
-
-@pytest.mark.parametrize("specs,games", [
-    (["tom2", "tom2:rt=0.5,s=0.3", "tom1:leaf_penalty=0", "tom0:time_per_turn=3"], 2),
-    (["tom1:trace=true", "tom2:time_per_turn=1.5", "tom0:trace=true", "tom1:rt=-4"], 1),
-])
-def test_games_are_the_plain_ways_games(specs, games):
-    fast = _games(specs, fast=True, games=games)
-    assert fast == _games(specs, fast=False, games=games)
-    assert all(len(history) > 20 for _, _, histories, _ in fast
-               for history, spec in zip(histories, specs, strict=True)
-               if not spec.startswith("tom0"))
-    assert all(type(t) is float for *_, times in fast for t, _, _ in times)

@@ -1,9 +1,10 @@
 """The token memory's kept rows recall exactly what the declarative memory's own
-retrievals recall: the same recalls (every field, bit for bit), the same chunks and
-references in the memory, the same random state afterwards, and the same games.
+retrievals recall (the engine against the reference, ``kernels.reference_mode``): the
+same recalls (every field, bit for bit), the same chunks and references in the memory
+and the same random state afterwards (whole games: tests/agreement/test_games.py).
 
 The token memory's one-call recall (leaf, then root only if the leaf fails): the
-compiled and the NumPy search find the same chunks and activations, long histories grow
+compiled search finds the chunks and activations NumPy's argmax finds, long histories grow
 the kept arrays without changing a recall, and memory settings changed between recalls
 give what the memory's own retrievals give."""
 from __future__ import annotations
@@ -16,21 +17,18 @@ import pytest
 from nothanks.actr import DeclarativeMemory
 from nothanks.actr import kernel as actr_kernel
 from nothanks.actr.memory import CurrentTimeReferenceError
-from nothanks.agents import make_agent
 from nothanks.agents.cognitive import TokenMemory
-from nothanks.runner import play_game
+from nothanks.kernels import reference_mode
 
 
-def _history(seed: int, *, keep: bool, compiled: bool, leaf_penalty: float, rt: float,
+def _history(seed: int, *, engine: bool, leaf_penalty: float, rt: float,
              noise: float, merge: bool = False, touch: bool = False, record: bool = False,
              external: bool = False, decay: float = 0.5) -> tuple[list, TokenMemory]:
     """A random run of updates, recalls and clock steps (sometimes none, so a chunk can
     be needed at its own storing time); ``touch`` reads the memory now and then
     (storing the waiting chunks), ``record`` switches records on and off, ``external``
     adds a chunk of another kind to the memory directly."""
-    actr_kernel.use(compiled)
-    TokenMemory.keep_rows = keep
-    try:
+    with reference_mode(not engine):
         memory = DeclarativeMemory(retrieval_threshold=rt, noise=noise, decay=decay,
                                    seed=np.random.default_rng(seed))
         tokens = TokenMemory(memory, leaf_penalty=leaf_penalty, merge=merge)
@@ -63,9 +61,6 @@ def _history(seed: int, *, keep: bool, compiled: bool, leaf_penalty: float, rt: 
             except CurrentTimeReferenceError as error:
                 out.append(str(error))
         return out, tokens
-    finally:
-        actr_kernel.use(True)
-        TokenMemory.keep_rows = True
 
 
 def _same_memories(a: DeclarativeMemory, b: DeclarativeMemory) -> None:
@@ -89,18 +84,16 @@ CASES = [  # (leaf_penalty, rt, noise): leaves, roots and defaults all win somew
 ]
 
 
-@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("leaf_penalty,rt,noise", CASES)
-def test_kept_rows_recall_what_the_memory_retrieves(compiled, leaf_penalty, rt, noise,
-                                                    counted):
+def test_kept_rows_recall_what_the_memory_retrieves(leaf_penalty, rt, noise, counted):
     sources = set()
     for seed in range(3):
-        args = {"compiled": compiled, "leaf_penalty": leaf_penalty, "rt": rt, "noise": noise,
+        args = {"leaf_penalty": leaf_penalty, "rt": rt, "noise": noise,
                 "touch": seed == 1, "decay": 0.5 if seed else 0.3}
         before = counted[0]
-        reference, by_memory = _history(seed, keep=False, **args)
+        reference, by_memory = _history(seed, engine=False, **args)
         assert counted[0] == before
-        kept, by_rows = _history(seed, keep=True, **args)
+        kept, by_rows = _history(seed, engine=True, **args)
         assert kept == reference  # every field: activations, latencies, sources, ...
         _same_memories(by_rows.memory, by_memory.memory)
         sources |= {r.source for r in kept if hasattr(r, "source")}
@@ -114,23 +107,22 @@ def test_kept_rows_recall_what_the_memory_retrieves(compiled, leaf_penalty, rt, 
         assert sources == {"default"}
 
 
-@pytest.mark.parametrize("compiled", [True, False])
-def test_records_merges_and_outside_chunks_fall_back_to_the_memory(compiled, counted):
+def test_records_merges_and_outside_chunks_fall_back_to_the_memory(counted):
     for seed in range(2):
-        args = {"compiled": compiled, "leaf_penalty": 1.0, "rt": -0.5, "noise": 0.3}
+        args = {"leaf_penalty": 1.0, "rt": -0.5, "noise": 0.3}
         for switches in ({"record": True}, {"external": True, "touch": True}):
-            reference, by_memory = _history(seed, keep=False, **args, **switches)
+            reference, by_memory = _history(seed, engine=False, **args, **switches)
             before = counted[0]
-            kept, by_rows = _history(seed, keep=True, **args, **switches)
+            kept, by_rows = _history(seed, engine=True, **args, **switches)
             assert counted[0] > before
             assert kept == reference  # records included: they are the memory's
             _same_memories(by_rows.memory, by_memory.memory)
             if "record" in switches:
                 assert any(r.leaf_record is not None for r in kept if hasattr(r, "leaf_record"))
         before = counted[0]
-        merged, by_memory = _history(seed, keep=True, merge=True, **args)
+        merged, by_memory = _history(seed, engine=True, merge=True, **args)
         assert counted[0] == before and by_memory._synced == by_memory._count
-        assert merged == _history(seed, keep=False, merge=True, **args)[0]
+        assert merged == _history(seed, engine=False, merge=True, **args)[0]
 
 
 def test_chunks_reach_the_memory_when_it_is_read():
@@ -147,63 +139,36 @@ def test_chunks_reach_the_memory_when_it_is_read():
     assert {"kind": "root", "player": 1, "class": "sufficient", "update": 2} in tokens.memory
 
 
-def _games(specs: list[str], keep: bool, games: int = 2) -> list:
-    TokenMemory.keep_rows = keep
-    try:
-        agents = [make_agent(spec) for spec in specs]
-        played = []
-        for game in range(games):
-            record = play_game(agents, seed=11 + game, game_id=game)
-            histories = [[r[:11] for r in agent.token_memory.history]
-                         for agent in agents if hasattr(agent, "token_memory")]
-            played.append(([(d.seat, d.card, d.tokens_on_card, d.action, d.info)
-                            for d in record.decisions], record.scores, histories))
-        return played
-    finally:
-        TokenMemory.keep_rows = True
+@pytest.mark.parametrize("engine", [True, False])
+def test_a_bad_leaf_penalty_fails_the_same_way_on_both_paths(engine):
+    with reference_mode(not engine):
+        tokens = TokenMemory(DeclarativeMemory(seed=2), leaf_penalty=math.inf)
+        tokens.store(1, 5)
+        tokens.memory.advance(1.0)
+        with pytest.raises(ValueError, match="offset must be finite"):
+            tokens.recall(1)
 
 
-@pytest.mark.parametrize("specs,games", [
-    (["tom2", "tom2:rt=0.5", "tom1:leaf_penalty=0", "tom1:rt=-3"], 2),
-    (["tom1", "tom0", "tom0:rt=-3", "tom0"], 3),
-])
-def test_games_are_the_same_with_kept_rows_and_through_the_memory(specs, games, counted):
-    kept = _games(specs, keep=True, games=games)
-    assert counted[0] > 0
-    assert kept == _games(specs, keep=False, games=games)
-
-
-def test_traced_games_make_the_untraced_games_decisions():
-    """Traces take the memory's own retrievals (records); the decisions, recalls and
-    everything logged are those of the kept rows."""
-    specs = ["tom1:rt=0.5,trace=true", "tom1", "tom2:leaf_penalty=0", "tom0"]
-    assert _games(specs, keep=True, games=1) == _games(
-        [spec.replace(",trace=true", "").replace(":trace=true", "") for spec in specs],
-        keep=True, games=1)
-
-
-@pytest.mark.parametrize("keep", [True, False])
-def test_a_bad_leaf_penalty_fails_the_same_way_on_both_paths(keep, monkeypatch):
-    monkeypatch.setattr(TokenMemory, "keep_rows", keep)
-    tokens = TokenMemory(DeclarativeMemory(seed=2), leaf_penalty=math.inf)
-    tokens.store(1, 5)
-    tokens.memory.advance(1.0)
-    with pytest.raises(ValueError, match="offset must be finite"):
-        tokens.recall(1)
-
-
-def _searcher(strengths: np.ndarray, strength_of: np.ndarray) -> TokenMemory:
-    """A token memory holding only the strengths its NumPy search reads."""
-    searcher = TokenMemory.__new__(TokenMemory)
-    searcher._strengths, searcher._strength_of = strengths, strength_of
-    return searcher
+def _numpy_best(strengths, strength_of, updates, noise, offset, tau):
+    """The compiled recall's answer in NumPy (its additions, ``B + ε`` then the offset if
+    nonzero, and NumPy's argmax, as the memory's retrieval adds): the best leaf of
+    ``updates``, and the best root when the leaf's activation is below ``tau``."""
+    strengths = strengths[strength_of[updates]]
+    rows = updates << 1
+    total = strengths + noise[rows]
+    if offset:
+        total += offset
+    best = int(total.argmax())
+    activation = float(total[best])
+    if activation >= tau:
+        return int(updates[best]), activation, -1, activation
+    total = strengths + noise[rows + 1]
+    root = int(total.argmax())
+    return int(updates[best]), activation, int(updates[root]), float(total[root])
 
 
 def test_the_compiled_search_finds_the_numpy_first_best():
-    kernels = actr_kernel.kernels()
-    if kernels is None:
-        pytest.skip("compiled kernels off (numba missing or NOTHANKS_ACTR_KERNEL=0)")
-    compiled = kernels.recall_best
+    compiled = actr_kernel.kernels().recall_best
     rng = np.random.default_rng(5)
     roots = 0
     for _ in range(300):
@@ -219,8 +184,7 @@ def test_the_compiled_search_finds_the_numpy_first_best():
         updates[count:] = 10**9
         offset = float(rng.choice([0.0, -1.0, -0.5]))
         tau = float(rng.choice([-3.0, -1.0, 0.0, 1.0]))
-        expected = _searcher(strengths, strength_of)._best(updates[:count], noise, offset,
-                                                           tau)
+        expected = _numpy_best(strengths, strength_of, updates[:count], noise, offset, tau)
         found = compiled(strengths, strength_of, updates, count, noise, offset, tau)
         assert found[:3] == expected[:3]
         if expected[2] >= 0:
@@ -229,15 +193,13 @@ def test_the_compiled_search_finds_the_numpy_first_best():
     assert 30 < roots < 270  # leaves and roots both searched
 
 
-def _run(*, keep: bool, compiled: bool, step: float, settings: bool,
+def _run(*, engine: bool, step: float, settings: bool,
          seed: int = 0) -> tuple[list, TokenMemory, object]:
     """Updates (one player far more often than the others, so its kept arrays grow) and
     decisions' recalls on a clock moving by ``step``; ``settings`` changes the memory's
     settings now and then, as a model's user may between recalls. Also returns the
     kernels the run used (None: the NumPy path)."""
-    actr_kernel.use(compiled)
-    TokenMemory.keep_rows = keep
-    try:
+    with reference_mode(not engine):
         memory = DeclarativeMemory(retrieval_threshold=-0.5, noise=0.3, decay=0.5,
                                    seed=np.random.default_rng(seed))
         tokens = TokenMemory(memory, leaf_penalty=1.0)
@@ -260,20 +222,16 @@ def _run(*, keep: bool, compiled: bool, step: float, settings: bool,
                 seat = 1 if turn % 5 < 4 else 2
                 out.append(tokens.update(seat, -1 if moves.random() < 0.7 else 6))
         return out, tokens, actr_kernel.kernels()
-    finally:
-        actr_kernel.use(True)
-        TokenMemory.keep_rows = True
 
 
-@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("step,settings", [(1.0, False), (0.1, False), (1.0, True)])
 def test_long_histories_and_changed_settings_recall_what_the_memory_retrieves(
-        compiled, step, settings, counted):
+        step, settings, counted):
     """120 updates of one player (its kept arrays grow past 16, 32 and 64, and the grid
     indices past 64 updates); a step of 0.1 takes the clock off its exact grid."""
-    reference, by_memory, _ = _run(keep=False, compiled=compiled, step=step, settings=settings)
+    reference, by_memory, _ = _run(engine=False, step=step, settings=settings)
     assert counted[0] == 0
-    kept, by_rows, used = _run(keep=True, compiled=compiled, step=step, settings=settings)
+    kept, by_rows, used = _run(engine=True, step=step, settings=settings)
     assert kept == reference
     _same_memories(by_rows.memory, by_memory.memory)
     assert {r.source for r in kept} == {"leaf", "root", "default"}
@@ -282,5 +240,4 @@ def test_long_histories_and_changed_settings_recall_what_the_memory_retrieves(
         assert 0 < counted[0] < len(kept) - 30
     else:
         assert counted[0] == len(kept)
-    if used is not None:  # one machine code for every call
-        assert len(used.recall_best.signatures) == 1
+    assert len(used.recall_best.signatures) == 1  # one machine code for every call

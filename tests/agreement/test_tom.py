@@ -4,14 +4,14 @@ recursion (``ToMAgent._reason``): one core, one reference, every caller.
 - The models (``ToMAgent`` through ``tom_kernel``): the same moves and the same logged
   info (latencies, failures, predictions, recalls) as the reference, bit for bit, for
   orders 0-4, in every reading, with the token memory (one or several recalled counts)
-  and with exact counts; with the ACT-R kernels off and with traces on (the reference
-  decides), the same games.
+  and with exact counts, score tables grown and windows made along the way; where the
+  core steps aside (other noise, traces, an opponent model).
 - The search's ToM-k stand-in (``kernel.skips``, the play-outs' model players and the
   player-kind inference): the reference recursion with ToM0 read from the same take
   table predicts the same skips, for orders 1-5 and 3-7 players.
 
-The reference here is a model whose opponent model is the plain recursion itself
-(``reason_plainly``): with an opponent model the core and every shortcut step aside.
+The reference is the same model on the reference (``kernels.reference_mode``); whole
+games of every kind of table: tests/agreement/test_games.py.
 """
 from __future__ import annotations
 
@@ -22,36 +22,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nothanks.actr import Linear
-from nothanks.actr import kernel as actr_kernel
 from nothanks.agents import make_agent
 from nothanks.agents.cognitive import tom_kernel
 from nothanks.agents.cognitive.state import category_name
 from nothanks.agents.cognitive.tom import Belief, ToMAgent
 from nothanks.agents.population import CATEGORIES, tom0_take_table
+from nothanks.kernels import reference_mode
 from nothanks.match import Match
 from nothanks.rules import Action, Variant
-from nothanks.runner import play_games
 from nothanks.search import kernel as k
 from nothanks.search import root_state, tom_core
 
 SMALL = Variant(removed=14)  # 19 cards: short games
 
 
-class _Reference(ToMAgent):
-    """A ToMAgent deciding by the plain recursion only: its opponent model is the
-    recursion itself (the same predictions), which turns the core and the shortcuts off."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.opponent_model = self.reason_plainly
-
-
 def _play(orders: tuple[int, ...], params: dict, seed: int, *, reference: bool):
     """A small game's decisions (seat, action, info), what each model did along the way
     (failures, clocks, token recalls), how many decisions the core took (orders >= 1),
     the largest score table, and how many ToM0 models' decisions the core took."""
-    kind = _Reference if reference else ToMAgent
-    agents = [kind(order, **params) for order in orders]
+    with reference_mode(reference):
+        return _play_on(orders, params, seed)
+
+
+def _play_on(orders: tuple[int, ...], params: dict, seed: int):
+    agents = [ToMAgent(order, **params) for order in orders]
     taken = taken0 = 0
     for agent in agents:
         reason, decide0 = agent._reason_compiled, agent._decide_tom0
@@ -120,17 +114,6 @@ def test_the_core_decides_and_logs_as_the_reference(params, orders, monkeypatch)
         assert grown > 0
 
 
-SPECS = ["tom2", "tom1:noise_mode=per_retrieval", "tom:k=3", "tom0"]
-
-
-def _decisions(specs: list[str], compiled: bool) -> list:
-    actr_kernel.use(compiled)
-    try:
-        return [(r.decisions, r.scores) for r in play_games(specs, 3, seed=5)]
-    finally:
-        actr_kernel.use(True)
-
-
 def test_tom0_models_that_meet_a_query_again_retrieve_from_its_window_as_the_reference():
     """ToM0 models keep a window per query met twice (``kernels.retrieval.window``) and
     retrieve lazily, drawing the noise of only the instances that can win; over enough
@@ -139,8 +122,12 @@ def test_tom0_models_that_meet_a_query_again_retrieve_from_its_window_as_the_ref
     orders = (0, 0, 0)
     variant = Variant(players=3, removed=20)  # 13 cards: queries repeat within 40 games
 
-    def play(kind):
-        agents = [kind(order) for order in orders]
+    def play(reference: bool):
+        with reference_mode(reference):
+            return play_on()
+
+    def play_on():
+        agents = [ToMAgent(order) for order in orders]
         records = []
         for index in range(40):
             shift = index % 3
@@ -151,37 +138,21 @@ def test_tom0_models_that_meet_a_query_again_retrieve_from_its_window_as_the_ref
                             record.scores))
         return records, agents
 
-    fast, agents = play(ToMAgent)
+    fast, agents = play(False)
     windows = [w for agent in agents for w in agent._kept_inputs[3].windows.values()]
     assert sum(len(w[0]) > 0 for w in windows) > 20  # windows made and used
-    reference, _ = play(_Reference)
+    reference, _ = play(True)
     assert fast == reference
-
-
-def test_kernels_off_and_traces_on_play_the_same_games():
-    """With the ACT-R kernels off (NumPy memory, the reference recursion) and with
-    traces on (the reference recursion, with records), the same games as the core's."""
-    core = _decisions(SPECS, compiled=True)
-    assert _decisions(SPECS, compiled=False) == core
-    traced = [s + ("," if ":" in s else ":") + "trace=true" for s in SPECS]
-    with_traces = _decisions(traced, compiled=True)
-    for (a, score_a), (b, score_b) in zip(core, with_traces, strict=True):
-        assert [(d.action, d.info) for d in a] == [(d.action, d.info) for d in b]
-        assert score_a == score_b
-        assert all(d.trace is not None for d in b if d.info.get("tom_order") is not None)
 
 
 def _per_retrieval_memories(orders, seed, *, compiled: bool):
     """Decisions of a game whose models' instance memories were switched to per-retrieval
     noise after the models were built (a public memory setting)."""
-    tom_kernel.use(compiled)
-    try:
+    with reference_mode(not compiled):
         agents = [ToMAgent(k) for k in orders]
         for agent in agents:
             agent._instance_dm.noise_mode = "per_retrieval"
         record = Match(agents, SMALL, seed).run()
-    finally:
-        tom_kernel.use(True)
     return [(d.action, repr(d.info)) for d in record.decisions], [
         a._instance_dm._rng.bit_generator.state for a in agents]
 
@@ -193,23 +164,20 @@ def test_the_core_steps_aside():
         assert _play((1, 2, 0, 1), params, 5, reference=False)[3] == 0
     assert (_per_retrieval_memories((1, 2, 0, 1), 3, compiled=True)
             == _per_retrieval_memories((1, 2, 0, 1), 3, compiled=False))
-    actr_kernel.use(False)
-    try:
+    with reference_mode():
         assert tom_kernel.compiled() is None
-    finally:
-        actr_kernel.use(True)
     assert tom_kernel.compiled() is not None
 
 
 def _mismatch_changed_between_games(*, reference: bool):
     """Two games of the same models, the card's mismatch function changed between them
     (the score tables made in the first game no longer hold)."""
-    kind = _Reference if reference else ToMAgent
-    agents = [kind(k) for k in (2, 1, 1, 0)]
-    games = [Match(agents, SMALL, 1).run()]
-    for agent in agents:
-        agent._instance_dm.set_mismatch("card", Linear(4.0))
-    games.append(Match(agents, SMALL, 2).run())
+    with reference_mode(reference):
+        agents = [ToMAgent(k) for k in (2, 1, 1, 0)]
+        games = [Match(agents, SMALL, 1).run()]
+        for agent in agents:
+            agent._instance_dm.set_mismatch("card", Linear(4.0))
+        games.append(Match(agents, SMALL, 2).run())
     return [[(d.action, repr(d.info)) for d in game.decisions] for game in games]
 
 

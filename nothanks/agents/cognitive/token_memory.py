@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -146,10 +146,6 @@ class TokenMemory:
     noise with full base-level learning use the memory's own retrieval.
     """
 
-    #: False: every chunk goes into the memory at once and every recall is the memory's
-    #: own retrieval (the reference the kept rows are tested against)
-    keep_rows: ClassVar[bool] = True
-
     # slots: CPython keeps at most 30 attributes of an instance in its fast inline form;
     # with more, every lookup and store goes through a dict (an update or recall makes
     # dozens; docs/benchmarks.md)
@@ -174,7 +170,10 @@ class TokenMemory:
         self.truth: Callable[[int], int] | None = None
         # the chunks as rows in storing order (the memory's rows once stored there), kept
         # while they mirror the memory's chunks
-        self._keeping = self.keep_rows and not merge and len(memory) == 0
+        # (on the reference, or without the compiled kernels, every chunk goes into the
+        # memory at once and every recall is the memory's own retrieval: what the kept
+        # rows are tested against)
+        self._keeping = kernels() is not None and not merge and len(memory) == 0
         self._count = 0  # rows, stored in the memory or waiting (the rows from _synced)
         self._synced = 0  # rows stored in the memory
         # seat -> [its updates k, in an array with room to grow (the kernel reads the
@@ -312,7 +311,9 @@ class TokenMemory:
         now, chunks, parameters, noise = memory.compiled_view
         if parameters is not self._fast_parameters:  # (the same object: checked already)
             self._fast_parameters = parameters if _rows_recallable(parameters) else None
-        if not (self._keeping and self._latest < now and not self.record
+        compiled = kernels()  # (None on the reference: the memory's retrievals)
+        if not (self._keeping and compiled is not None and self._latest < now
+                and not self.record
                 and chunks == self._synced and not self.merge
                 and self._fast_parameters is not None):
             recall = self._retrieve(seat, purpose)
@@ -345,13 +346,8 @@ class TokenMemory:
             offset = -penalty
             offset = float(real_number("offset", offset)) if offset else 0.0
             self._penalty, self._offset = penalty, offset
-        compiled = kernels()
-        if compiled is None:
-            update, activation, root, root_activation = self._best(
-                kept[0][:kept[1]], noise, offset, tau)
-        else:
-            update, activation, root, root_activation = compiled.recall_best(
-                self._strengths, self._strength_of, kept[0], kept[1], noise, offset, tau)
+        update, activation, root, root_activation = compiled.recall_best(
+            self._strengths, self._strength_of, kept[0], kept[1], noise, offset, tau)
         if root < 0:  # the leaf is recalled
             tokens = self._tokens_of[update]
             if type(tokens) is not int:
@@ -506,24 +502,6 @@ class TokenMemory:
         grid[:-1] = strengths[::-1]
         grid[-1] = math.nan  # age 0: never a candidate's (a chunk stored now is not kept)
         self._grid, self._grid_decay = grid, decay
-
-    def _best(self, updates: np.ndarray, noise: np.ndarray, offset: float,
-              tau: float) -> tuple[int, float, int, float]:
-        """The compiled recall's answer in NumPy (its additions, ``B + ε`` then the
-        offset if nonzero, and NumPy's argmax): the best leaf of ``updates``, and the
-        best root when the leaf's activation is below ``tau`` (else root -1)."""
-        strengths = self._strengths[self._strength_of[updates]]
-        rows = updates << 1
-        total = strengths + noise[rows]
-        if offset:
-            total += offset
-        best = int(total.argmax())
-        activation = float(total[best])
-        if activation >= tau:
-            return int(updates[best]), activation, -1, activation
-        total = strengths + noise[rows + 1]
-        root = int(total.argmax())
-        return int(updates[best]), activation, int(updates[root]), float(total[root])
 
     def update(self, seat: int, change: int) -> Recall:
         """An observed pass (-1) or take (+tokens): recall, apply, store (§3.4.3)."""

@@ -570,6 +570,8 @@ class ToMAgent(Agent):
         same outcome bit for bit) and without beliefs (ToM0 recalls nothing); None when
         the core cannot take it (:meth:`_compiled_inputs`): then :meth:`decide` reasons
         by the reference."""
+        if tom_kernel.compiled() is None:  # the reference decides (reference_mode)
+            return None
         tokens = view.own_tokens
         if tokens == 0:
             outcome = _MUST_TAKE_OUTCOME

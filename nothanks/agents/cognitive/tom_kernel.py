@@ -21,8 +21,8 @@ the memory's own score columns, stacked into one table by slot value
 (:class:`ScoreTables`).
 
 numba is imported on first use (``tom_core``, as ``actr.kernel`` does); without it, or
-with ``NOTHANKS_ACTR_KERNEL=0`` or ``NOTHANKS_SEARCH_KERNEL=0``, the models reason in
-Python (the reference recursion).
+on the reference (``nothanks.kernels.reference_mode``, ``NOTHANKS_REFERENCE=1``), the
+models reason in Python (the reference recursion).
 """
 from __future__ import annotations
 
@@ -61,11 +61,10 @@ def _compile() -> SimpleNamespace | None:
 
 def compiled() -> SimpleNamespace | None:
     """The compiled decision (``decide``, ``decide_tom0``, ``window``), its machine code
-    loaded on the first call (:func:`warm`), or None: switched off here (``use``), or the
-    ACT-R kernels are off (numba missing, ``NOTHANKS_ACTR_KERNEL=0``, ``kernel.use``), or
-    the search kernels are (``NOTHANKS_SEARCH_KERNEL=0``)."""
+    loaded on the first call (:func:`warm`), or None: numba is missing or the reference is
+    in force (``nothanks.kernels.reference_mode``)."""
     global _compiled, _loaded
-    if _kernel_module.kernels() is None:
+    if _kernel_module.kernels() is None:  # (None on the reference)
         return None
     if not _loaded:
         _loaded = True
@@ -96,12 +95,6 @@ def _load(core: SimpleNamespace) -> None:
         for noise in (np.zeros(1), np.empty(0)):
             core.decide_tom0(np.zeros((9, 1)), rows, 0.0, *window, noise, *stream, 0.1, 4,
                              0, 5, 7, 1.0, 0.0, 1.0, np.empty(1))
-
-
-def use(enabled: bool) -> None:
-    """Switch the compiled decision on or off for this process (tests compare both)."""
-    global _compiled, _loaded
-    _compiled, _loaded = (None, False) if enabled else (None, True)
 
 
 class ScoreTables:
