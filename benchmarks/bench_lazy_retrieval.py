@@ -28,10 +28,10 @@ import numpy as np
 from nothanks.agents import make_agent
 from nothanks.agents.cognitive import tom_kernel
 from nothanks.kernels import counter, retrieval
+from nothanks.kernels import tom as tom_core
 from nothanks.kernels.compiling import jit
 from nothanks.match import Match
 from nothanks.rules.seeding import game_seed
-from nothanks.search import tom_core
 
 
 @jit

@@ -2,7 +2,7 @@
 it plain Python without numba or with ``NOTHANKS_REFERENCE=1`` (slow but identical).
 Shared by the counter stream and the lazy retrieval (:mod:`nothanks.kernels`), the rules
 kernel (:mod:`nothanks.search.kernel`, which re-exports both names) and the ToM-k core
-(:mod:`nothanks.search.tom_core`)."""
+(:mod:`nothanks.kernels.tom`)."""
 from __future__ import annotations
 
 from .mode import REFERENCE_PROCESS

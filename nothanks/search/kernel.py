@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels import tom as tom_core
 from ..kernels.compiling import COMPILED, jit
-from . import tom_core
 
 __all__ = ["COMPILED", "jit"]  # (re-exported: the switch lives in compiling)
 
@@ -211,7 +211,7 @@ def skips(s, table, order, seat, tokens, scratch):
     """Whether a ToM-``order`` model at ``seat`` (order >= 1) holding ``tokens`` whose
     ToM0 says take predicts every other player to pass, and so passes instead.
 
-    The models' own compiled recursion (:func:`nothanks.search.tom_core.reason`) with
+    The models' own compiled recursion (:func:`nothanks.kernels.tom.reason`) with
     exact counts, every other player projected, and ToM0 read from ``table``
     (:func:`tom0_take`: a prediction takes when P(take) >= 1/2). ``scratch``: an int64
     array of at least two rows of at least ``players`` (each seat's category of the

@@ -1,4 +1,4 @@
-"""The compiled ToM-k core (``nothanks.search.tom_core``) against the plain reference
+"""The compiled ToM-k core (``nothanks.kernels.tom``) against the plain reference
 recursion (``ToMAgent._reason``): one core, one reference, every caller.
 
 - The models (``ToMAgent`` through ``tom_kernel``): the same moves and the same logged
@@ -28,10 +28,11 @@ from nothanks.agents.cognitive.state import category_name
 from nothanks.agents.cognitive.tom import Belief, ToMAgent
 from nothanks.agents.population import CATEGORIES, tom0_take_table
 from nothanks.kernels import reference_mode
+from nothanks.kernels import tom as tom_core
 from nothanks.match import Match
 from nothanks.rules import Action, Variant
 from nothanks.search import kernel as k
-from nothanks.search import root_state, tom_core
+from nothanks.search import root_state
 
 SMALL = Variant(removed=14)  # 19 cards: short games
 

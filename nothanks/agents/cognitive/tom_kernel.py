@@ -1,4 +1,4 @@
-"""The agents' side of the compiled ToM-k decision (``nothanks.search.tom_core``).
+"""The agents' side of the compiled ToM-k decision (``nothanks.kernels.tom``).
 
 A ToM2 decision asks ToM0 a few dozen times, each a retrieval over ~2,000 instances; in
 Python every ask costs a dozen calls around the compiled activation pass, and the
@@ -51,7 +51,7 @@ FIRST_ROWS = 64
 
 def _compile() -> SimpleNamespace | None:
     from ...kernels import retrieval
-    from ...search import tom_core
+    from ...kernels import tom as tom_core
 
     if not tom_core.COMPILED:  # the core as plain Python: the reference is as fast
         return None

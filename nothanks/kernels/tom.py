@@ -28,9 +28,9 @@ predicted to pass when all (``all_pass``) or any projection passes. Without toke
 player takes, nothing retrieved.
 
 numba cannot cache a recursive function that returns a tuple, so the recursion runs on
-explicit stacks: one frame per level, in the reference's order. Compiled with the
-search kernel's switch (``NOTHANKS_REFERENCE=1``, or no numba: plain Python, the
-same results; the models then reason in Python, ``tom_kernel.compiled``).
+explicit stacks: one frame per level, in the reference's order. Compiled with this
+package's switch (``NOTHANKS_REFERENCE=1``, or no numba: plain Python, the same results;
+the models then reason in Python, ``tom_kernel.compiled``).
 """
 from __future__ import annotations
 
@@ -38,9 +38,9 @@ import math
 
 import numpy as np
 
-from ..kernels.compiling import COMPILED, jit
-from ..kernels.retrieval import first_best, windowed_best
 from ..rules.scoring import CATEGORY_BY_NEIGHBOURS
+from .compiling import COMPILED, jit
+from .retrieval import first_best, windowed_best
 
 __all__ = ["CATEGORY_ROW", "COMPILED", "N_CATEGORIES", "STATE_HEAD", "TAKES_ROW", "decide",
            "decide_tom0", "reason", "retrieve"]
