@@ -72,30 +72,6 @@ class Plan:
 
 
 
-Scores = tuple
-"""A request whose slots are all scored by built-in mismatch functions and held by every
-chunk (a ToM0 state against the instances), as a plain tuple made from the per-slot
-score caches at every retrieval of it (a class instance costs several times as much):
-``(chunks, base, scratch, slots, m0, m1, m2, m3)``: the chunk count, the base levels
-while every chunk has a fixed activation (else None), the memory's activations array
-(``_HELD``), and the mismatch columns as the ``activations`` kernel takes them
-(``slots`` of the four used). A retrieval of such a request is the per-time noise, one
-kernel pass, the first best and the threshold: no candidate filter. It is not kept
-among the plans: most ToM0 states are met once (a model meets ~3,300 distinct states in
-200 games), and keeping each (six tuples that outlive the decision) cost more in
-hashing and in the garbage collector's passes than making it anew (a few dict lookups:
-in a 4 x ToM2 game 3.4 young-generation collections before, 0.9 after, no full ones)."""
-
-
-_HELD = object()
-"""The key, among a memory's kept plans, of ``(chunks, slots, base, scratch)``: the
-per-slot score caches (``_compiled_scores``'s) of the scored slots every chunk holds, the
-base levels if every chunk has a fixed activation (they never change; else None) and an
-array for the activations, valid for that chunk count. Kept with the plans because
-whatever invalidates plans (a mismatch function set, a new slot, copied chunks)
-invalidates it too."""
-
-
 class RequestMatching:
     """Candidates and mismatch scores of :class:`~nothanks.actr.DeclarativeMemory`'s
     retrieval requests (a part of the memory, not a class of its own)."""
@@ -243,7 +219,7 @@ class RequestMatching:
         unhashable value), brought up to date with the chunks stored since; for any
         other request (unhashable values, only scored slots, or no chunk can match it
         yet) no plan but, when worked out already, its candidates and scored slots
-        (``_split``). (All-scored requests ``retrieve`` keeps itself: ``Scores``.)"""
+        (``_split``)."""
         if key is None:
             return None, None
         if plan is not None:
@@ -261,65 +237,3 @@ class RequestMatching:
         plan = self._plans[key] = Plan(exact, scored, rows, len(self._chunks))
         plan.scores = self._compiled_scores(scored)
         return plan, None
-
-    def _held_slots(self, count: int) -> tuple:
-        """The ``_HELD`` entry for ``count`` chunks, made anew from the per-slot caches."""
-        if self._scores_chunks != count:
-            self._scores.clear()
-            self._scores_chunks = count
-        columns = self._columns
-        # a slot's cache exists only for a built-in function the kernel can run on it
-        # (set_mismatch drops it with the function), see _compiled_scores
-        slots = {slot: cache for slot, cache in self._scores.items()
-                 if columns[slot].present == count}
-        # the activations' scratch array: a retrieval of an all-scored request hands out
-        # only the winner, so one array per memory serves them all
-        held = (count, slots, self._fixed.view() if self._learned == 0 else None,
-                np.empty(count))
-        self._plans[_HELD] = held
-        return held
-
-    def _scores_of(self, key: tuple) -> Scores | None:
-        """The ``Scores`` of the request whose items are ``key``, from the memory's per-slot
-        score caches, or None when it is not such a request (an exact-match slot, a slot some
-        chunk lacks or none holds, a user-defined function, a slot not scored before: the
-        general path sorts it out and fills the caches)."""
-        count = len(self._chunks)
-        held = self._plans.get(_HELD)
-        if held is None or held[0] != count:
-            held = self._held_slots(count)
-        slots = held[1]
-        try:
-            if len(key) == 4:  # the thesis's four slots, unrolled (a ToM0 state's first sight)
-                (s0, v0), (s1, v1), (s2, v2), (s3, v3) = key
-                return (count, held[2], held[3], 4, slots[s0][v0], slots[s1][v1], slots[s2][v2],
-                        slots[s3][v3])
-            picked = [slots[slot][value] for slot, value in key]
-        except KeyError:  # a slot not held (yet), or a value not scored yet
-            picked = []
-            for slot, value in key:
-                cache = slots.get(slot)
-                if cache is None:
-                    cache = self._scores.get(slot)
-                    if cache is None or self._columns[slot].present != count:
-                        return None
-                    slots[slot] = cache
-                scores = cache.get(value)
-                if scores is None:
-                    scores = self._score_slot(slot, value, self._columns[slot], None,
-                                              self._mismatch[slot])
-                    if len(cache) >= _SCORE_CACHE_SIZE:
-                        cache.clear()
-                    cache[value] = scores
-                picked.append(scores)
-        used = len(picked)
-        if used == 4:
-            return (count, held[2], held[3], 4, *picked)
-        if used == 0:
-            return None
-        if used > 4:  # the kernel takes four columns: fold all but the last three,
-            head = picked[0] + picked[1]  # adding left to right as the kernel would
-            for column in picked[2:-3]:
-                head += column
-            return (count, held[2], held[3], 4, head, *picked[-3:])
-        return (count, held[2], held[3], used, *picked, *[picked[0]] * (4 - used))

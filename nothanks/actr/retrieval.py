@@ -1,16 +1,16 @@
 """Retrieval: the activation of every candidate, the winner, its latency, the record
 (docs/actr.md, "Retrieval, latency, recall probability" and "Retrieval records").
 
-``retrieve`` takes the cheapest path that gives the same result: a request scored in one
-compiled pass (``_retrieve_scored``), an exact-match request (``_retrieve_exact``), the
-compiled kernel over a kept plan's candidates, or the NumPy path (always with records). All
+``retrieve`` takes the cheapest path that gives the same result: an exact-match request
+(``_retrieve_exact``), the compiled kernel over a kept plan's candidates, or the NumPy path
+(always with records; and on the reference, ``nothanks.kernels.reference_mode``). All
 of them compute the same additions in the same order, so activations, winners and latencies
 are bit-identical (tested in ``tests/agreement/``).
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -18,7 +18,7 @@ import numpy as np
 
 from . import kernel as _kernel_module
 from . import records as _records
-from .matching import Plan, Scored, Scores
+from .matching import Plan, Scored
 from .parameters import check_at_least, real_number
 from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, SlotValue
 
@@ -85,10 +85,6 @@ class Retriever:
                 plan = self._plans.get(key)
             except TypeError:  # an unhashable value: _split reports it
                 key = None
-            if plan is None and key is not None:
-                scores = self._scores_of(key)  # an all-scored request (a ToM0 state)?
-                if scores is not None:
-                    return self._retrieve_scored(kernels.activations, scores, offset, tau)
             plan, split = self._plan(request, key, plan)
             if plan is not None and not plan.scored:
                 return self._retrieve_exact(plan, offset, tau)
@@ -132,18 +128,7 @@ class Retriever:
 
     def retrieve_items(self, items: tuple[tuple[str, SlotValue], ...]) -> Retrieval:
         """``retrieve(dict(items))``, the request given as its ``(slot, value)`` items in
-        order: the same retrieval, and an all-scored request (a ToM0 state, ``Scores``)
-        is retrieved without a dict made, its items copied or the kept plans looked up
-        (thousands a game)."""
-        kernels = _kernel_module.kernels()
-        if kernels is not None:
-            try:
-                plan = self._scores_of(items)
-            except TypeError:  # an unhashable value: retrieve reports it
-                plan = None
-            if plan is not None:
-                return self._retrieve_scored(kernels.activations, plan, 0.0,
-                                             self._retrieval_threshold)
+        order (a ToM0 state, ``state.state_items``)."""
         return self.retrieve(dict(items))
 
     def activation(self, chunk: Mapping[str, SlotValue], request: Mapping[str, SlotValue], *,
@@ -182,42 +167,6 @@ class Retriever:
                       for (slot, *_), m in zip(scored, mismatches, strict=True)},
             offset=offset, noise=0.0 if noise is None else float(noise[0]),
             activation=float(total[0]))
-
-    def _retrieve_scored(self, activations: Callable, plan: Scores, offset: float,
-                         tau: float) -> Retrieval:
-        """A retrieval of an all-scored request (``Scores``): the same noise draws,
-        kernel pass and first-best argmax as ``retrieve``'s general compiled path, without
-        its bookkeeping."""
-        count, base, total, slots, m0, m1, m2, m3 = plan
-        noise = _kernel_module.EMPTY
-        if self._noise > 0:
-            if self._noise_mode == "per_time":
-                noise = self._time_noise  # _noise_now, its check inlined
-                if (noise is None or self._time_noise_at != self._time
-                        or len(noise) < count):
-                    noise = self._noise_for(count)
-            else:
-                noise = self._draw_noise(count)
-        if base is None:
-            base = self._base_levels()
-            if self._base_undefined and np.isinf(base).any():
-                self._raise_current_time_reference(None, base)
-        best = activations(
-            base, noise, _kernel_module.NO_ROWS, float(offset), m0, m1, m2, m3, slots,
-            self._mismatch_penalty, total)
-        if best < 0:
-            best = int(total.argmax())
-        activation = total.item(best)
-        if activation >= tau:
-            if noise is _kernel_module.EMPTY:
-                best = self._break_tie(total, best, activation)
-            try:  # retrieval_latency, inlined
-                latency = self._latency_factor * math.exp(-activation)
-            except OverflowError:
-                latency = math.inf
-            return _new_retrieval(Retrieval, (self._chunks[best], activation, latency, None))
-        return _new_retrieval(Retrieval, (None, activation,
-                                          retrieval_latency(self._latency_factor, tau), None))
 
     def _retrieve_exact(self, plan: Plan, offset: float, tau: float) -> Retrieval:
         """A retrieval whose request has only exact-match slots (the token memory's):

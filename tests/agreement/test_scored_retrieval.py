@@ -1,10 +1,7 @@
-"""The lean retrieval of all-scored requests (a ToM0 state against the instances) and the
-leaner ToM recursion change nothing: the same winners, activations, latencies and random
-state as the NumPy reference path and as recorded retrievals, and the same games.
-
-The lean path is taken for plain-dict requests whose slots all have built-in mismatch
-functions and are held by every chunk; it keeps such a request's mismatch columns until a
-chunk arrives and finds the first best activation in the kernel for small candidate sets.
+"""All-scored requests (a ToM0 state against the instances) on the memory's compiled
+path give what the NumPy reference path and recorded retrievals give: the same winners,
+activations, latencies and random state, by dict or by items; and the activations kernel
+finds NumPy's first best.
 """
 from __future__ import annotations
 
@@ -104,50 +101,36 @@ PARAMS = [
 
 @pytest.mark.parametrize("params", PARAMS)
 @pytest.mark.parametrize("fixed", [True, False])
-def test_lean_retrievals_match_the_numpy_path_and_recorded_ones(params, fixed):
+def test_compiled_retrievals_match_the_numpy_path_and_recorded_ones(params, fixed):
     coarse = params["noise"] == 0.0
     script = _script(17 + len(params), coarse)
-    lean = _run(script, params, compiled=True, record=False, fixed=fixed, coarse=coarse)
+    compiled = _run(script, params, compiled=True, record=False, fixed=fixed, coarse=coarse)
     numpy_path = _run(script, params, compiled=False, record=False, fixed=fixed,
                       coarse=coarse)
     recorded = _run(script, params, compiled=True, record=True, fixed=fixed, coarse=coarse)
     by_items = [_run(script, params, compiled=compiled, record=False, fixed=fixed,
                      coarse=coarse, items=True) for compiled in (True, False)]
     # winners, activations, latencies, random state
-    assert lean == numpy_path == recorded == by_items[0] == by_items[1]
-    results = lean[0]
+    assert compiled == numpy_path == recorded == by_items[0] == by_items[1]
+    results = compiled[0]
     assert 0 < sum(r[0] is not None for r in results) < len(results)  # both outcomes seen
     assert all(r[1] is not None and math.isfinite(r[2]) for r in results)
 
 
-def test_lean_path_is_taken_with_the_columns_of_every_chunk(monkeypatch):
-    """An all-scored request takes the lean path from its second sight on (the first
-    fills the slot caches), by dict or by items, with columns for every chunk stored
-    so far; it is made at each retrieval, never kept among the plans."""
+def test_retrieval_by_items_is_retrieval_by_dict():
+    """``retrieve_items`` is ``retrieve`` of the items' dict: the same retrieval, and an
+    unhashable value reported as ``retrieve`` reports it."""
     memory = DeclarativeMemory(mismatch=_mismatch(), seed=1)
+    twin = DeclarativeMemory(mismatch=_mismatch(), seed=1)
     rng = np.random.default_rng(0)
     for _ in range(30):
-        memory.add(_chunk(rng, False), fixed_activation=0.0)
-    request = {"category": "none", "card": 12, "tokens_on_card": 3, "tokens_owned": 5}
-    memory.retrieve(request)  # first sight: the general path fills the slot caches
-    lean = DeclarativeMemory._retrieve_scored
-    taken: list[int] = []
-
-    def counted(memory, activations, plan, offset, tau):
-        taken.append(plan[0])
-        return lean(memory, activations, plan, offset, tau)
-
-    monkeypatch.setattr(DeclarativeMemory, "_retrieve_scored", counted)
-    memory.retrieve(request)
-    assert taken == [30] and tuple(request.items()) not in memory._plans
-    memory.add(_chunk(rng, False), fixed_activation=0.0)
-    memory.retrieve(request)  # the general path again: the slot caches were emptied
-    memory.retrieve(request)
-    assert taken == [30, 31]  # made for the new chunk count
-    other = {**request, "tokens_owned": 6}
-    assert memory.retrieve_items(tuple(other.items())) == memory.retrieve(other)
-    assert taken == [30, 31, 31, 31] and tuple(other.items()) not in memory._plans
-    with pytest.raises(TypeError, match="hashable"):  # reported as retrieve reports it
+        chunk = _chunk(rng, False)
+        memory.add(chunk, fixed_activation=0.0)
+        twin.add(chunk, fixed_activation=0.0)
+    for owned in (5, 6, 5):
+        request = {"category": "none", "card": 12, "tokens_on_card": 3, "tokens_owned": owned}
+        assert memory.retrieve_items(tuple(request.items())) == twin.retrieve(request)
+    with pytest.raises(TypeError, match="hashable"):
         memory.retrieve_items((("category", ["none"]),))
 
 
