@@ -209,24 +209,24 @@ def test_a_count_beyond_the_score_tables_asks_for_more_rows():
     assert decide()[-1] == 0
 
 
-class _TableReference(ToMAgent):
-    """The reference recursion with the search's ToM0: P(take) from the take table,
-    taking when >= 1/2, no latency; the root's ToM0 (``root``: seat, tokens on the card,
-    tokens) takes, which is what ``skips`` asks."""
+def _table_reference(order: int, table: np.ndarray) -> ToMAgent:
+    """The reference recursion with the search's ToM0, through the model's public seam
+    (``tom0_rule``): P(take) from the take table, taking when >= 1/2; the root's ToM0
+    (``agent.root``: seat, tokens on the card, tokens) takes, which is what ``skips``
+    asks."""
+    agent = ToMAgent(order)
+    agent.root = (-1, -1, -1)
+    last = table.shape[2] - 1
 
-    def __init__(self, order: int, table: np.ndarray) -> None:
-        super().__init__(order)
-        self.table = table
-        self.root = (-1, -1, -1)
-
-    def _tom0(self, seat, tokens_on_card, tokens):
-        view = self._view
-        if (seat, tokens_on_card, tokens) == self.root:
-            return Action.TAKE, None, None, 0.0, False
+    def rule(view, seat, tokens_on_card, tokens):
+        if (seat, tokens_on_card, tokens) == agent.root:
+            return Action.TAKE
         category = CATEGORIES.index(category_name(view.cards[seat], view.card))
-        last = self.table.shape[2] - 1
-        p = self.table[category, view.card, min(tokens_on_card, last), min(tokens, last)]
-        return Action.TAKE if p >= 0.5 else Action.PASS, None, None, 0.0, False
+        p = table[category, view.card, min(tokens_on_card, last), min(tokens, last)]
+        return Action.TAKE if p >= 0.5 else Action.PASS
+
+    agent.tom0_rule = rule
+    return agent
 
 
 @settings(max_examples=5, deadline=None)
@@ -236,7 +236,7 @@ def test_the_search_model_skips_as_the_reference_predicts(players, seed):
     reference recursion given the same ToM0, orders 1-5, in the states of a random game."""
     variant = Variant(players=players)
     table = tom0_take_table(variant)
-    references = [_TableReference(order, table) for order in range(6)]
+    references = [_table_reference(order, table) for order in range(6)]
     for reference in references:
         reference.start(0, variant, 0)  # (the seat only matters with project_self=false)
     match = Match([make_agent("random") for _ in range(players)], variant, seed)
@@ -276,3 +276,23 @@ def test_an_instance_file_is_read_again_once_it_changed(tmp_path):
     os.utime(path, ns=(1, 1))  # even with an old time stamp the size differs
     second = load_instances(path)
     assert second is not first and len(second) < len(first)
+
+
+def test_a_tom0_rule_replaces_the_retrieval_and_steps_the_core_aside():
+    """The public seam: a ToM0 rule decides every ToM0 the recursion asks (here: always
+    pass, so a ToM2 model passes whenever it holds tokens); a non-callable is refused."""
+    agent = ToMAgent(2)
+    asked = []
+
+    def always_pass(view, seat, tokens_on_card, tokens):
+        asked.append(seat)
+        return Action.PASS
+
+    agent.tom0_rule = always_pass
+    record = Match([agent, *[make_agent("random") for _ in range(3)]], SMALL, 3).run()
+    mine = [d for d in record.decisions if d.seat == 0]
+    assert mine and asked
+    forced = "no tokens left: must take"
+    assert all(d.action is Action.PASS for d in mine if d.info["reason"] != forced)
+    with pytest.raises(TypeError, match="must be None or callable"):
+        agent.tom0_rule = "pass"

@@ -128,6 +128,13 @@ run ToM-``level`` from ``seat``'s view assuming it holds ``tokens`` (``world``: 
 player's assumed counts), it returns that projection's :class:`Outcome`. Within the
 call the recursion is the plain one (:meth:`ToMAgent.reason_plainly`)."""
 
+ZeroOrderRule = Callable[[View, int, int, int], Action]
+"""A hook replacing ToM0 inside the reference recursion (:attr:`ToMAgent.tom0_rule`):
+called as ``rule(view, seat, tokens_on_card, tokens)`` where the recursion would ask ToM0
+from ``seat``'s view assuming it holds ``tokens``, it returns ToM0's action (no latency,
+no failure). The search's ToM-k stand-in is tested against the reference so, with ToM0
+read from its take table."""
+
 #: The outcome of a player without tokens when no trace is kept (the same every time).
 _MUST_TAKE_OUTCOME = Outcome(Action.TAKE, 0.0, 0, None, None, _MUST_TAKE)
 
@@ -244,6 +251,7 @@ class ToMAgent(Agent):
         self.instance_failures = 0  # over the current game
         self._opponent_model: OpponentModel | None = None
         self._projecting = False  # inside an opponent model's call: the plain recursion
+        self._tom0_rule: ZeroOrderRule | None = None
         self._fast_paths()
 
     # ------------------------------------------------------------------ game lifecycle
@@ -356,7 +364,7 @@ class ToMAgent(Agent):
         """Which fast paths may decide (only without an opponent model): a ToM0 decision
         as one retrieval (_decide_tom0) and the compiled core for k >= 1 (per-time noise:
         one noise array per decision)."""
-        plain = self._opponent_model is None
+        plain = self._opponent_model is None and self._tom0_rule is None
         self._tom0_only = plain and self.k == 0
         self._compiled_reasoning = (plain and self.k >= 1
                                     and self.params["noise_mode"] == "per_time")
@@ -377,6 +385,21 @@ class ToMAgent(Agent):
                             f"model(level, seat, tokens_on_card, tokens, world) -> Outcome, "
                             f"got {model!r}")
         self._opponent_model = model
+        self._fast_paths()
+
+    @property
+    def tom0_rule(self) -> ZeroOrderRule | None:
+        """What ToM0 does inside the recursion: None (the default) is the thesis's ToM0,
+        a retrieval over the instances; a hook (:data:`ZeroOrderRule`) replaces it, and
+        the compiled core steps aside (the reference recursion decides)."""
+        return self._tom0_rule
+
+    @tom0_rule.setter
+    def tom0_rule(self, rule: ZeroOrderRule | None) -> None:
+        if rule is not None and not callable(rule):
+            raise TypeError(f"a ToM0 rule must be None or callable as "
+                            f"rule(view, seat, tokens_on_card, tokens) -> Action, got {rule!r}")
+        self._tom0_rule = rule
         self._fast_paths()
 
     @property
@@ -663,8 +686,10 @@ class ToMAgent(Agent):
 
     def _tom0(self, seat: int, tokens_on_card: int, tokens: int):
         """ToM0 from ``seat``'s view: (action, state, retrieval record, latency, failed)."""
-        category = self._categories.get(seat)
         view = self._view
+        if self._tom0_rule is not None:
+            return self._tom0_rule(view, seat, tokens_on_card, tokens), None, None, 0.0, False
+        category = self._categories.get(seat)
         if category is None:
             category = self._categories[seat] = category_name(view.cards[seat], view.card)
         if self._memoize:
