@@ -195,7 +195,7 @@ def test_an_instance_file_with_a_card_outside_the_deck_is_refused(tmp_path, caps
 
 # ------------------------------------------------------------------ check everything first
 # Issue 28: every command validates all of its arguments (one shared validator per kind,
-# nothanks/cli_checks.py) before it writes anything or starts work.
+# nothanks/cli/checks.py) before it writes anything or starts work.
 HUGE = "99999999999999999999999"
 POOL = "random;heuristic;always-pass;random:p=0.2"
 TINY_STUDY = ["--targets", "tom1_share", "--heldout", "", "--trials", "1", "--games", "2",
@@ -290,7 +290,7 @@ def no_work(monkeypatch):
 ])
 def test_every_command_checks_all_arguments_before_any_work(tmp_path, capsys, no_work, argv,
                                                             expected):
-    from nothanks.cli_checks import max_jobs
+    from nothanks.cli.checks import max_jobs
     (tmp_path / "file").write_text("mine")
     argv = [a.replace("{tmp}", str(tmp_path)).replace("{out}", str(tmp_path / "out"))
             for a in argv]
@@ -411,7 +411,7 @@ def test_participants_options_say_what_they_take(capsys):
 def test_the_validators_state_the_valid_range_and_leave_nothing_behind(tmp_path):
     import argparse
 
-    from nothanks import cli_checks as checks
+    from nothanks.cli import checks
     assert checks.seed(str(2**63 - 1)) == 2**63 - 1
     assert checks.jobs(str(checks.max_jobs())) == checks.max_jobs()
     assert checks.probability("1") == 1.0 and checks.non_negative_float("0") == 0.0

@@ -14,7 +14,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import cli_checks as checks
 from ..outputs import (
     UPDATE_SHIPPED,
     OutputError,
@@ -25,6 +24,7 @@ from ..outputs import (
     replacing,
     typed_path,
 )
+from . import checks
 from .base import Configure, Runner, add_scheduler
 
 

@@ -12,7 +12,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import cli_checks as checks
 from ..outputs import (
     UPDATE_SHIPPED,
     check_output,
@@ -21,6 +20,7 @@ from ..outputs import (
     removed_if_new,
     typed_path,
 )
+from . import checks
 from .base import Runner, add_scheduler
 
 #: Where ``make studies`` writes (inside the shipped figures folder).

@@ -27,6 +27,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+#: Largest root seed: game and agent seeds derive from it through NumPy's SeedSequence
+#: (any non-negative integer), and the logs store it as a signed 64-bit integer.
+MAX_SEED = 2**63 - 1
+
 #: The C seeding of ``random.Random`` (its base class, ``_random.Random``): for an int, all
 #: that ``random.Random.seed`` does besides resetting ``gauss_next``.
 _seed_state = random.Random.__mro__[1].seed
