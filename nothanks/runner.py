@@ -16,7 +16,7 @@ from .batch import batchable, play_batch
 from .batch import enabled as batch_enabled
 from .match import GameRecord, Match
 from .rules import Action, Variant
-from .rules.seeding import agent_seed, derive_seed, derive_seeds, game_seed
+from .rules.seeding import agent_seed, derive_seeds, game_seed
 
 __all__ = ["agent_seed", "game_seed", "play_game", "play_games", "play_trial", "seating",
            "summarize"]
@@ -117,14 +117,15 @@ def play_trial(
 
     - ``agents``: one per seat; agent objects are used as they are (their state going in
       is the trial's start), specs are built once; one object may not sit at two seats.
-    - Seeds: the trial's root is ``derive_seed(seed, trial)``; game ``g`` (``game_id``
-      ``g``, 0-based) has seed ``game_seed(root, g)`` and its agents ``agent_seed(game
-      seed, seat)``, as in :func:`play_games` with that root. Trials ``0, 1, ...`` of one
-      ``seed`` are thus independent and reproducible, and a control trial given the same
-      ``seed`` and ``trial`` plays the same deals.
-    - Seating: with ``rotate`` agent ``i`` sits at ``seating(agents, g)[...]`` as in
-      :func:`play_games` (each agent in every seat over ``len(agents)`` games); otherwise
-      agent ``i`` always sits at seat ``i``.
+    - Seeds and seating: trial ``k`` of ``games`` games is deals ``k*games ..
+      (k+1)*games - 1`` of a run with root ``seed``: its game ``g`` is game
+      ``i = k*games + g`` of :func:`play_games` (``game_id`` ``i``, seed ``game_seed(seed,
+      i)``, agents ``agent_seed(game seed, seat)``, seating ``seating(agents, i)``), and
+      so trial ``k`` of a design with ``trial = games`` and the same seed (one table:
+      tests/test_utility_agent.py). Trials ``0, 1, ...`` of one ``seed`` are thus
+      independent and reproducible, and a control trial given the same ``seed`` and
+      ``trial`` plays the same deals.
+    - Seating without ``rotate``: agent ``i`` always sits at seat ``i``.
     - Returns the games' records in play order (without decision records if ``record``
       is false). A ValueError for ``games < 1`` or a wrong number of agents.
     """
@@ -140,13 +141,14 @@ def play_trial(
             if pool[j] is agent:
                 raise ValueError(f"the same agent object is given for seats {j} and {i}; "
                                  "give each seat its own agent")
-    root = derive_seed(seed, trial)
-    seeds = derive_seeds([(root, g) for g in range(games)])
+    first = trial * games
+    indices = range(first, first + games)
+    seeds = derive_seeds([(seed, index) for index in indices])
     players = range(len(pool))
     out = []
-    for g, game in enumerate(seeds):
-        order = seating(pool, g) if rotate else list(players)
-        out.append(Match([pool[i] for i in order], variant, game, game_id=g).run(record))
+    for index, game in zip(indices, seeds, strict=True):
+        order = seating(pool, index) if rotate else list(players)
+        out.append(Match([pool[i] for i in order], variant, game, game_id=index).run(record))
     return out
 
 

@@ -126,3 +126,24 @@ def test_the_check_refuses_an_agent_object_and_unknown_checks():
         check_agent(make_agent("random"))
     with pytest.raises(ValueError, match="unknown check"):
         check_agent("random", checks=["no_such_check"])
+
+
+@pytest.mark.parametrize("spec", SPECS, indirect=True)
+def test_an_agent_pickles_and_deep_copies_mid_life(spec):
+    """After a game (with traces: the last trace is kept), a pickled and a deep-copied
+    agent play the next game exactly as the original does (issue 45: agents travel to
+    Dask workers and are cloned in notebooks)."""
+    import copy
+    import pickle
+
+    from nothanks.match import Match
+    from nothanks.rules import Variant
+
+    variant = Variant(players=3)
+    agent = make_agent(spec)
+    Match([agent, "random", "heuristic"], variant, seed=21, traces=True).run()
+    copies = [pickle.loads(pickle.dumps(agent)), copy.deepcopy(agent)]
+    moves = [[(d.seat, d.card, d.action) for d in
+              Match([a, "random", "heuristic"], variant, seed=22).run().decisions]
+             for a in (*copies, agent)]
+    assert moves[0] == moves[1] == moves[2]
