@@ -46,7 +46,7 @@ from nothanks.analysis.frames import condition_variants, game_key
 from nothanks.analysis.move_quality import GAME_COLUMNS
 from nothanks.analysis.paired import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from nothanks.experiments import load
-from nothanks.play.replay import logged_moves, replay
+from nothanks.play.replay import logged_moves, replay_logged_game
 from nothanks.search import root_state, search
 from nothanks.studies.move_quality import DEFAULT_CHECKPOINT, NetworkGrader, move_quality
 
@@ -73,8 +73,9 @@ def views(log, frame: pd.DataFrame):
     first = frame.iloc[0]
     variant = condition_variants(log.conditions)[(first.get("design_hash"),
                                                   int(first["condition"]))]
-    for step in replay(logged_moves(frame.to_dict("records")), variant, int(first["seed"]),
-                       where=f"game {first['game_id']}"):
+    moves = logged_moves(frame.to_dict("records"))
+    for step in replay_logged_game(moves, variant, int(first["seed"]),
+                                   where=f"game {first['game_id']}"):
         yield step.view
 
 

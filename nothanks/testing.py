@@ -36,7 +36,7 @@ from .agents import Agent, AgentSpec, AgentSpecError, agent_parameters, make_age
 from .experiments import schema
 from .experiments.design import Design
 from .experiments.rows import INFO_NOT_LOGGED, LogContext, LogRows
-from .match import Match
+from .play.match import Match
 from .rules import Action, Game, Variant
 from .rules.game import deal
 
@@ -108,7 +108,7 @@ class _Checker:
 
     def _play_on_order(self, table: Sequence[Agent | str], variant: Variant,
                        order: tuple[int, ...], agent_seeds: Sequence[int]) -> list[tuple]:
-        """Drive a game on an explicit deck order as :class:`~nothanks.match.Match`
+        """Drive a game on an explicit deck order as :class:`~nothanks.play.match.Match`
         does: ``start``, events to observers, ``decide(view)`` on the seat's own view.
         Returns ``(face-up card index, card, seat, action)`` per decision."""
         agents = [make_agent(a) if isinstance(a, str) else a for a in table]

@@ -136,7 +136,7 @@ def test_an_agent_pickles_and_deep_copies_mid_life(spec):
     import copy
     import pickle
 
-    from nothanks.match import Match
+    from nothanks.play.match import Match
     from nothanks.rules import Variant
 
     variant = Variant(players=3)

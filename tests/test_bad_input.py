@@ -12,7 +12,7 @@ from nothanks.cli import main
 from nothanks.cli.experiments import first_sentence
 from nothanks.experiments import DesignError, load, load_design
 from nothanks.experiments.design import shipped_designs
-from nothanks.runner import summarize
+from nothanks.play.runner import summarize
 
 from helpers import ROOT
 
@@ -50,7 +50,7 @@ def test_simulate_refuses_a_non_empty_out_unless_forced(tmp_path, capsys):
 
 
 def test_simulate_checks_its_output_before_playing(tmp_path, capsys, monkeypatch):
-    import nothanks.runner as runner
+    import nothanks.play.runner as runner
     played = []
     monkeypatch.setattr(runner, "play_games", lambda *a, **k: played.append(1) or [])
     a_file = tmp_path / "file"
@@ -209,15 +209,15 @@ def no_work(monkeypatch):
     import nothanks.cli.tournament
     import nothanks.experiments.run
     import nothanks.experiments.synthetic
+    import nothanks.play.runner
     import nothanks.report
-    import nothanks.runner
     import nothanks.studies.calibration
     import nothanks.studies.inference
 
     def work(*args, **kwargs):
         raise AssertionError("work started before the arguments were checked")
     for module, name in ((nothanks.experiments.run, "run_design"),
-                         (nothanks.runner, "play_games"), (nothanks.report, "make_figures"),
+                         (nothanks.play.runner, "play_games"), (nothanks.report, "make_figures"),
                          (nothanks.cli.tournament, "play_and_rate"),
                          (nothanks.studies.calibration, "calibrate"),
                          (nothanks.studies.inference, "infer_order"),
@@ -446,7 +446,7 @@ def test_a_late_failure_removes_the_empty_out_it_made(tmp_path):
 
 
 def test_an_agent_object_given_as_a_spec_says_what_to_pass():
-    from nothanks.runner import play_games
+    from nothanks.play.runner import play_games
 
     built = make_agent("tom2")
     with pytest.raises(TypeError, match=r"agent spec .*not a ToMAgent.*play_trial"):

@@ -1,5 +1,5 @@
 """The ``utility`` agent (nothanks.agents.cognitive.utility; docs/agent-specs.md) and
-trials of games with the same agent objects (nothanks.runner.play_trial): rewards by
+trials of games with the same agent objects (nothanks.play.runner.play_trial): rewards by
 scheme, carrying utilities across games, the learning state in every decision's info,
 and that a seeded trial learns to prefer the strategy that scores better."""
 from __future__ import annotations
@@ -14,10 +14,10 @@ from nothanks.analysis.learning import final_states
 from nothanks.experiments import load, run_design
 from nothanks.experiments.design import Design, Table
 from nothanks.experiments.rows import compact_frames
-from nothanks.match import Match
+from nothanks.play.match import Match
+from nothanks.play.runner import play_trial
 from nothanks.rules import Variant
 from nothanks.rules.seeding import game_seed
-from nothanks.runner import play_trial
 
 CHEAP = "strategies=T0+T30+seq"  # rules only: no ToM model to load, games in milliseconds
 TABLE = ["heuristic", "heuristic:T=-2", "random:p=0.4"]

@@ -51,9 +51,9 @@ from functools import cached_property
 from pathlib import Path
 
 from ..agents import AgentSpec, AgentSpecError, agent_parameters, make_agent, parse_spec
+from ..play.runner import game_seed, seating
 from ..rules import Variant, VariantError
 from ..rules.seeding import MAX_SEED
-from ..runner import game_seed, seating
 
 #: The spec that marks the participant's seat in a design (played by a person in a
 #: ParticipantSession, or by the design's ``human`` stand-in spec in a plain run).

@@ -12,9 +12,9 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from ..agents import Agent, make_agent
-from ..batch import batchable, play_batch
-from ..batch import enabled as batch_enabled
-from ..match import Match
+from ..play.batch import batchable, play_batch
+from ..play.batch import enabled as batch_enabled
+from ..play.match import Match
 from ..rules.seeding import derive_seeds
 from .design import HUMAN, Design, DesignError, PlannedGame
 from .rows import LogContext, LogRows
@@ -47,7 +47,7 @@ def prepare_to_fork(design: Design) -> None:
     for itself: when the design seats a cognitive model, its compiled ACT-R kernels.
     Forked workers inherit them, so numba's load happens once (docs/benchmarks.md).
     Designs without a cognitive model load nothing; designs seating baseline agents load
-    the batch engine's kernel (:mod:`nothanks.batch`)."""
+    the batch engine's kernel (:mod:`nothanks.play.batch`)."""
     agents = [make_agent(spec) for spec in design.agent_specs()]
     if any(agent.tom_order is not None for agent in agents):
         from ..actr import kernel
@@ -82,7 +82,7 @@ def play_chunk(design: Design, start: int, stop: int, context: LogContext,
     rows = LogRows(context, design, traces)
     pool: list[Agent] = []
     # games whose every seat is a baseline agent, gathered and played in compiled batches
-    # (nothanks.batch: the same records) unless traces are on or the reference is
+    # (nothanks.play.batch: the same records) unless traces are on or the reference is
     pending: list[tuple[PlannedGame, list[Agent]]] = []
     for plan in design.plan(start, stop):
         trial = design.trial_of(plan)

@@ -115,15 +115,15 @@ def _seed(seed: int, key: str) -> int:
 
 
 def _game_states(rows: pd.DataFrame, variant, where: str):
-    """Replay one game's logged moves from its seed (:func:`nothanks.play.replay`);
+    """Replay one game's logged moves from its seed (:func:`nothanks.play.replay_logged_game`);
     yield (row, view) at each decision. A log that does not replay raises
     :class:`~nothanks.play.ReplayError` naming the game, turn and field."""
-    from ..play.replay import LoggedMove, replay
+    from ..play.replay import LoggedMove, replay_logged_game
 
     records = rows.to_dict("records")
     moves = [LoggedMove.from_row(row) for row in records]
     seed = int(records[0]["seed"])
-    steps = replay(moves, variant, seed, where=where)
+    steps = replay_logged_game(moves, variant, seed, where=where)
     for row, step in zip(rows.itertuples(index=False), steps, strict=False):
         yield row, step.view
     for _ in steps:  # the rest of the game: checks that the log has every move

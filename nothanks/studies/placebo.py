@@ -41,7 +41,7 @@ REPLAY_OFFSET = 101
 
 def focal_seats(start: int, games: int, players: int = 4) -> np.ndarray:
     """The seat of spec index 0 (the focal model) in games ``start ..`` of a rotating run
-    (:func:`nothanks.runner.seating`: seat s holds spec (s + i) mod n)."""
+    (:func:`nothanks.play.runner.seating`: seat s holds spec (s + i) mod n)."""
     index = np.arange(start, start + games)
     return (-index) % players
 
@@ -51,10 +51,10 @@ def play_chunk(spec: str, start: int, games: int, seed: int, replay: bool = Fals
     """Games ``start .. start+games-1``: rank points x 2 and places per seat (int8),
     the focal seat, and the deal seed of each game."""
     from ..agents import make_agent
-    from ..match import Match
+    from ..play.match import Match
+    from ..play.runner import play_games
     from ..rules import Variant
     from ..rules.seeding import derive_seeds
-    from ..runner import play_games
 
     points = np.empty((games, 4), np.int8)
     ranks = np.empty((games, 4), np.int8)

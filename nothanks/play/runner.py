@@ -2,7 +2,7 @@
 
 Every game's seed derives from the root seed and the game's index only, so a game can
 be replayed alone and results do not depend on how games are split across workers.
-Games are played by the one driver, :class:`nothanks.match.Match`; this module adds
+Games are played by the one driver, :class:`nothanks.play.match.Match`; this module adds
 seating and seeding for runs of many games.
 """
 from __future__ import annotations
@@ -11,12 +11,12 @@ from collections.abc import Iterator, Sequence
 
 import pandas as pd
 
-from .agents import Agent, make_agent
+from ..agents import Agent, make_agent
+from ..rules import Action, Variant
+from ..rules.seeding import agent_seed, derive_seeds, game_seed
 from .batch import batchable, play_batch
 from .batch import enabled as batch_enabled
 from .match import GameRecord, Match
-from .rules import Action, Variant
-from .rules.seeding import agent_seed, derive_seeds, game_seed
 
 __all__ = ["agent_seed", "game_seed", "play_game", "play_games", "play_trial", "seating",
            "summarize"]
@@ -66,7 +66,7 @@ def play_games(
 ) -> Iterator[GameRecord]:
     """Play games ``start .. start+games-1`` of a run; agents are built once and reused.
 
-    When every agent is a baseline the batch engine plays (:func:`nothanks.batch.batchable`)
+    When every agent is a baseline the batch engine plays (:func:`nothanks.play.batch.batchable`)
     and ``batch`` is true, the games are played in compiled batches with the same records
     (``batch=False`` or the reference, ``nothanks.kernels.reference_mode``: one
 :class:`Match` per game).
