@@ -2,27 +2,92 @@
 
 Every game's seed derives from the root seed and the game's index only, so a game can
 be replayed alone and results do not depend on how games are split across workers.
-Games are played by the one driver, :class:`nothanks.play.match.Match`; this module adds
-seating and seeding for runs of many games.
+
+:func:`play_planned` is the one loop that plays planned games (each with its id, seed
+and seated agents): :func:`play_games` (the command line's ``nothanks play``),
+:func:`play_trial`, the experiment workers
+(:func:`nothanks.experiments.workers.play_chunk`) and the placebo pools all play through
+it. It derives the agents' seeds in batches (:func:`nothanks.rules.seeding.agent_seeds`)
+and plays each game with the one driver, :class:`nothanks.play.match.Match`, or, when
+every seat is a baseline the batch engine plays, in compiled batches with the same
+records (:mod:`nothanks.play.batch`).
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from typing import Any, NamedTuple
 
 import pandas as pd
 
 from ..agents import Agent, make_agent
 from ..rules import Action, Variant
-from ..rules.seeding import agent_seed, derive_seeds, game_seed
+from ..rules.seeding import AGENT_SEAT_OFFSET, agent_seed, agent_seeds, derive_seeds, game_seed
 from .batch import batchable, play_batch
 from .batch import enabled as batch_enabled
 from .match import GameRecord, Match
 
-__all__ = ["agent_seed", "game_seed", "play_game", "play_games", "play_trial", "seating",
-           "summarize"]
+__all__ = ["GameToPlay", "agent_seed", "game_seed", "play_game", "play_games", "play_planned",
+           "play_trial", "seating", "summarize"]
 
 #: Games whose seeds are derived together (a lazy run derives them a batch ahead).
 _SEED_BATCH = 256
+
+
+class GameToPlay(NamedTuple):
+    """One planned game: its id, its seed and the agent at each seat.
+
+    ``batch``: whether it may be played in a compiled batch (when every seat is an
+    agent the batch engine plays); ``key``: whatever the caller planned it as (a
+    design's ``PlannedGame``), handed back with the record.
+    """
+
+    game_id: int
+    seed: int
+    agents: Sequence[Agent]
+    batch: bool = True
+    key: Any = None
+
+
+def play_planned(games: Iterable[GameToPlay], variant: Variant, *, record: bool = True,
+                 batch: bool = True, seat_offset: int = AGENT_SEAT_OFFSET
+                 ) -> Iterator[tuple[GameToPlay, GameRecord]]:
+    """Play ``games`` in order; yield each with its record.
+
+    Contract: game ``g`` is ``Match(g.agents, variant, g.seed, game_id=g.game_id,
+    agent_seeds=...).run(record)``, its agents' seeds being ``agent_seed(g.seed, seat,
+    seat_offset)``. Games whose every seat the batch engine plays
+    (:func:`nothanks.play.batch.batchable`), with ``g.batch`` and ``batch`` true and the
+    engine enabled, are gathered and played in compiled batches with the same records.
+    ``games`` is read at most :data:`_SEED_BATCH` games ahead of the game played (the
+    agents of a planned game are used only when it is played, in order).
+    """
+    batched = batch and batch_enabled()
+    planned = iter(games)
+    while chunk := list(islice(planned, _SEED_BATCH)):
+        seeds = agent_seeds([game.seed for game in chunk], variant.players, seat_offset)
+        pending: list[tuple[GameToPlay, list[int]]] = []
+        for game, per_seat in zip(chunk, seeds, strict=True):
+            if batched and game.batch and batchable(game.agents):
+                pending.append((game, per_seat))
+                continue
+            yield from _play_batch(pending, variant, record)
+            pending = []
+            yield game, Match(game.agents, variant, game.seed, game_id=game.game_id,
+                              agent_seeds=per_seat).run(record)
+        yield from _play_batch(pending, variant, record)
+
+
+def _play_batch(pending: Sequence[tuple[GameToPlay, list[int]]], variant: Variant,
+                record: bool) -> Iterator[tuple[GameToPlay, GameRecord]]:
+    """The games of ``pending`` (with their agents' seeds) played in one batch."""
+    if not pending:
+        return
+    games = [game for game, _ in pending]
+    records = play_batch([game.agents for game in games], variant,
+                         [game.seed for game in games], [seeds for _, seeds in pending],
+                         [game.game_id for game in games], record)
+    yield from zip(games, records, strict=True)
 
 
 def seating(specs: Sequence[str], game_index: int) -> list[int]:
@@ -78,26 +143,18 @@ def play_games(
             "give one spec per seat"
         )
     pool = [make_agent(s) for s in specs]
-    players = range(len(specs))
-    batched = batch and batchable(pool) and batch_enabled()
-    for first in range(start, start + games, _SEED_BATCH):
-        # the seeds of game_seed and agent_seed, derived for a batch of games at once
-        indices = range(first, min(first + _SEED_BATCH, start + games))
-        seeds = derive_seeds([(seed, index) for index in indices])
-        per_seat = derive_seeds([(s, 1 + seat) for s in seeds for seat in players])
-        if batched:
-            seated = [[pool[i] for i in (seating(specs, index) if rotate else players)]
-                      for index in indices]
-            width = len(players)
-            yield from play_batch(seated, variant, seeds,
-                                  [per_seat[k:k + width] for k in range(0, len(per_seat), width)],
-                                  indices, record)
-            continue
-        for offset, index in enumerate(indices):
-            order = seating(specs, index) if rotate else list(players)
-            agent_seeds = per_seat[offset * len(players):(offset + 1) * len(players)]
-            yield Match([pool[i] for i in order], variant, seeds[offset], game_id=index,
-                        agent_seeds=agent_seeds).run(record)
+    players = list(range(len(specs)))
+
+    def planned() -> Iterator[GameToPlay]:
+        for first in range(start, start + games, _SEED_BATCH):
+            indices = range(first, min(first + _SEED_BATCH, start + games))
+            seeds = derive_seeds([(seed, index) for index in indices])  # game_seed's
+            for index, game in zip(indices, seeds, strict=True):
+                order = seating(specs, index) if rotate else players
+                yield GameToPlay(index, game, [pool[i] for i in order])
+
+    for _, played in play_planned(planned(), variant, record=record, batch=batch):
+        yield played
 
 
 def play_trial(
@@ -143,13 +200,12 @@ def play_trial(
                                  "give each seat its own agent")
     first = trial * games
     indices = range(first, first + games)
-    seeds = derive_seeds([(seed, index) for index in indices])
-    players = range(len(pool))
-    out = []
-    for index, game in zip(indices, seeds, strict=True):
-        order = seating(pool, index) if rotate else list(players)
-        out.append(Match([pool[i] for i in order], variant, game, game_id=index).run(record))
-    return out
+    seeds = derive_seeds([(seed, index) for index in indices])  # game_seed's
+    players = list(range(len(pool)))
+    planned = (GameToPlay(index, game, [pool[i] for i in (seating(pool, index) if rotate
+                                                         else players)])
+               for index, game in zip(indices, seeds, strict=True))
+    return [played for _, played in play_planned(planned, variant, record=record)]
 
 
 def summarize(games: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFrame:
