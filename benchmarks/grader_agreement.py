@@ -25,7 +25,7 @@ by the value network of ``--checkpoint``. Reported on the free (unforced) decisi
   and the grader alone (the search, or the network's evaluation, on the same states).
 
 The bar, set in advance: ``make figures`` may switch to the network grader
-(``nothanks.report.studies.QUALITY_GRADER``) only if Spearman on EV loss is >= 0.8; the cost
+(``nothanks.studies.move_quality.QUALITY_GRADER``) only if Spearman on EV loss is >= 0.8; the cost
 target is the network >= 50x cheaper per decision.
 
 Writes ``decisions.csv`` (both graders' estimates per decision) and ``summary.md``
@@ -54,7 +54,8 @@ from nothanks.studies.move_quality import DEFAULT_CHECKPOINT, NetworkGrader, mov
 SPEARMAN_BAR = 0.8
 #: The cost target: the network grader this many times cheaper per decision.
 COST_TARGET = 50.0
-#: IS-MCTS settings of make studies (nothanks.report.studies.QUALITY_ITERATIONS, heuristic, c 0.7).
+#: IS-MCTS settings of make studies (nothanks.studies.move_quality.QUALITY_ITERATIONS,
+#: heuristic, c 0.7).
 ISMCTS = {"c": 0.7, "rollout": "heuristic", "seed": 0}
 
 
