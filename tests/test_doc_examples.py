@@ -42,3 +42,15 @@ def test_agent_specs_checks_an_outside_agent(monkeypatch):
     printed = run(code, "docs/agent-specs.md", monkeypatch)
     assert printed.strip() == str(tuple(c for c in CHECKS if c != "one_line_errors"))
 
+
+
+def test_the_readme_quick_start_runs_in_ten_lines(monkeypatch, tmp_path):
+    """The README's Python quick start, its /tmp paths pointed into a temporary folder:
+    it prints a spec and three games' scores, logs a run and draws a figure."""
+    code = python_blocks(ROOT / "README.md", "In Python")
+    assert len(code.strip().splitlines()) <= 11  # ten lines and the blank after imports
+    printed = run(code.replace("/tmp/", f"{tmp_path}/"), "README.md", monkeypatch)
+    spec, scores = printed.strip().splitlines()
+    assert spec == "tom1:rt=-1.5" and scores.count("(") == 3  # three games' scores
+    assert (tmp_path / "quick" / "games.parquet").is_file()
+    assert (tmp_path / "quick.png").stat().st_size > 10_000

@@ -26,6 +26,7 @@ from .. import experiments as ex
 from ..analysis import instance_sets
 from ..analysis.frames import markdown_table
 from ..analysis.learning import learning_statistics
+from ..experiments.cache import load_finished_log
 from ..figures import plots
 from ..figures.instance_sets import instance_set_dose_response, rt_sweep_by_set_lines
 from ..figures.learning import learning_curves, states_over_games_lines
@@ -41,7 +42,6 @@ from . import (
     FigureReport,
     FigureSpec,
     Timer,
-    load_thesis_log,
     readme_text,
     write_set,
 )
@@ -235,7 +235,7 @@ SWEEP_TABLES: dict[str, tuple[str, ...] | None] = {"experiments": None, "conditi
 
 
 def _figure14_instance_sets(inputs: StudyInputs) -> StudyOutput:
-    sets, default = (load_thesis_log(inputs.logs[name], SWEEP_TABLES)
+    sets, default = (load_finished_log(inputs.logs[name], SWEEP_TABLES)
                      for name in ("figure14-instance-sets", "figure14"))
     table = instance_sets.rt_sweep_by_set(sets, default)
     return StudyOutput({"rt_sweep_by_set": table},

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..analysis import readings as readings_columns
-from ..experiments.log import load_finished_tables
+from ..experiments.cache import load_finished_tables
 
 __all__ = ["INSTANCE_SETS_DECISION_COLUMNS", "ORDERS_DECISION_COLUMNS", "InstanceSetsLog",
            "OrdersLog", "ReadingsTables", "load_instance_sets", "load_orders",
