@@ -131,10 +131,10 @@ def play_games(
 ) -> Iterator[GameRecord]:
     """Play games ``start .. start+games-1`` of a run; agents are built once and reused.
 
-    When every agent is a baseline the batch engine plays (:func:`nothanks.play.batch.batchable`)
-    and ``batch`` is true, the games are played in compiled batches with the same records
-    (``batch=False`` or the reference, ``nothanks.kernels.reference_mode``: one
-:class:`Match` per game).
+    The games are played by :func:`play_planned`: when every agent is a baseline the
+    batch engine plays (:func:`nothanks.play.batch.batchable`) and ``batch`` is true, in
+    compiled batches with the same records (``batch=False`` or the reference,
+    ``nothanks.kernels.reference_mode``: one :class:`Match` per game).
     """
     variant = variant or Variant()
     if len(specs) != variant.players:
