@@ -80,17 +80,17 @@ selfplay: $(VENV)/.installed-dev
 	    --seed 7 --ship data/selfplay/alphazero.npz
 	cp $(SELFPLAY_RUN)/curve.csv $(SELFPLAY_RUN)/curve.png data/selfplay/
 
-# Pages are served by Voila through nothanks.serve, which holds the server options (localhost
+# Pages are served by Voila through nothanks.ui.serve, which holds the server options (localhost
 # only, no code shown, kernels shut down with their tab and idle ones culled).
 PORT   ?= 8866
 
 play: $(VENV)/.installed-notebooks
-	$(PY) -m nothanks.serve notebooks/01_play.ipynb --port=$(PORT)
+	$(PY) -m nothanks.ui.serve notebooks/01_play.ipynb --port=$(PORT)
 
 # The experiment for the lab: an experimenter start screen, then one participant's games.
 # Sessions go to NOTHANKS_SESSIONS (default data/participants); localhost only.
 session: $(VENV)/.installed-notebooks
-	$(PY) -m nothanks.serve notebooks/08_lab_session.ipynb --port=$(PORT)
+	$(PY) -m nothanks.ui.serve notebooks/08_lab_session.ipynb --port=$(PORT)
 
 # Warnings are errors, as in the test suite: a broken reference fails the build.
 docs: $(VENV)/.installed-docs

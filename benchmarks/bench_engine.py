@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable
 
 from nothanks.agents import make_agent
-from nothanks.match import Match
+from nothanks.play.match import Match
+from nothanks.play.runner import play_games
 from nothanks.rules import Variant, deal, reseed
 from nothanks.rules.seeding import derive_seeds
-from nothanks.runner import play_games
 
 TARGET_RANDOM = 2000.0
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from nothanks.experiments import load_design, run_design
 from nothanks.experiments.run import LogContext, _agents_for, play_chunk, worker_gc
-from nothanks.runner import play_game
+from nothanks.play.runner import play_game
 
 
 def subset(games: int):

@@ -34,8 +34,8 @@ from contextlib import contextmanager
 
 import nothanks.agents.cognitive  # noqa: F401  (registers the model specs)
 from nothanks.agents.cognitive import TokenMemory, ToMAgent
+from nothanks.play.runner import play_games
 from nothanks.rules import Variant
-from nothanks.runner import play_games
 
 
 @contextmanager

@@ -41,8 +41,8 @@ from nothanks.analysis.paired import focal_by_deal, paired_conditions, wilson_in
 from nothanks.experiments.design import Design
 from nothanks.experiments.log import load
 from nothanks.experiments.run import run_design
+from nothanks.play.runner import game_seed, play_game, play_games, seating
 from nothanks.rules import Game, Variant
-from nothanks.runner import game_seed, play_game, play_games, seating
 
 SPEC = "ismcts"
 #: Opponents (tom2 first: a run cut short has its games first) and first-place targets.

@@ -30,7 +30,7 @@ from nothanks.agents.cognitive import tom_kernel
 from nothanks.kernels import counter, retrieval
 from nothanks.kernels import tom as tom_core
 from nothanks.kernels.compiling import jit
-from nothanks.match import Match
+from nothanks.play.match import Match
 from nothanks.rules.seeding import game_seed
 
 

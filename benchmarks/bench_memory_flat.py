@@ -20,7 +20,7 @@ from pathlib import Path
 import nothanks.agents.cognitive  # noqa: F401  (registers the model specs)
 from nothanks.agents import make_agent
 from nothanks.agents.cognitive import ToMAgent
-from nothanks.runner import game_seed, play_game
+from nothanks.play.runner import game_seed, play_game
 
 
 def _rss_mib() -> float:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from nothanks.agents import make_agent
-from nothanks.runner import game_seed, play_game, play_games
+from nothanks.play.runner import game_seed, play_game, play_games
 
 TARGET_TOM2_GAME_MS = 50.0
 TARGET_TABLE7_S = 60.0

@@ -15,7 +15,7 @@ faster the new one is; for memory, how many times smaller).
 The workloads are defined once, in this file (the ``decision_tomK`` measures, cost per
 decision of ToM0..ToM5, reuse ``bench_models.decision_cost`` of this tree on both
 revisions), and call only names that exist in both revisions
-(``nothanks.runner.play_games``, ``nothanks.actr.DeclarativeMemory``,
+(``nothanks.play.runner.play_games``, ``nothanks.actr.DeclarativeMemory``,
 ``nothanks.experiments.run_design``, the order inference's ``likelihood_frame``, the
 ``nothanks figures`` command), with fallbacks where a name may move. Times are CPU
 seconds of the worker (and its children for the parallel runs), which a shared machine
@@ -60,7 +60,7 @@ def _play_games():
     try:
         from nothanks import play_games  # type: ignore[attr-defined]
     except ImportError:
-        from nothanks.runner import play_games
+        from nothanks.play.runner import play_games
     return play_games
 
 
@@ -303,7 +303,7 @@ def _random_records(batch: bool) -> Callable[[bool], dict]:
     """Games per CPU second of ``play_games`` for four random agents, decision records
     made, on the batch path or (``batch=False``) one Match per game."""
     def measure(quick: bool) -> dict:
-        from nothanks.runner import play_games
+        from nothanks.play.runner import play_games
 
         def play(games: int, seed: int) -> None:
             for _ in play_games(["random"] * 4, games, seed, record=True, batch=batch):
@@ -314,10 +314,10 @@ def _random_records(batch: bool) -> Callable[[bool], dict]:
 
 
 def random_columns(quick: bool) -> dict:
-    """Games per CPU second of ``nothanks.batch.play_columns`` for four random agents,
+    """Games per CPU second of ``nothanks.play.batch.play_columns`` for four random agents,
     every decision recorded as a row of its columns (no Python record objects)."""
     from nothanks.agents import make_agent
-    from nothanks.batch import play_columns
+    from nothanks.play.batch import play_columns
     from nothanks.rules import Variant
     from nothanks.rules.seeding import derive_seeds
     pool = [make_agent("random") for _ in range(4)]

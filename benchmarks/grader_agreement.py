@@ -25,7 +25,7 @@ by the value network of ``--checkpoint``. Reported on the free (unforced) decisi
   and the grader alone (the search, or the network's evaluation, on the same states).
 
 The bar, set in advance: ``make figures`` may switch to the network grader
-(``nothanks.report.studies.QUALITY_GRADER``) only if Spearman on EV loss is >= 0.8; the cost
+(``nothanks.studies.move_quality.QUALITY_GRADER``) only if Spearman on EV loss is >= 0.8; the cost
 target is the network >= 50x cheaper per decision.
 
 Writes ``decisions.csv`` (both graders' estimates per decision) and ``summary.md``
@@ -46,7 +46,7 @@ from nothanks.analysis.frames import condition_variants, game_key
 from nothanks.analysis.move_quality import GAME_COLUMNS
 from nothanks.analysis.paired import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from nothanks.experiments import load
-from nothanks.play.replay import logged_moves, replay
+from nothanks.play.replay import logged_moves, replay_logged_game
 from nothanks.search import root_state, search
 from nothanks.studies.move_quality import DEFAULT_CHECKPOINT, NetworkGrader, move_quality
 
@@ -54,7 +54,8 @@ from nothanks.studies.move_quality import DEFAULT_CHECKPOINT, NetworkGrader, mov
 SPEARMAN_BAR = 0.8
 #: The cost target: the network grader this many times cheaper per decision.
 COST_TARGET = 50.0
-#: IS-MCTS settings of make studies (nothanks.report.studies.QUALITY_ITERATIONS, heuristic, c 0.7).
+#: IS-MCTS settings of make studies (nothanks.studies.move_quality.QUALITY_ITERATIONS,
+#: heuristic, c 0.7).
 ISMCTS = {"c": 0.7, "rollout": "heuristic", "seed": 0}
 
 
@@ -73,8 +74,9 @@ def views(log, frame: pd.DataFrame):
     first = frame.iloc[0]
     variant = condition_variants(log.conditions)[(first.get("design_hash"),
                                                   int(first["condition"]))]
-    for step in replay(logged_moves(frame.to_dict("records")), variant, int(first["seed"]),
-                       where=f"game {first['game_id']}"):
+    moves = logged_moves(frame.to_dict("records"))
+    for step in replay_logged_game(moves, variant, int(first["seed"]),
+                                   where=f"game {first['game_id']}"):
         yield step.view
 
 

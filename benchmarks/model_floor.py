@@ -73,7 +73,7 @@ def _timed_compiled() -> tuple[dict[str, list[int]], float]:
         raise SystemExit("the compiled kernels are off here (numba missing, or "
                          "NOTHANKS_REFERENCE=1)")
     # an untimed game first: every entry point loads its machine code at its first call
-    from nothanks.runner import game_seed, play_game
+    from nothanks.play.runner import game_seed, play_game
     play_game(["tom2", "tom0", "tom0", "tom0"], seed=game_seed(99, 0), record=False)
     for name in _KERNELS:
         wrap(kernels, name)

@@ -8,7 +8,7 @@ The reference is the last full grading the single ``make figures`` build made (1
 IS-MCTS iterations, heuristic rollouts, seed 0; every free decision of 200 table7 games
 and of the 30 synthetic participants: 109,609 free decisions), kept in
 ``data/move-quality/full-grading-<source>.csv``. This script grades the sample
-``nothanks studies move-quality`` grades (:data:`nothanks.report.studies.QUALITY_SAMPLE`
+``nothanks studies move-quality`` grades (:data:`nothanks.studies.move_quality.QUALITY_SAMPLE`
 free decisions per player type, seeded, of the same decisions), at the same settings,
 into ``--cache`` (so the study then reuses every estimate), and prints per source and
 label: the full grading's mean EV loss (rank points) and share of moves losing more than
@@ -34,8 +34,12 @@ import pandas as pd
 
 from nothanks import experiments as ex
 from nothanks.analysis import ev_loss_table
-from nothanks.report.studies import QUALITY_ITERATIONS, QUALITY_SAMPLE, grade_moves
-from nothanks.studies.move_quality import move_quality
+from nothanks.studies.move_quality import (
+    QUALITY_ITERATIONS,
+    QUALITY_SAMPLE,
+    grade_moves,
+    move_quality,
+)
 
 REFERENCE = Path("data/move-quality")
 #: The per-label summaries compared, as (column, its CI columns).

@@ -10,7 +10,7 @@ more): the thesis's Welch t-test (focal: one value per game; opponents: three pe
 as the thesis's t(909.8) implies; it over-rejects, see nothanks.analysis.placebo) and
 the valid one, the focal model's rank points against parity 1.5 (one value per game),
 then mean tokens held at the end and pass shares (95% intervals clustered by game).
-Seats rotate (nothanks.runner.play_games). Targets, judged by the parity test:
+Seats rotate (nothanks.play.runner.play_games). Targets, judged by the parity test:
 ToM1 and ToM2 win >= 40% of games against 3 x ToM0 with p < 0.005; ToM2 scores
 significantly more than 3 x ToM1 (p < 0.05, in that direction) over 2,000 games; mean
 tokens at the end between 8 and 12.
@@ -26,8 +26,8 @@ import numpy as np
 from scipy import stats
 
 from nothanks.analysis.paired import cluster_share, wilson_interval
+from nothanks.play.runner import play_games
 from nothanks.rules import Action
-from nothanks.runner import play_games
 
 THESIS_DESIGNS = (("tom1", "tom0"), ("tom2", "tom0"), ("tom2", "tom1"))
 HEURISTIC_DESIGNS = (("tom0", "heuristic"), ("tom1", "heuristic"), ("tom2", "heuristic"))

@@ -1,7 +1,7 @@
-"""nothanks: ACT-R theory-of-mind models playing No Thanks!"""
-from .compiled_cache import use_versioned_cache as _use_versioned_cache
+"""nothanks: ACT-R theory-of-mind models playing No Thanks!
+
+Importing the package has no side effects: numba's cache folder is chosen when compiled
+code is first loaded (:mod:`nothanks.compiled_cache`).
+"""
 
 __version__ = "0.1.0"
-
-# numba's cache follows the compiled code's sources (docs/architecture.md, "Compiled code")
-_use_versioned_cache()

@@ -4,11 +4,18 @@ numba checks a cached function against the file that defines it and nothing else
 compiled function calling compiled code of another file (the search kernel calling the
 ToM-k core, PUCT calling the rules kernel) would keep the other file's old machine code
 after that file changed: stale results, silently, in a working copy that was edited or
-pulled. Importing ``nothanks`` therefore points numba's cache (``NUMBA_CACHE_DIR``) at a
-folder named after a digest of every source in the packages holding compiled code
-(:data:`COMPILED_PACKAGES`); any change to any of them starts a fresh folder. A process
-that set ``NUMBA_CACHE_DIR`` itself, or imported numba before ``nothanks``, keeps numba's
-own choice (docs/architecture.md, "Compiled code").
+pulled. When the package first imports numba (the modules with compiled code call
+:func:`numba_imported`), it points numba's cache (``NUMBA_CACHE_DIR`` and numba's
+``config.CACHE_DIR``) at a folder named after a digest of every source in the packages
+holding compiled code (:data:`COMPILED_PACKAGES`); any change to any of them starts a
+fresh folder. A folder the user chose (``NUMBA_CACHE_DIR`` set, or numba's
+``config.CACHE_DIR`` set before) is left as it is (docs/architecture.md, "Compiled
+code"). ``import nothanks`` itself does none of this: it reads no source, sets nothing
+and removes nothing.
+
+Cleaning is an explicit step: ``make clean`` removes every version's folder, and the
+first compile of a version (its folder is new) removes other versions' folders unused
+for :data:`STALE_AFTER_SECONDS` (:func:`remove_stale`).
 
 A first run compiles the kernels (seconds; later runs load them from the cache). The
 command line says so (:func:`announce_compiling`): once numba has compiled for more than
@@ -33,9 +40,8 @@ SETTING = "NUMBA_CACHE_DIR"
 #: Set beside :data:`SETTING` when ``nothanks`` chose the folder (a child process may
 #: hold other sources and choose its own); absent when the user chose it.
 CHOSEN_HERE = "NOTHANKS_NUMBA_CACHE"
-#: Folders of other versions not used for this long are removed (every process touches
-#: its version's folder when it starts; numba makes a folder again before it saves into
-#: it, so even a process outliving its folder only compiles anew).
+#: Folders of other versions not used for this long are removed when a new version
+#: compiles first (:func:`remove_stale`).
 STALE_AFTER_SECONDS = 7 * 24 * 3600
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
@@ -75,10 +81,16 @@ def cache_home(root: Path = PACKAGE_ROOT) -> Path:
 
 def use_versioned_cache(root: Path = PACKAGE_ROOT) -> Path | None:
     """Point numba's cache at ``numba-<digest>`` in :func:`cache_home` for the sources
-    under ``root``, and remove other versions' folders unused for a week. Returns the
-    folder, or None when the choice is not ours to make: ``NUMBA_CACHE_DIR`` set by the
-    user, or numba already imported (it read its setting then)."""
-    if (os.environ.get(SETTING) and not os.environ.get(CHOSEN_HERE)) or "numba" in sys.modules:
+    under ``root`` (``NUMBA_CACHE_DIR``, inherited by worker processes, and numba's
+    ``config.CACHE_DIR`` when numba is imported). A new folder is this version's first
+    compile: other versions' folders unused for a week go (:func:`remove_stale`); a folder
+    that exists is marked as in use. Returns the folder, or None when the choice is not
+    ours to make: ``NUMBA_CACHE_DIR`` set by the user, or numba's ``config.CACHE_DIR``
+    set before (by the user)."""
+    if os.environ.get(SETTING) and not os.environ.get(CHOSEN_HERE):
+        return None
+    config = _numba_config()
+    if config is not None and config.CACHE_DIR and os.environ.get(SETTING) != config.CACHE_DIR:
         return None
     try:
         home = cache_home(root)
@@ -87,19 +99,46 @@ def use_versioned_cache(root: Path = PACKAGE_ROOT) -> Path | None:
     folder = home / f"numba-{sources_digest(root)}"
     os.environ[SETTING] = str(folder)
     os.environ[CHOSEN_HERE] = "1"
+    if config is not None:
+        config.CACHE_DIR = str(folder)  # read when a cached function is defined
+    first_compile = not folder.exists()
     now = time.time()
     try:
         folder.mkdir(parents=True, exist_ok=True)
         os.utime(folder, (now, now))  # in use: not stale
     except OSError:
         pass  # numba finds it unwritable and uses its own default
+    if first_compile:
+        remove_stale(home, keep=folder, now=now)
+    return folder
+
+
+def remove_stale(home: Path, keep: Path, now: float | None = None) -> list[Path]:
+    """Remove the ``numba-*`` folders in ``home`` other than ``keep`` unused for
+    :data:`STALE_AFTER_SECONDS` (every process marks its version's folder when it first
+    imports numba; numba makes a folder again before it saves into it, so even a process
+    outliving its folder only compiles anew). Returns the folders removed."""
+    now = time.time() if now is None else now
+    removed = []
     for other in home.glob("numba-*"):
         try:
-            if other != folder and now - other.stat().st_mtime > STALE_AFTER_SECONDS:
+            if other != keep and now - other.stat().st_mtime > STALE_AFTER_SECONDS:
                 shutil.rmtree(other, ignore_errors=True)
+                removed.append(other)
         except OSError:
             pass
-    return folder
+    return removed
+
+
+def _numba_config():
+    """numba's configuration module when numba is imported, else None."""
+    if "numba" not in sys.modules:
+        return None
+    try:
+        from numba.core import config
+    except ImportError:  # a stand-in module of that name
+        return None
+    return config
 
 
 #: What a process that compiles kernels for long says (once), and after how many seconds
@@ -158,10 +197,12 @@ class _Announcer:
             tqdm.write(COMPILING, file=self.stream or sys.stderr)  # above a progress bar
 
 
-#: The announcer :func:`announce_compiling` made (None: the process stays silent), and
-#: whether numba's events reach it (registered once per process).
+#: The announcer :func:`announce_compiling` made (None: the process stays silent),
+#: whether numba's events reach it (registered once per process), and whether this
+#: process chose numba's cache folder (once, when the package first imports numba).
 _announcer: _Announcer | None = None
 _listening = False
+_cache_chosen = False
 
 
 def announce_compiling(stream: TextIO | None = None) -> None:
@@ -177,9 +218,14 @@ def announce_compiling(stream: TextIO | None = None) -> None:
 
 
 def numba_imported() -> None:
-    """Called by a module that has just imported numba: listen to its compilations if
+    """Called by a module that has just imported numba, before it defines any compiled
+    function: the first call in a process points numba's cache at this version's folder
+    (:func:`use_versioned_cache`); then listen to numba's compilations if
     :func:`announce_compiling` asked for it (registered once per process)."""
-    global _listening
+    global _listening, _cache_chosen
+    if not _cache_chosen:
+        _cache_chosen = True
+        use_versioned_cache()
     if _announcer is None or _listening:
         return
     from numba.core import event

@@ -80,12 +80,12 @@ class VoilaServer:
 def start_voila(notebook: str, env: dict[str, str], log_path: Path,
                 *options: str) -> VoilaServer:
     """Start Voilà on ``notebooks/<notebook>`` as ``make session`` does (through
-    :mod:`nothanks.serve`; ``options`` override its server options) and wait until it
+    :mod:`nothanks.ui.serve`; ``options`` override its server options) and wait until it
     answers."""
     port = free_port()
     with open(log_path, "a") as log:
         process = subprocess.Popen(  # with make session's server options
-            [sys.executable, "-m", "nothanks.serve", str(ROOT / "notebooks" / notebook),
+            [sys.executable, "-m", "nothanks.ui.serve", str(ROOT / "notebooks" / notebook),
              f"--port={port}", *options],
             cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True)

@@ -142,7 +142,7 @@ names = ("activations", "node_sums", "exact_best", "recall_best")
 def signatures():
     return [len(getattr(kernel.kernels(), n).signatures) for n in names]
 loaded = signatures()
-from nothanks.runner import play_games
+from nothanks.play.runner import play_games
 for _ in play_games(["tom2", "tom1", "tom0", "tom0"], 2, 0):
     pass
 print(loaded, signatures())

@@ -1,53 +1,29 @@
-"""Agent conformance: every registered agent spec, tested the same way.
-
-In the spirit of a game framework's random-simulation test, each agent the spec registry
-knows (``nothanks agents``) must, with no test written for it:
-
-- play every supported table size (3-7 players) to the end;
-- decide from its :class:`~nothanks.rules.View` only: a deal whose hidden cards (the
-  rest of the deck and the removed cards) differ gets the same moves until a differing
-  card is revealed;
-- be reproducible: the same seed gives the same moves, also when the agent object has
-  played other games in between (runners reuse agents across games);
-- report decision info the log keeps: every key either lands in a log column and reads
-  back equal from Parquet, or is declared in :data:`nothanks.experiments.rows.INFO_NOT_LOGGED`;
-- refuse a bad parameter with a one-line error that names it.
+"""Agent conformance: every registered agent spec, checked the same way by the public
+check (:func:`nothanks.testing.check_agent`), check by check; and the check itself
+catches the faults it names (agents broken on purpose).
 
 A new agent registered with :func:`nothanks.agents.register` is covered automatically.
 """
 from __future__ import annotations
 
-import math
-import random
+import sys
 from pathlib import Path
 
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import nothanks.agents.cognitive  # noqa: F401  (registers the cognitive models)
-from nothanks.agents import AgentSpecError, agent_parameters, make_agent
+from nothanks.agents import Agent, make_agent
+from nothanks.agents.baselines import HeuristicAgent
 from nothanks.agents.spec import registered
-from nothanks.experiments import schema
-from nothanks.experiments.design import Design
-from nothanks.experiments.rows import INFO_NOT_LOGGED, LogContext, LogRows
-from nothanks.match import Match
-from nothanks.rules import Action, Game, Variant
-from nothanks.rules.game import deal
+from nothanks.rules import Action, Game
 from nothanks.search.network import NetworkConfig, init_weights, save_checkpoint
+from nothanks.testing import CHECKS, AgentCheckError, check_agent
 
 #: Stands for the folder of :func:`agent_files` in a spec (replaced when a test runs).
 FILES = "<files>"
 #: Parameters that keep an agent's games short in a test (every other agent: defaults).
 CHEAP = {"ismcts": "iterations=12", "openspiel-mcts": "sims=2", "openspiel-ismcts": "sims=2",
          "alphazero": f"sims=6,checkpoint={FILES}/alphazero-{{players}}.npz"}
-#: Decision-info keys the decisions table keeps in a column of the same name.
-LOGGED_AS_COLUMN = ("model_time", "latency", "reason", "instance_failures")
-#: Keys the log turns into rows of other tables or derived columns (``learning``: the
-#: learning table's state column).
-LOGGED_ELSEWHERE = {"own_tom0_action", "predictions", "recalled_tokens", "leaf_is_newest",
-                    "tom_order", "learning"}
 
 
 def spec_of(name: str) -> str:
@@ -79,142 +55,95 @@ def test_the_registry_is_what_this_suite_covers():
     assert {"random", "heuristic", "tom0", "tom1", "tom2", "ismcts"} <= set(registered())
 
 
-def play_on_order(specs: list[str], variant: Variant, order: tuple[int, ...],
-                  agent_seeds: list[int]) -> list[tuple[int, int, int, Action]]:
-    """Drive a game on an explicit deck order, as :class:`~nothanks.match.Match` does:
-    ``start``, events to observers, ``decide(view)`` on the seat's own view. Returns
-    ``(face-up card index, card, seat, action)`` per decision."""
-    agents = [make_agent(s) for s in specs]
-    for seat, agent in enumerate(agents):
-        agent.start(seat, variant, agent_seeds[seat])
-    game = Game(variant, order=order,
-                listeners=[a.observe for a in agents if a.observes()])
-    moves = []
-    while not game.over:
-        seat = game.seat
-        view = game.view(seat)
-        action = Action(agents[seat].decide(view))
-        moves.append((variant.cards_played - game.cards_left - 1, game.card, seat, action))
-        game.apply(action, seat)
-    return moves
+@pytest.mark.parametrize("check", CHECKS)
+@pytest.mark.parametrize("spec", SPECS, indirect=True)
+def test_every_registered_agent_passes_the_public_check(spec, check):
+    assert check_agent(spec, checks=[check]) == (check,)
+
+
+# Agents broken on purpose: each fails the check that names its fault.
+
+class PeekingAgent(HeuristicAgent):
+    """Reads the removed cards from the game driving it (found on the call stack), which
+    its View does not show."""
+
+    name = "peeking"
+
+    def decide(self, view):
+        frame = sys._getframe(1)
+        while frame is not None and not isinstance(frame.f_locals.get("game"), Game):
+            frame = frame.f_back
+        if frame is None or view.own_tokens == 0:
+            return super().decide(view)
+        below = sum(card < view.card for card in frame.f_locals["game"]._removed)
+        return Action.TAKE if below % 2 else Action.PASS
+
+
+class UnseededAgent(Agent):
+    """Draws from a generator it never reseeds: not reproducible from its seed."""
+
+    name = "unseeded"
+
+    def __init__(self) -> None:
+        super().__init__()
+        import random
+        self.rng = random.Random()
+
+    def decide(self, view):
+        if view.own_tokens == 0:
+            return Action.TAKE
+        return Action.TAKE if self.rng.random() < 0.3 else Action.PASS
+
+
+class ChattyAgent(HeuristicAgent):
+    """Reports a decision-info key no log column keeps and nobody declared."""
+
+    name = "chatty"
+
+    def decision_info(self):
+        return {"mood": "fine"}
+
+
+def test_the_check_passes_an_outside_agent_and_says_which_checks_ran():
+    assert check_agent(HeuristicAgent) == tuple(c for c in CHECKS if c != "one_line_errors")
+    assert check_agent("heuristic:T=-2") == CHECKS
+
+
+@pytest.mark.parametrize("factory, check, said", [
+    (PeekingAgent, "view_only", "does not show"),
+    (UnseededAgent, "seed_determinism", "seed 5 again"),
+    (ChattyAgent, "log_round_trip", "['mood']"),
+])
+def test_the_check_catches_a_broken_agent_in_one_line(factory, check, said):
+    with pytest.raises(AgentCheckError) as failed:
+        check_agent(factory, checks=[check])
+    message = str(failed.value)
+    assert "\n" not in message and f"check {check!r} failed" in message and said in message
+
+
+def test_the_check_refuses_an_agent_object_and_unknown_checks():
+    with pytest.raises(TypeError, match="give its class|function making"):
+        check_agent(make_agent("random"))
+    with pytest.raises(ValueError, match="unknown check"):
+        check_agent("random", checks=["no_such_check"])
 
 
 @pytest.mark.parametrize("spec", SPECS, indirect=True)
-@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
-def test_plays_every_table_size_to_the_end(spec, players):
-    variant = Variant(players=players)
-    record = Match([spec] + ["random"] * (players - 1), variant, seed=11 + players).run()
-    assert len(record.scores) == players
-    own = [d for d in record.decisions if d.seat == 0]
-    assert own, "the agent under test never decided"
-    assert all(d.action in (Action.TAKE, Action.PASS) for d in own)
-    assert all(not d.forced or d.action is Action.TAKE for d in own)
+def test_an_agent_pickles_and_deep_copies_mid_life(spec):
+    """After a game (with traces: the last trace is kept), a pickled and a deep-copied
+    agent play the next game exactly as the original does (issue 45: agents travel to
+    Dask workers and are cloned in notebooks)."""
+    import copy
+    import pickle
 
+    from nothanks.play.match import Match
+    from nothanks.rules import Variant
 
-@pytest.mark.parametrize("spec", SPECS, indirect=True)
-def test_decides_from_its_view_only(spec):
-    """The same public history gives the same moves whatever the hidden cards are."""
-    variant = Variant(players=4)
-    order, removed = deal(variant, 2024)
-    shown = 12  # cards revealed identically in both deals
-    hidden = list(order[shown:]) + list(removed)
-    random.Random(7).shuffle(hidden)
-    other = tuple(order[:shown]) + tuple(hidden[:len(order) - shown])
-    assert other[shown] != order[shown] and other[:shown] == order[:shown]
-    specs = [spec, "heuristic", spec, "random:p=0.3"]
-    seeds = [101, 102, 103, 104]
-    first = play_on_order(specs, variant, order, seeds)
-    second = play_on_order(specs, variant, other, seeds)
-    before = [m for m in first if m[0] < shown]
-    assert len(before) >= shown
-    assert [m for m in second if m[0] < shown] == before
-    assert first != second  # past the shared cards the deals part
-
-
-@pytest.mark.parametrize("spec", SPECS, indirect=True)
-def test_same_seed_same_moves_even_after_other_games(spec):
-    variant = Variant(players=5)
-    table = [make_agent(spec), "heuristic", make_agent(spec), "random", "random"]
-
-    def moves(seed: int) -> list[tuple]:
-        record = Match(table, variant, seed).run()
-        return [(d.seat, d.card, d.tokens_on_card, d.action) for d in record.decisions]
-
-    first = moves(5)
-    moves(6)
-    moves(7)
-    assert moves(5) == first
-    fresh = [make_agent(spec), "heuristic", make_agent(spec), "random", "random"]
-    record = Match(fresh, variant, 5).run()
-    assert [(d.seat, d.card, d.tokens_on_card, d.action) for d in record.decisions] == first
-
-
-def _same(a: object, b: object) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        return a == b or (math.isnan(a) and math.isnan(b))
-    return a == b
-
-
-@pytest.mark.parametrize("spec", SPECS, indirect=True)
-def test_decision_info_round_trips_through_the_log(spec):
-    design = Design.from_dict({
-        "name": "conformance", "seed": 3, "games": 2,
-        "tables": [{"label": "t", "players": [spec, "heuristic", "random", spec]}],
-    })
-    rows = LogRows(LogContext("conformance", design.hash), design)
-    infos = []
-    for plan in design.plan():
-        agents = [make_agent(s) for s in design.conditions[plan.condition].players]
-        record = Match([agents[r] for r in plan.roles], design.variant, plan.seed,
-                       game_id=plan.position).run()
-        rows.add_game(plan, record)
-        infos += [d.info for d in record.decisions]
-    reported = set().union(*map(set, infos))
-    unknown = reported - set(LOGGED_AS_COLUMN) - LOGGED_ELSEWHERE - INFO_NOT_LOGGED
-    assert not unknown, (f"{spec} reports {sorted(unknown)}: log them, or declare them in "
-                         "nothanks.experiments.rows.INFO_NOT_LOGGED")
-    parts = rows.to_parquet()
-    table = schema.to_pandas(pq.read_table(pa.BufferReader(parts["decisions"])))
-    assert len(table) == len(infos)
-    for key in LOGGED_AS_COLUMN:
-        logged = table[key].tolist()
-        for i, info in enumerate(infos):
-            want, got = info.get(key), logged[i]
-            if want is None:
-                assert got is None or got is pd.NA or (isinstance(got, float)
-                                                       and math.isnan(got)), (spec, i, key, got)
-            else:
-                assert _same(want, got), f"{spec}: row {i} {key}: logged {got!r}, info {want!r}"
-    predictions = pq.read_table(pa.BufferReader(parts["predictions"]))
-    assert len(predictions) == sum(len(i.get("predictions") or ()) for i in infos)
-
-
-@pytest.mark.parametrize("name", registered())
-def test_a_bad_parameter_gets_a_one_line_error(name):
-    with pytest.raises(AgentSpecError) as unknown:
-        make_agent(f"{name}:no_such_key=1")
-    message = str(unknown.value)
-    assert "\n" not in message and "no_such_key" in message and "valid" in message
-    typed = {k: v for k, v in agent_parameters(name).items()
-             if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    for key in typed:
-        with pytest.raises(AgentSpecError) as bad:
-            make_agent(f"{name}:{key}=abc")
-        message = str(bad.value)
-        assert "\n" not in message and key in message and "abc" in message
-
-
-@pytest.mark.parametrize("spec", SPECS, indirect=True)
-def test_traces_are_declared_not_probed(spec):
-    """``can_trace`` says whether the agent records reasoning traces; with ``traces`` on
-    it leaves one per decision (and the same moves), otherwise none."""
     variant = Variant(players=3)
-    plain = Match([spec, "random", "random"], variant, seed=9).run()
-    traced = Match([spec, "random", "random"], variant, seed=9, traces=True).run()
-    assert [d.action for d in traced.decisions] == [d.action for d in plain.decisions]
-    own = [d for d in traced.decisions if d.seat == 0]
-    if make_agent(spec).can_trace:
-        assert all(d.trace is not None for d in own)
-    else:
-        assert all(d.trace is None for d in traced.decisions)
-    assert all(d.trace is None for d in plain.decisions)
+    agent = make_agent(spec)
+    Match([agent, "random", "heuristic"], variant, seed=21, traces=True).run()
+    copies = [pickle.loads(pickle.dumps(agent)), copy.deepcopy(agent)]
+    moves = [[(d.seat, d.card, d.action) for d in
+              Match([a, "random", "heuristic"], variant, seed=22).run().decisions]
+             for a in (*copies, agent)]
+    assert moves[0] == moves[1] == moves[2]

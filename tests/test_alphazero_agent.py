@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nothanks.agents import AgentSpecError, make_agent
-from nothanks.match import Match
+from nothanks.play.match import Match
 from nothanks.rules import Action, Variant
 from nothanks.search.network import NetworkConfig, init_weights, save_checkpoint
 

@@ -12,7 +12,7 @@ from nothanks.cli import main
 from nothanks.cli.experiments import first_sentence
 from nothanks.experiments import DesignError, load, load_design
 from nothanks.experiments.design import shipped_designs
-from nothanks.runner import summarize
+from nothanks.play.runner import summarize
 
 from helpers import ROOT
 
@@ -50,7 +50,7 @@ def test_simulate_refuses_a_non_empty_out_unless_forced(tmp_path, capsys):
 
 
 def test_simulate_checks_its_output_before_playing(tmp_path, capsys, monkeypatch):
-    import nothanks.runner as runner
+    import nothanks.play.runner as runner
     played = []
     monkeypatch.setattr(runner, "play_games", lambda *a, **k: played.append(1) or [])
     a_file = tmp_path / "file"
@@ -195,7 +195,7 @@ def test_an_instance_file_with_a_card_outside_the_deck_is_refused(tmp_path, caps
 
 # ------------------------------------------------------------------ check everything first
 # Issue 28: every command validates all of its arguments (one shared validator per kind,
-# nothanks/cli_checks.py) before it writes anything or starts work.
+# nothanks/cli/checks.py) before it writes anything or starts work.
 HUGE = "99999999999999999999999"
 POOL = "random;heuristic;always-pass;random:p=0.2"
 TINY_STUDY = ["--targets", "tom1_share", "--heldout", "", "--trials", "1", "--games", "2",
@@ -209,15 +209,15 @@ def no_work(monkeypatch):
     import nothanks.cli.tournament
     import nothanks.experiments.run
     import nothanks.experiments.synthetic
+    import nothanks.play.runner
     import nothanks.report
-    import nothanks.runner
     import nothanks.studies.calibration
     import nothanks.studies.inference
 
     def work(*args, **kwargs):
         raise AssertionError("work started before the arguments were checked")
     for module, name in ((nothanks.experiments.run, "run_design"),
-                         (nothanks.runner, "play_games"), (nothanks.report, "make_figures"),
+                         (nothanks.play.runner, "play_games"), (nothanks.report, "make_figures"),
                          (nothanks.cli.tournament, "play_and_rate"),
                          (nothanks.studies.calibration, "calibrate"),
                          (nothanks.studies.inference, "infer_order"),
@@ -290,7 +290,7 @@ def no_work(monkeypatch):
 ])
 def test_every_command_checks_all_arguments_before_any_work(tmp_path, capsys, no_work, argv,
                                                             expected):
-    from nothanks.cli_checks import max_jobs
+    from nothanks.cli.checks import max_jobs
     (tmp_path / "file").write_text("mine")
     argv = [a.replace("{tmp}", str(tmp_path)).replace("{out}", str(tmp_path / "out"))
             for a in argv]
@@ -411,7 +411,7 @@ def test_participants_options_say_what_they_take(capsys):
 def test_the_validators_state_the_valid_range_and_leave_nothing_behind(tmp_path):
     import argparse
 
-    from nothanks import cli_checks as checks
+    from nothanks.cli import checks
     assert checks.seed(str(2**63 - 1)) == 2**63 - 1
     assert checks.jobs(str(checks.max_jobs())) == checks.max_jobs()
     assert checks.probability("1") == 1.0 and checks.non_negative_float("0") == 0.0
@@ -446,7 +446,7 @@ def test_a_late_failure_removes_the_empty_out_it_made(tmp_path):
 
 
 def test_an_agent_object_given_as_a_spec_says_what_to_pass():
-    from nothanks.runner import play_games
+    from nothanks.play.runner import play_games
 
     built = make_agent("tom2")
     with pytest.raises(TypeError, match=r"agent spec .*not a ToMAgent.*play_trial"):

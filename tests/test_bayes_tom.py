@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from nothanks.agents import AgentSpecError, make_agent
-from nothanks.match import Match
+from nothanks.play.match import Match
 from nothanks.rules import Variant
 
 SMALL = Variant(removed=14)  # 19 cards: short games

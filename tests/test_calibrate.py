@@ -179,7 +179,7 @@ def test_targets_are_ranges_with_a_loss_of_zero_inside():
 
 
 def test_a_preset_plays_exactly_like_its_values_written_out():
-    from nothanks.runner import play_games
+    from nothanks.play.runner import play_games
     values = ",".join(f"{k}={v}" for k, v in load_preset("thesis-fit").params.items())
     by_preset = [r.scores for r in play_games(
         ["tom0:preset=thesis-fit"] * 3 + ["tom1:preset=thesis-fit"], 2, 5)]

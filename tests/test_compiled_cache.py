@@ -64,33 +64,66 @@ def test_the_folder_is_set_once_per_version_and_old_versions_go(tmp_path, monkey
     assert compiled_cache.use_versioned_cache(root) != folder
 
 
-def test_a_folder_the_user_chose_or_numba_already_read_is_left_alone(tmp_path, monkeypatch):
+def test_a_version_that_compiled_before_removes_nothing(tmp_path, monkeypatch):
+    """Cleaning belongs to a version's first compile: a folder that exists already is
+    only marked as in use."""
+    root = _package(tmp_path / "pkg")
+    monkeypatch.delitem(sys.modules, "numba", raising=False)
+    monkeypatch.delenv(compiled_cache.SETTING, raising=False)
+    monkeypatch.delenv(compiled_cache.CHOSEN_HERE, raising=False)
+    home = root / "__pycache__"
+    mine = home / f"numba-{compiled_cache.sources_digest(root)}"
+    old = home / "numba-0000000000000000"
+    for folder in (mine, old):
+        folder.mkdir(parents=True)
+        week_ago = time.time() - compiled_cache.STALE_AFTER_SECONDS - 60
+        os.utime(folder, (week_ago, week_ago))
+    assert compiled_cache.use_versioned_cache(root) == mine
+    assert old.exists()  # not this version's first compile: nothing removed
+    assert time.time() - mine.stat().st_mtime < 60  # marked as in use
+    assert compiled_cache.remove_stale(home, keep=mine) == [old] and not old.exists()
+
+
+def test_a_folder_the_user_chose_is_left_alone(tmp_path, monkeypatch):
     root = _package(tmp_path / "pkg")
     monkeypatch.delitem(sys.modules, "numba", raising=False)
     monkeypatch.delenv(compiled_cache.CHOSEN_HERE, raising=False)
     monkeypatch.setenv(compiled_cache.SETTING, str(tmp_path / "mine"))
     assert compiled_cache.use_versioned_cache(root) is None
     assert os.environ[compiled_cache.SETTING] == str(tmp_path / "mine")
-    monkeypatch.delenv(compiled_cache.SETTING)
-    monkeypatch.setitem(sys.modules, "numba", object())  # imported first: too late
-    assert compiled_cache.use_versioned_cache(root) is None
-    assert compiled_cache.SETTING not in os.environ
 
 
 @pytest.mark.parametrize("user", [False, True])
-def test_numba_caches_where_importing_nothanks_points_it(tmp_path, user):
-    """In a fresh process: numba's cache folder is this version's (or the user's)."""
+def test_numba_caches_where_the_compiled_code_points_it(tmp_path, user):
+    """In a fresh process: numba's cache folder is this version's (or the user's) once
+    compiled code is loaded, even when numba was imported first."""
     env = {k: v for k, v in os.environ.items()
            if k not in (compiled_cache.SETTING, compiled_cache.CHOSEN_HERE)}
     if user:
         env[compiled_cache.SETTING] = str(tmp_path / "mine")
     out = subprocess.run(
-        [sys.executable, "-c", "import nothanks, numba; print(numba.config.CACHE_DIR)"],
+        [sys.executable, "-c", "import numba, nothanks.kernels.compiling; "
+         "print(numba.config.CACHE_DIR)"],
         env=env, capture_output=True, text=True, check=True).stdout.strip()
     root = Path(nothanks.__file__).parent
     expected = (tmp_path / "mine" if user else
                 compiled_cache.cache_home(root) / f"numba-{compiled_cache.sources_digest(root)}")
     assert out == str(expected)
+
+
+def test_importing_nothanks_has_no_side_effects():
+    """``import nothanks`` reads no source, sets no setting, imports no numba and removes
+    nothing (issue 45): a fresh process in which removing or hashing would fail."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in (compiled_cache.SETTING, compiled_cache.CHOSEN_HERE)}
+    code = ("import hashlib, os, shutil, sys\n"
+            "def refuse(*a, **k): raise SystemExit('side effect')\n"
+            "shutil.rmtree = hashlib.sha256 = refuse\n"
+            "import nothanks\n"
+            "print('numba' in sys.modules, os.environ.get('NUMBA_CACHE_DIR'))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "False None"
 
 
 def test_without_a_writable_package_the_users_cache_folder_holds_it(tmp_path, monkeypatch):

@@ -15,8 +15,8 @@ from nothanks.actr import DeclarativeMemory, counter_noise
 from nothanks.actr import kernel as actr_kernel
 from nothanks.agents import make_agent
 from nothanks.kernels import reference_mode
+from nothanks.play.runner import play_games
 from nothanks.rules import Action
-from nothanks.runner import play_games
 
 COUNTER = "noise_stream=counter"
 

@@ -18,7 +18,7 @@ DOCS = ROOT / "docs"
 API_PAGES = {
     "rules": ["nothanks.rules"],
     "actr": ["nothanks.actr"],
-    "agents": ["nothanks.agents", "nothanks.agents.cognitive"],
+    "agents": ["nothanks.agents", "nothanks.agents.cognitive", "nothanks.testing"],
     "experiments": ["nothanks.experiments"],
     "analysis": ["nothanks.analysis"],
     "figures": ["nothanks.figures", "nothanks.report"],

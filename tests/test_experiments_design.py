@@ -8,7 +8,7 @@ import pytest
 
 from nothanks.experiments import DesignError, load_design, shipped_designs
 from nothanks.experiments.design import Design
-from nothanks.runner import game_seed
+from nothanks.play.runner import game_seed
 
 BASE = """
 name = "t"

@@ -181,21 +181,42 @@ def test_a_killed_worker_fails_the_run_with_a_message_and_resume_completes(
     assert not log.games.duplicated(["game_id", "seat"]).any()
 
 
+def _workers(pid: int) -> list[int]:
+    """The worker processes below ``pid``: forks of ``nothanks run`` (the same command
+    line), not multiprocessing's helpers (its resource tracker)."""
+    def command(child: int) -> str:
+        try:
+            return Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            return ""
+    return [c for c in _children(pid) if "nothanks run" in command(c)]
+
+
+#: Upper bounds (seconds) of the waits below: they are never reached unless the test
+#: fails (each wait ends as soon as what it waits for happened), so they are set far
+#: beyond any machine's load (a cold start compiles the kernels first: minutes).
+STARTED_WITHIN = 900
+EXITED_WITHIN = 300
+
+
 def test_workers_exit_when_the_parent_is_killed(tmp_path):
+    """No timing assumption: wait (without a tight bound) until both workers run, kill
+    the parent, wait until they are gone (each checks its parent every
+    PARENT_CHECK_SECONDS)."""
     design = tmp_path / "slow.toml"
     design.write_text('name = "slow"\nseed = 4\ngames = 400\n[[tables]]\nlabel = "ToM1"\n'
                       'players = ["tom1", "tom1", "tom1", "tom1"]\n')
     proc = subprocess.Popen([sys.executable, "-m", "nothanks", "run", str(design), "--out",
                              str(tmp_path / "out"), "--jobs", "2", "--no-progress"], cwd=ROOT)
-    deadline = time.time() + 60
+    deadline = time.time() + STARTED_WITHIN
     children: list[int] = []
-    while time.time() < deadline and len(children) < 2:
+    while time.time() < deadline and len(children) < 2 and proc.poll() is None:
         time.sleep(0.2)
-        children = _children(proc.pid)
+        children = _workers(proc.pid)
     assert len(children) >= 2, "the run should have started its workers"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    deadline = time.time() + 15
+    deadline = time.time() + EXITED_WITHIN
     while time.time() < deadline and any(_alive(c) for c in children):
         time.sleep(0.2)
     assert not [c for c in children if _alive(c)], "workers outlived their parent"
@@ -312,3 +333,32 @@ def test_a_run_directory_being_written_by_a_live_process_is_refused(tmp_path):
     games = load(out).games
     assert len(games) == SMALL.total_games * 4  # one row per seat
     assert not games.duplicated(["game_id", "seat"]).any()
+
+
+def test_a_process_that_imported_jax_spawns_its_workers():
+    """JAX's threads must not be forked: once JAX is imported, the package's worker pools
+    start their processes by spawning (a fresh interpreter each), in a fresh process so
+    this test process never imports JAX."""
+    import importlib.util
+    if importlib.util.find_spec("jax") is None:
+        pytest.skip("JAX is not installed (the learn extra)")
+    code = ("import nothanks.experiments.backends as b; print(b.worker_pool(1)._mp_context"
+            ".get_start_method()); import jax; print(b.worker_pool(1)._mp_context"
+            ".get_start_method())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout.split()
+    assert out == ["fork", "spawn"]
+
+
+def test_the_suite_counts_forks_after_jax(monkeypatch):
+    """The guard of tests/conftest.py: a fork with JAX loaded is counted, one without is
+    not (the count is put back, so this test itself passes)."""
+    import conftest
+
+    count = conftest._forks_after_jax[0]
+    conftest._before_fork()
+    assert conftest._forks_after_jax[0] == count
+    monkeypatch.setitem(sys.modules, "jax", object())
+    conftest._before_fork()
+    assert conftest._forks_after_jax[0] == count + 1
+    conftest._forks_after_jax[0] = count

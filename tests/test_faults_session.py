@@ -221,4 +221,4 @@ def test_make_serves_the_pages_on_the_port_given(target, notebook):
                          text=True, check=True)
     served = [line for line in dry.stdout.splitlines() if notebook in line]
     assert len(served) == 1 and "--port=8871" in served[0], dry.stdout
-    assert "nothanks.serve" in served[0]  # with the shared server options
+    assert "nothanks.ui.serve" in served[0]  # with the shared server options

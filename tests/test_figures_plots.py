@@ -27,7 +27,7 @@ from nothanks.figures import (
     rt_sweep_lines,
     token_memory_trace,
 )
-from nothanks.runner import play_games
+from nothanks.play.runner import play_games
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from nothanks.agents import AgentSpecError, make_agent
-from nothanks.match import Match
+from nothanks.play.match import Match
 from nothanks.rules import Variant
 
 VARIANT = Variant(players=3)

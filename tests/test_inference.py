@@ -16,7 +16,7 @@ from nothanks.agents.cognitive.likelihood import (
 )
 from nothanks.experiments import Design, load
 from nothanks.experiments.design import Schedule, Table
-from nothanks.match import Match
+from nothanks.play.match import Match
 from nothanks.rules import Variant
 from nothanks.studies.inference import (
     InferenceError,

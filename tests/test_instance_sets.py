@@ -19,8 +19,8 @@ from nothanks.agents.cognitive.instance_sets import (
     shipped_sets,
     write_set,
 )
+from nothanks.play.runner import play_games
 from nothanks.rules import Action, Category
-from nothanks.runner import play_games
 
 
 def test_shipped_family_lists_the_monotone_set_and_two_reconstructions():

@@ -14,7 +14,7 @@ from nothanks.agents.cognitive.token_memory import NO_RECALL_DEFAULT
 from nothanks.experiments import load, run_design
 from nothanks.experiments.design import Design, Table
 from nothanks.kernels import reference_mode
-from nothanks.match import Match
+from nothanks.play.match import Match
 from nothanks.rules import Variant
 
 VARIANT = Variant(players=4)

@@ -10,8 +10,8 @@ from nothanks.actr import DeclarativeMemory
 from nothanks.agents import make_agent
 from nothanks.agents.cognitive import TOKEN_CLASSES, TokenMemory, token_class
 from nothanks.agents.cognitive.token_memory import NO_RECALL_VALUES
+from nothanks.play.runner import play_game, play_games
 from nothanks.rules import Passed, Took, Variant
-from nothanks.runner import play_game, play_games
 
 
 def token_memory(leaf_penalty: float = 0.5) -> TokenMemory:

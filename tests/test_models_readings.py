@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from nothanks.agents import AgentSpecError, make_agent
-from nothanks.runner import play_games
+from nothanks.play.runner import play_games
 
 
 def moves(specs: list[str], games: int = 4, seed: int = 3) -> list[tuple]:

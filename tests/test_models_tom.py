@@ -6,8 +6,8 @@ import pytest
 from nothanks.actr import ExactMatch, Linear, Weber
 from nothanks.agents import AgentSpecError, agent_parameters, make_agent
 from nothanks.agents.cognitive import ToMAgent
+from nothanks.play.runner import play_game, play_games
 from nothanks.rules import Action, Game, Variant, View
-from nothanks.runner import play_game, play_games
 
 from helpers import view_of
 

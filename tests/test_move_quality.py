@@ -228,7 +228,7 @@ def test_studies_refuses_a_bad_grader_before_any_work(tmp_path, capsys):
 
 
 def test_the_studies_grade_with_the_report_switch(two_games, tmp_path, monkeypatch):
-    import nothanks.report.studies as studies
+    import nothanks.studies.move_quality as studies
     assert studies.QUALITY_GRADER == "ismcts"  # until the agreement bar is met
     graded = studies.grade_moves(two_games, None, tmp_path, quick=True)["table7"]
     assert set(graded["grader"]) == {"ismcts"}
@@ -304,7 +304,7 @@ def test_the_sample_holds_the_full_gradings_values_in_its_intervals():
     single build graded), the sample the study grades has the size fixed in the code, and
     its 95% CI (clustered by game) holds the full grading's mean EV loss and share of
     costly moves."""
-    from nothanks.report.studies import QUALITY_SAMPLE
+    from nothanks.studies.move_quality import QUALITY_SAMPLE
     folder = Path(__file__).resolve().parents[1] / "data" / "move-quality"
     check = pd.read_csv(folder / "sample-check.csv")
     assert set(check["source"]) == {"table7", "participants"}

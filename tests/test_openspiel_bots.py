@@ -12,7 +12,7 @@ from open_spiel.python.algorithms import ismcts, mcts
 
 from nothanks.agents import AgentSpecError, make_agent
 from nothanks.integrations import openspiel as nt_openspiel
-from nothanks.match import Match
+from nothanks.play.match import Match
 from nothanks.rules import Game, Variant
 
 

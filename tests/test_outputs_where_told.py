@@ -132,6 +132,7 @@ def _copy_numba_cache(package: Path) -> None:
     folder's absolute path, so each is copied under the name of the copy's folder."""
     from numba.core.caching import _CacheLocator
 
+    import nothanks.kernels.compiling  # noqa: F401 - chooses this version's folder
     if not os.environ.get(compiled_cache.CHOSEN_HERE):
         return  # a folder the user chose: the copy compiles for itself
     folder = Path(os.environ[compiled_cache.SETTING])

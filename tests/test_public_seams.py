@@ -10,7 +10,7 @@ import pytest
 from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
 from nothanks.agents.cognitive.bayes import BayesToMAgent
 from nothanks.agents.cognitive.tom import Outcome, ToMAgent
-from nothanks.match import Match
+from nothanks.play.match import Match
 from nothanks.rules import Action, Game, IllegalActionError, Variant
 
 SMALL = Variant(removed=14)  # 19 cards: short games

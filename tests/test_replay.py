@@ -7,8 +7,8 @@ import dataclasses
 import pytest
 
 from nothanks.experiments import load
-from nothanks.match import Match
-from nothanks.play import LoggedMove, ReplayError, logged_moves, replay
+from nothanks.play import LoggedMove, ReplayError, logged_moves, replay_logged_game
+from nothanks.play.match import Match
 from nothanks.rules import Variant
 
 WHERE = "game 0"
@@ -26,7 +26,7 @@ def game():
 
 def test_a_logged_game_replays_to_the_same_decisions(game):
     variant, record, moves = game
-    steps = list(replay(moves, variant, 31, where=WHERE))
+    steps = list(replay_logged_game(moves, variant, 31, where=WHERE))
     assert [s.index for s in steps] == list(range(len(moves)))
     for step, logged in zip(steps, record.decisions, strict=True):
         assert step.record.seat == logged.seat == step.view.seat
@@ -47,23 +47,23 @@ def test_a_changed_field_is_named_with_game_and_turn(game, field, change, named)
     bad = list(moves)
     bad[10] = dataclasses.replace(bad[10], **{field: getattr(bad[10], field) + change})
     with pytest.raises(ReplayError, match=f"{WHERE} turn {bad[10].turn}: {named}"):
-        list(replay(bad, variant, 31, where=WHERE))
+        list(replay_logged_game(bad, variant, 31, where=WHERE))
 
 
 def test_wrong_seed_missing_extra_and_illegal_moves_are_refused(game):
     variant, _, moves = game
     with pytest.raises(ReplayError, match=f"{WHERE} turn 0: card: logged"):
-        list(replay(moves, variant, 32, where=WHERE))
+        list(replay_logged_game(moves, variant, 32, where=WHERE))
     with pytest.raises(ReplayError, match="the logged moves end before the game does"):
-        list(replay(moves[:-1], variant, 31, where=WHERE))
+        list(replay_logged_game(moves[:-1], variant, 31, where=WHERE))
     extra = [*moves, dataclasses.replace(moves[-1], turn=moves[-1].turn + 1)]
     with pytest.raises(ReplayError, match="the replayed game is over but the log has 1 more"):
-        list(replay(extra, variant, 31, where=WHERE))
+        list(replay_logged_game(extra, variant, 31, where=WHERE))
     swapped = list(moves)
     i = next(i for i, m in enumerate(moves) if m.action == "pass")
     swapped[i] = dataclasses.replace(moves[i], action="take")
     with pytest.raises(ReplayError, match="turn"):
-        list(replay(swapped, variant, 31, where=WHERE))
+        list(replay_logged_game(swapped, variant, 31, where=WHERE))
 
 
 def test_the_moves_of_a_log_replay(tom2_log):
@@ -73,5 +73,5 @@ def test_the_moves_of_a_log_replay(tom2_log):
         rows = log.decisions[log.decisions["game_id"] == game_id].to_dict("records")
         moves = logged_moves(rows)
         assert [m.turn for m in moves] == sorted(int(r["turn"]) for r in rows)
-        assert len(list(replay(moves, Variant(), int(seed), where=f"game {game_id}"))) == \
-            len(rows)
+        steps = replay_logged_game(moves, Variant(), int(seed), where=f"game {game_id}")
+        assert len(list(steps)) == len(rows)

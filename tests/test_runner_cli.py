@@ -12,8 +12,8 @@ import pytest
 from nothanks.agents import AgentSpecError, make_agent, parse_spec
 from nothanks.cli import main
 from nothanks.experiments.rows import DECISION_COLUMNS, GAME_COLUMNS, compact_frames
+from nothanks.play.runner import game_seed, play_game, play_games, seating
 from nothanks.rules import Action, Game, Variant
-from nothanks.runner import game_seed, play_game, play_games, seating
 
 from helpers import VARIANT, view_of
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from nothanks.agents import AgentSpecError, make_agent
+from nothanks.play.runner import play_game
 from nothanks.rules import Action, Game, Variant
-from nothanks.runner import play_game
 from nothanks.search import root_state, search
 
 SMALL = Variant(players=3, low_card=3, high_card=14, removed=3)

@@ -8,9 +8,9 @@ from nothanks.agents import AgentSpecError, make_agent
 from nothanks.agents.cognitive.state import state_chunk
 from nothanks.agents.cognitive.tom import ToMAgent
 from nothanks.agents.population import CATEGORIES, PlayerKinds, tom0_take_table
-from nothanks.match import Match
+from nothanks.play.match import Match
+from nothanks.play.runner import play_game
 from nothanks.rules import Game, Variant
-from nothanks.runner import play_game
 from nothanks.search import kernel as k
 from nothanks.search import root_state, search
 

@@ -100,7 +100,7 @@ def test_replay_refuses_what_the_game_refuses(variant, seed, takes):
             order.append(game.card)
     actions = np.array([k.TAKE if t else k.PASS for t in takes], dtype=np.int64)
     out = np.zeros(2 * variant.players)
-    assert k.replay(s, actions, np.array(order[1:] + [0], dtype=np.int64), out) == accepted
+    assert k.apply_actions(s, actions, np.array(order[1:] + [0], dtype=np.int64), out) == accepted
     assert fields(s) == game_fields(game)
 
 

@@ -32,7 +32,7 @@ from nothanks.studies.selfplay.checkpoint import (
     load_state,
     save_state,
 )
-from nothanks.studies.selfplay.replay import ReplayBuffer, ReplayError
+from nothanks.studies.selfplay.replay import ReplayBuffer, ReplayBufferError
 
 from helpers import ROOT
 
@@ -77,15 +77,15 @@ def test_sampling_is_seeded_and_survives_a_round_trip():
 
 def test_bad_samples_and_saved_arrays_are_refused():
     buffer = ReplayBuffer(10, 4, 3)
-    with pytest.raises(ReplayError, match=r"features has shape \(2, 5\)"):
+    with pytest.raises(ReplayBufferError, match=r"features has shape \(2, 5\)"):
         buffer.add_game(np.zeros((2, 5)), np.zeros(2), np.zeros((2, 3)))
-    with pytest.raises(ReplayError, match="empty"):
+    with pytest.raises(ReplayBufferError, match="empty"):
         buffer.sample(4, np.random.default_rng(0))
     buffer.add_game(*_game(3, 1))
     arrays = buffer.to_arrays()
-    with pytest.raises(ReplayError, match="capacity of 2"):
+    with pytest.raises(ReplayBufferError, match="capacity of 2"):
         ReplayBuffer.from_arrays(arrays, 2)
-    with pytest.raises(ReplayError, match="lacks game_lengths"):
+    with pytest.raises(ReplayBufferError, match="lacks game_lengths"):
         ReplayBuffer.from_arrays({k: v for k, v in arrays.items() if k != "game_lengths"}, 10)
 
 

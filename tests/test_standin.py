@@ -10,8 +10,8 @@ import pytest
 from nothanks.agents import load_preset, make_agent
 from nothanks.agents.standin import HumanStandIn
 from nothanks.experiments.synthetic import PRESET, standin_spec
+from nothanks.play.runner import play_games
 from nothanks.rules import Action, Passed, Took, Variant, View
-from nothanks.runner import play_games
 
 VARIANT = Variant()
 

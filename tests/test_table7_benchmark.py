@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from nothanks.play.runner import play_games
 from nothanks.rules import Action
-from nothanks.runner import play_games
 
 PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "table7_calibration.py"
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from nothanks.agents import make_agent
-from nothanks.runner import play_game
+from nothanks.play.runner import play_game
 from nothanks.ui import opponent_choices
 from nothanks.ui.explorer import StepExplorer, memory_figure, runners_up
 

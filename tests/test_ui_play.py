@@ -8,9 +8,9 @@ import pytest
 
 from nothanks.agents import Agent, make_agent
 from nothanks.agents.baselines import ScriptedAgent
-from nothanks.match import Match
+from nothanks.play.match import Match
+from nothanks.play.runner import play_game
 from nothanks.rules import Action, IllegalActionError, Variant
-from nothanks.runner import play_game
 from nothanks.ui import PlayApp, ThinkingTime, opponent_choices
 from nothanks.ui.render import TableState, runs, table_html
 
@@ -160,7 +160,7 @@ def test_bad_arguments_say_what_is_valid():
 
 
 def test_thinking_time_is_latency_scaled_and_clamped():
-    from nothanks.match import DecisionRecord as Decision
+    from nothanks.play.match import DecisionRecord as Decision
     t = ThinkingTime(scale=2.0, minimum=0.5, maximum=3.0, default=0.8)
 
     def with_latency(latency):

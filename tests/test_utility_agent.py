@@ -1,5 +1,5 @@
 """The ``utility`` agent (nothanks.agents.cognitive.utility; docs/agent-specs.md) and
-trials of games with the same agent objects (nothanks.runner.play_trial): rewards by
+trials of games with the same agent objects (nothanks.play.runner.play_trial): rewards by
 scheme, carrying utilities across games, the learning state in every decision's info,
 and that a seeded trial learns to prefer the strategy that scores better."""
 from __future__ import annotations
@@ -14,10 +14,10 @@ from nothanks.analysis.learning import final_states
 from nothanks.experiments import load, run_design
 from nothanks.experiments.design import Design, Table
 from nothanks.experiments.rows import compact_frames
-from nothanks.match import Match
+from nothanks.play.match import Match
+from nothanks.play.runner import play_trial
 from nothanks.rules import Variant
-from nothanks.rules.seeding import derive_seed, game_seed
-from nothanks.runner import play_trial
+from nothanks.rules.seeding import game_seed
 
 CHEAP = "strategies=T0+T30+seq"  # rules only: no ToM model to load, games in milliseconds
 TABLE = ["heuristic", "heuristic:T=-2", "random:p=0.4"]
@@ -112,11 +112,11 @@ def test_play_trial_seeds_seating_and_reproducibility():
         return play_trial(agents, 4, seed, variant, trial=index), agents[0]
 
     records, learner = trial(9, 2)
-    root = derive_seed(9, 2)
-    assert [r.seed for r in records] == [game_seed(root, g) for g in range(4)]
-    assert [r.game_id for r in records] == [0, 1, 2, 3]
-    # rotation: the learner (agent 0) sits at seat 0, 2, 1, 0 (runner.seating)
-    assert [r.agents.index(learner.spec) for r in records] == [0, 2, 1, 0]
+    # trial 2 of 4 games: games 8-11 of the run with root seed 9
+    assert [r.seed for r in records] == [game_seed(9, i) for i in range(8, 12)]
+    assert [r.game_id for r in records] == [8, 9, 10, 11]
+    # rotation: the learner (agent 0) sits at seat 1, 0, 2, 1 (runner.seating of 8-11)
+    assert [r.agents.index(learner.spec) for r in records] == [1, 0, 2, 1]
     again, _ = trial(9, 2)
     assert [r.decisions for r in again] == [r.decisions for r in records]
     other, _ = trial(9, 3)
@@ -183,6 +183,26 @@ def test_a_design_with_trials_logs_the_utilities_in_the_learning_table(tmp_path)
     assert all(firsts[(t, 1)] != fresh for t in (0, 1))
     ends = final_states(log.learning, log.games)
     assert set(ends["name"]) == {"T0", "T30", "seq"} and (ends["trials"] == 2).all()
+
+
+def test_play_trial_plays_the_deals_of_a_designs_trial(tmp_path):
+    """Trial k of play_trial and trial k of a design with ``trial = N`` and the same seed
+    are the same games: seeds, seating and every move (issue 45)."""
+    learner = f"utility:{CHEAP},carry=true"
+    design = Design(name="utility-trials", seed=3, games=6, trial=3, tables=(
+        Table("learner", (learner, *TABLE), focal=0),))
+    run_design(design, tmp_path / "run", progress=False, jobs=1)
+    log = load(tmp_path / "run")
+    for k in (0, 1):
+        records = play_trial([learner, *TABLE], 3, design.seed, design.variant, trial=k)
+        games = log.games[log.games["deal"].between(3 * k, 3 * k + 2)]
+        assert sorted(set(games["seed"])) == sorted(r.seed for r in records)
+        decisions = log.decisions[log.decisions["deal"].between(3 * k, 3 * k + 2)]
+        logged = list(zip(decisions["seed"], decisions["seat"], decisions["card"],
+                          decisions["action"], strict=True))
+        played = [(r.seed, d.seat, d.card, str(d.action)) for r in records
+                  for d in r.decisions]
+        assert logged == played
 
 
 def test_without_learning_the_utilities_stay_and_the_choices_stay_even():

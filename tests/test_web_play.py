@@ -15,7 +15,7 @@ from helpers_web import browser_page, requirements, update_screenshot, voila
 
 from nothanks.agents import make_agent
 from nothanks.agents.baselines import ScriptedAgent
-from nothanks.runner import play_game
+from nothanks.play.runner import play_game
 
 SEED = 2024
 pytestmark = requirements

@@ -87,6 +87,12 @@ class Chunk(Mapping[str, SlotValue]):
             return self._key == other._key
         return NotImplemented
 
+    def __reduce__(self) -> tuple:
+        """Pickled and deep-copied as its slots and fixed activation (the read-only
+        mapping it keeps cannot be pickled), so a model holding chunks travels to worker
+        processes and can be cloned."""
+        return (Chunk, (dict(self._slots), self._fixed_activation))
+
     def __repr__(self) -> str:
         slots = ", ".join(f"{name}={value!r}" for name, value in self._slots.items())
         fixed = "" if self._fixed_activation is None else f"; fixed {self._fixed_activation:g}"
@@ -194,6 +200,14 @@ class RetrievalRecord:
     def __hash__(self) -> int:
         return hash(self._values())
 
+    def __reduce__(self) -> tuple:
+        """Pickled and deep-copied with its request as a read-only mapping again (the
+        mapping itself cannot be pickled), so a model holding its last trace travels to
+        worker processes and can be cloned."""
+        return (_retrieval_record, (dict(self.request), self.time, self.threshold,
+                                    self.noise_mode, self.columns, self.winner,
+                                    self.latency))
+
     def __repr__(self) -> str:
         return (f"RetrievalRecord(request={self.request!r}, time={self.time!r}, "
                 f"threshold={self.threshold!r}, noise_mode={self.noise_mode!r}, "
@@ -251,3 +265,8 @@ class Retrieval(NamedTuple):
     def succeeded(self) -> bool:
         """True when a chunk was retrieved."""
         return self.chunk is not None
+
+
+def _retrieval_record(request: dict, *fields: object) -> RetrievalRecord:
+    """A :class:`RetrievalRecord` from its pickled fields (``__reduce__``)."""
+    return RetrievalRecord(MappingProxyType(request), *fields)

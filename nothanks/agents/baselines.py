@@ -27,6 +27,14 @@ class RandomAgent(Agent):
         self._rng = random.Random(0)
         self._draw = self._rng.random  # bound once: the generator is reseeded in place
 
+    def __getstate__(self) -> dict:
+        """The agent without its bound draw (a copy binds its own generator's)."""
+        return {k: v for k, v in self.__dict__.items() if k != "_draw"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._draw = self._rng.random
+
     def start(self, seat: int, variant: Variant, seed: int) -> None:
         super().start(seat, variant, seed)
         reseed(self._rng, seed)

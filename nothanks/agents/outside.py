@@ -73,6 +73,19 @@ class OpenSpielAgent(Agent):
         self._seed = seed
         self._events = []
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The agent without its OpenSpiel game (a Python game object, which does not
+        pickle): a copy loads it again from its variant."""
+        state = dict(self.__dict__)
+        state["_game"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        variant = state.get("variant")
+        if variant is not None:  # started: the game it plays
+            self._game = _openspiel().load_variant(variant)
+
     def observe(self, event: Event) -> None:
         self._events.append(event)
 

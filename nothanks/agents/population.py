@@ -125,7 +125,6 @@ class PlayerKinds:
         rest = (1 - prior) / (len(KINDS) - 1)
         weights = np.array([prior] + [rest] * (len(KINDS) - 1))
 
-        self._k = k
         self.seat, self.table, self.order = seat, table, order
         self.state = k.new_state(variant.players, variant.high_card, 0)
         self.state[k.HEADER:k.HEADER + variant.players] = variant.tokens
@@ -138,8 +137,9 @@ class PlayerKinds:
 
     def observe(self, event: object) -> None:
         from ..rules import CardRevealed, Passed, Took
+        from ..search import kernel as k  # (not kept: an agent holding it would not pickle)
 
-        k, s = self._k, self.state
+        s = self.state
         if isinstance(event, CardRevealed):
             s[k.CARD], s[k.LEFT] = event.card, event.cards_left
             return

@@ -190,7 +190,7 @@ def make_agent(spec: str | AgentSpec) -> Agent:
         raise TypeError(
             f"make_agent takes an agent spec (a string such as 'tom2:s=0.2', or an "
             f"AgentSpec), not a {type(spec).__name__}; to seat agents already built, "
-            f"pass them to nothanks.runner.play_trial or play_game")
+            f"pass them to nothanks.play.runner.play_trial or play_game")
     parsed = parse_spec(spec) if isinstance(spec, str) else spec
     if parsed.name not in _REGISTRY:
         raise AgentSpecError(

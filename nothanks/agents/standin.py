@@ -32,6 +32,7 @@ import math
 import random
 
 from ..rules import Action, Event, Passed, Took, Variant, View, sequence_gain
+from ..rules.seeding import stream_seeds
 from .base import Agent
 
 
@@ -100,9 +101,11 @@ class HumanStandIn(Agent):
 
     def start(self, seat: int, variant: Variant, seed: int) -> None:
         super().start(seat, variant, seed)
-        self._rng = random.Random(seed)
-        self._side = random.Random(seed + 1)
-        self._count = random.Random(seed + 2)  # own stream: the tally leaves decisions' alone
+        # three streams; the tally's own, so counting leaves the decisions' draws alone
+        decide, side, count = stream_seeds(seed, 3)
+        self._rng = random.Random(decide)
+        self._side = random.Random(side)
+        self._count = random.Random(count)
         self._cards = [()] * variant.players
         self._tally = [variant.tokens] * variant.players
         self._last_move = {}

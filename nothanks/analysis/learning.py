@@ -20,7 +20,8 @@ not, so every interval here resamples or clusters by **trial**:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,7 @@ from .frames import AnalysisInputError, require_columns, require_rows
 from .paired import (
     bootstrap_interval,
     cluster_share,
+    data_source,
     divergence_by_deal,
     focal_by_deal,
     paired_difference,
@@ -399,3 +401,37 @@ def learning_markdown(tables: dict[str, pd.DataFrame] | None, title: str = "Lear
                          f"{r['mean']:.3f} [{r['ci_low']:.3f}, {r['ci_high']:.3f}] | "
                          f"{r['top_share']:.0%} |")
     return "\n".join(lines) + "\n"
+
+
+#: Arms of the learning-tom design whose moves are compared on shared deals.
+DIVERGENCE_ARMS = (("learning-ToM1", "learning-ToM2"), ("ToM1", "ToM2"))
+
+
+def learning_statistics(logs: Mapping[str, Any]) -> dict[str, pd.DataFrame]:
+    """The tables of every learning design's log (by design name; a log holds the tables
+    ``experiments``, ``games``, ``conditions``, ``learning`` and ``decisions``):
+    :func:`learning_tables`, named ``<design>_<table>``, and, for ``learning-tom``, how
+    often ToM2's moves differ from ToM1's on shared deals (:func:`trial_divergence`)."""
+    stats: dict[str, pd.DataFrame] = {}
+    for name, log in logs.items():
+        trial = trial_length(log.experiments)
+        prefix = name.replace("-", "_")
+        tables = learning_tables(log.games, log.conditions, log.learning, trial)
+        for key, table in tables.items():
+            stats[f"{prefix}_{key.removeprefix('learning_')}"] = table.assign(
+                source=data_source(log.games))
+        if name == "learning-tom":
+            rows = []
+            arms = {arm_and_panel(t): int(c)
+                    for c, t in zip(log.conditions["condition"], log.conditions["table"],
+                                    strict=True)}
+            for panel in dict.fromkeys(p for _, p in arms):
+                for a, b in DIVERGENCE_ARMS:
+                    if (a, panel) in arms and (b, panel) in arms:
+                        rows.append({"panel": panel, "lower": a, "higher": b,
+                                     **trial_divergence(
+                                         log.decisions, arms[(a, panel)], arms[(b, panel)],
+                                         trial)})
+            stats["learning_tom_divergence"] = pd.DataFrame(rows).assign(
+                source=data_source(log.games))
+    return stats

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .. import cli_checks as checks
 from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder, replacing
+from . import checks
 from .base import Runner
 
 if TYPE_CHECKING:

@@ -8,7 +8,6 @@ import re
 import sys
 from pathlib import Path
 
-from .. import cli_checks as checks
 from ..outputs import (
     UPDATE_SHIPPED,
     OutputError,
@@ -17,6 +16,7 @@ from ..outputs import (
     fresh_folder,
     replacing,
 )
+from . import checks
 from .base import Runner
 
 #: Most synthetic participants one ``nothanks synthetic`` makes (ids are numbered

@@ -5,7 +5,6 @@ import argparse
 import json
 from pathlib import Path
 
-from .. import cli_checks as checks
 from ..outputs import (
     UPDATE_SHIPPED,
     check_output,
@@ -14,6 +13,7 @@ from ..outputs import (
     replacing,
     typed_path,
 )
+from . import checks
 
 #: What ``nothanks infer`` writes into --out (replaced as one set).
 RESULT_FILES = ("decisions.parquet", "map.csv", "blocks.csv", "group.csv", "settings.json",

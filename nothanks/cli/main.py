@@ -14,7 +14,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import cli_checks as checks
 from ..outputs import (
     UPDATE_SHIPPED,
     OutputError,
@@ -25,6 +24,7 @@ from ..outputs import (
     replacing,
     typed_path,
 )
+from . import checks
 from .base import Configure, Runner, add_scheduler
 
 
@@ -71,8 +71,8 @@ def _simulate(parser: argparse.ArgumentParser) -> Runner:
         from ..agents import AgentSpecError, make_agent, split_specs
         from ..experiments.rows import compact_frames
         from ..files import write_frame
+        from ..play.runner import play_games, summarize
         from ..progress import progress_bar
-        from ..runner import play_games, summarize
         specs = [spec for text in args.players for spec in split_specs(text)]
         variant = _variant_from(args, len(specs))
         for seat, spec in enumerate(specs):  # every spec fails now, before a game is played

@@ -12,7 +12,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import cli_checks as checks
 from ..outputs import (
     UPDATE_SHIPPED,
     check_output,
@@ -21,6 +20,7 @@ from ..outputs import (
     removed_if_new,
     typed_path,
 )
+from . import checks
 from .base import Runner, add_scheduler
 
 #: Where ``make studies`` writes (inside the shipped figures folder).
@@ -63,7 +63,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--grader", choices=("ismcts", "network"), default=None,
                         help="who grades move quality: information-set MCTS or the "
                              "self-play value network of --checkpoint (default: "
-                             "QUALITY_GRADER of nothanks.report.studies, ismcts; see "
+                             "QUALITY_GRADER of nothanks.studies.move_quality, ismcts; see "
                              "docs/alphazero.md)")
     parser.add_argument("--checkpoint", type=Path, default=None,
                         help="self-play checkpoint for --grader network (default "
@@ -71,8 +71,8 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide progress bars")
 
     def run(args: argparse.Namespace) -> int:
-        from ..report.studies import QUALITY_GRADER, check_studies, make_studies
-        from ..studies.move_quality import check_grader
+        from ..report.studies import check_studies, make_studies
+        from ..studies.move_quality import QUALITY_GRADER, check_grader
         names = check_studies(args.names)  # before any work: an unknown name fails now
         grader = args.grader or QUALITY_GRADER
         if args.checkpoint is not None and grader != "network":

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import cli_checks as checks
 from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder, typed_path
+from . import checks
 from .base import Runner
 
 #: Files written into the leaderboard folder.

@@ -10,8 +10,8 @@ import argparse
 import dataclasses
 import os
 
-from .. import cli_checks as checks
 from ..outputs import UPDATE_SHIPPED, check_shipped, fresh_folder
+from . import checks
 from .base import Runner
 
 #: Most iterations one run may be asked for.

@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pandas as pd
+
 from .design import load_design
 from .log import Log, LogError, experiment_dirs, load
 from .run import run_design
+from .schema import TABLES, arrow_schema, read_table, to_pandas
 from .store import MANIFEST, read_manifest
 
 #: Default folder of participant sessions (the synthetic set shipped with the repository).
@@ -142,3 +145,25 @@ def load_cached(directory: Path) -> Log:
         raise LogError(f"{exc} (a cached run: nothanks verify --repair {directory} replays "
                        f"damaged games; a run of an older nothanks is simulated again when "
                        f"moved out of the cache, or with a new --cache)") from exc
+
+
+def load_finished_tables(directory: Path, columns: dict[str, tuple[str, ...] | None]
+                    ) -> dict[str, pd.DataFrame]:
+    """Tables of a finished (compacted) run, each file checked against the schema, each
+    with only the named columns (``None``: all of them)."""
+    if not is_complete(directory):
+        raise LogError(f"{directory}: not a finished run (run it again to resume)")
+    tables = {}
+    for name, kept in columns.items():
+        table = read_table(directory / f"{name}.parquet", name)
+        tables[name] = to_pandas(table if kept is None else table.select(list(kept)))
+    return tables
+
+
+def load_finished_log(directory: Path, columns: dict[str, tuple[str, ...] | None]
+                        ) -> Log:
+    """A finished run as a :class:`Log` holding only ``columns``
+    (:func:`load_finished_tables`); its other tables are empty, with their schema's columns."""
+    tables = load_finished_tables(directory, columns)
+    return Log(**{name: tables[name] if name in tables
+                     else to_pandas(arrow_schema(name).empty_table()) for name in TABLES})

@@ -51,9 +51,9 @@ from functools import cached_property
 from pathlib import Path
 
 from ..agents import AgentSpec, AgentSpecError, agent_parameters, make_agent, parse_spec
-from ..cli_checks import MAX_SEED
+from ..play.runner import game_seed, seating
 from ..rules import Variant, VariantError
-from ..runner import game_seed, seating
+from ..rules.seeding import MAX_SEED
 
 #: The spec that marks the participant's seat in a design (played by a person in a
 #: ParticipantSession, or by the design's ``human`` stand-in spec in a plain run).

@@ -1,6 +1,6 @@
 """From game records to log rows: the one place where played games are shaped for Parquet.
 
-The driver (:mod:`nothanks.match`) hands over typed records in native Python values;
+The driver (:mod:`nothanks.play.match`) hands over typed records in native Python values;
 here they become the columns of the log tables (:mod:`.schema`): seat keys, JSON text
 for traces, ``forced`` for a model that was not consulted, and the outcome of every
 prediction (the target's next action on the same card, read from the later records).
@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..match import DecisionRecord, GameRecord
+from ..play.match import DecisionRecord, GameRecord
 from ..rules import card_points
 from . import schema
 from .design import Design

@@ -1,7 +1,7 @@
 """Participant sessions: one person plays the human-schedule design against models.
 
 The session is pure logic for a user interface to drive: it holds the current game
-(a :class:`nothanks.match.Match` with the three model agents), says whose turn it is,
+(a :class:`nothanks.play.match.Match` with the three model agents), says whose turn it is,
 advances model turns one at a time (so the UI can pause between them), takes the
 participant's actions with their bad-move marks, and times each human decision on a
 wall clock. Every completed game is written atomically before the next begins, so a
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..agents import Agent, make_agent
 from ..files import claim_lock, release_lock
-from ..match import DecisionRecord, GameRecord, HumanSeat, Match
+from ..play.match import DecisionRecord, GameRecord, HumanSeat, Match
 from ..rules import Action, Event, Game, IllegalActionError, View
 from ..rules.seeding import game_seed, text_seed
 from .design import HUMAN, Design, DesignError, PlannedGame, load_design

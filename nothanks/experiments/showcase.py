@@ -24,7 +24,7 @@ def token_memory_history(players: tuple[str, ...] = TRACE_PLAYERS,
                          seed: int = TRACE_SEED) -> pd.DataFrame:
     """The token-memory history of the model in seat 0 over one game of ``players``."""
     from ..agents import make_agent
-    from ..runner import play_game
+    from ..play.runner import play_game
     agents = [make_agent(spec) for spec in players]
     play_game(agents, seed=seed, record=False)
     return agents[0].token_memory.history_frame()

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator
 
 from ..agents import Agent, make_agent
-from ..batch import batchable, play_batch
-from ..batch import enabled as batch_enabled
-from ..match import Match
-from ..rules.seeding import derive_seeds
-from .design import HUMAN, Design, DesignError, PlannedGame
+from ..play.batch import batchable
+from ..play.batch import enabled as batch_enabled
+from ..play.runner import GameToPlay, play_planned
+from .design import HUMAN, Design, DesignError
 from .rows import LogContext, LogRows
 
 try:  # the cognitive models register tom specs on import; workers need them too
@@ -47,7 +46,7 @@ def prepare_to_fork(design: Design) -> None:
     for itself: when the design seats a cognitive model, its compiled ACT-R kernels.
     Forked workers inherit them, so numba's load happens once (docs/benchmarks.md).
     Designs without a cognitive model load nothing; designs seating baseline agents load
-    the batch engine's kernel (:mod:`nothanks.batch`)."""
+    the batch engine's kernel (:mod:`nothanks.play.batch`)."""
     agents = [make_agent(spec) for spec in design.agent_specs()]
     if any(agent.tom_order is not None for agent in agents):
         from ..actr import kernel
@@ -78,21 +77,25 @@ def _agents_for(design: Design, condition: int) -> list[Agent]:
 
 def play_chunk(design: Design, start: int, stop: int, context: LogContext,
                traces: bool = False) -> dict[str, bytes]:
-    """Play games ``start .. stop-1`` and return their log tables as Parquet bytes."""
+    """Play games ``start .. stop-1`` and return their log tables as Parquet bytes.
+
+    The games are played by the one planned-games loop
+    (:func:`nothanks.play.runner.play_planned`): games whose every seat is a baseline
+    agent in compiled batches (the same records) unless traces are on, the game is part
+    of a trial, or the reference is in force."""
     rows = LogRows(context, design, traces)
+    for game, record in play_planned(_planned(design, start, stop, traces), design.variant):
+        rows.add_game(game.key, record)
+    return rows.to_parquet()
+
+
+def _planned(design: Design, start: int, stop: int, traces: bool) -> Iterator[GameToPlay]:
+    """Games ``start .. stop-1`` of ``design`` with their seated agents: the cached agents
+    of their condition, or, in a trial, agents built fresh at its first game and kept to
+    its end."""
     pool: list[Agent] = []
-    # games whose every seat is a baseline agent, gathered and played in compiled batches
-    # (nothanks.batch: the same records) unless traces are on or the reference is
-    pending: list[tuple[PlannedGame, list[Agent]]] = []
     for plan in design.plan(start, stop):
         trial = design.trial_of(plan)
-        if not traces and trial is None:
-            seated = [_agents_for(design, plan.condition)[r] for r in plan.roles]
-            if batchable(seated) and batch_enabled():
-                pending.append((plan, seated))
-                continue
-        _add_batch(rows, design, pending)
-        pending = []
         if trial is None:
             pool = _agents_for(design, plan.condition)
         elif trial[1] == 0:  # a trial starts from fresh agents and keeps them to its end
@@ -102,25 +105,8 @@ def play_chunk(design: Design, start: int, stop: int, context: LogContext,
                              f"a trial (game {trial[1]} of trial {trial[0]}); chunks of a "
                              f"design with trials must hold whole trials of {design.trial}")
         seated = [pool[r] for r in plan.roles]
-        for agent in seated:  # switched per game: the cache is shared by traced runs
+        for agent in seated:  # switched per chunk: the cache is shared by traced runs
             if agent.can_trace:
                 agent.traces = traces
-        rows.add_game(plan, Match(seated, design.variant, plan.seed,
-                                  game_id=plan.position).run())
-    _add_batch(rows, design, pending)
-    return rows.to_parquet()
-
-
-def _add_batch(rows: LogRows, design: Design,
-               pending: Sequence[tuple[PlannedGame, list[Agent]]]) -> None:
-    """Play the baseline games of ``pending`` in one batch and add their rows, in order."""
-    if not pending:
-        return
-    n = design.variant.players
-    seeds = [plan.seed for plan, _ in pending]
-    per_seat = derive_seeds([(seed, 1 + seat) for seed in seeds for seat in range(n)])
-    records = play_batch([seated for _, seated in pending], design.variant, seeds,
-                         [per_seat[k:k + n] for k in range(0, len(per_seat), n)],
-                         [plan.position for plan, _ in pending])
-    for (plan, _), record in zip(pending, records, strict=True):
-        rows.add_game(plan, record)
+        yield GameToPlay(plan.position, plan.seed, seated,
+                         batch=not traces and trial is None, key=plan)

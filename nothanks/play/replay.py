@@ -2,7 +2,7 @@
 
 Every tool that looks at logged decisions in their game (order inference, move quality,
 the logged-game explorer) replays them here: the game is rebuilt from its logged seed
-and rules variant through the one driver (:class:`~nothanks.match.Match`), each seat
+and rules variant through the one driver (:class:`~nothanks.play.match.Match`), each seat
 playing its logged moves in turn order, and every replayed decision is checked against
 the log before its move is applied. A log that does not replay raises
 :class:`ReplayError`, which names the game, the turn and the fields that differ.
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..agents.baselines import ScriptedAgent
-from ..match import DecisionRecord, Match
 from ..rules import Event, IllegalActionError, Variant, View
+from .match import DecisionRecord, Match
 
-__all__ = ["LoggedMove", "ReplayError", "ReplayStep", "logged_moves", "replay"]
+__all__ = ["LoggedMove", "ReplayError", "ReplayStep", "logged_moves", "replay_logged_game"]
 
 
 class ReplayError(ValueError):
@@ -88,7 +88,7 @@ def _differences(move: LoggedMove, record: DecisionRecord) -> list[str]:
     return found
 
 
-def replay(moves: Sequence[LoggedMove], variant: Variant, seed: int, *, where: str,
+def replay_logged_game(moves: Sequence[LoggedMove], variant: Variant, seed: int, *, where: str,
            game_id: int = 0, specs: Sequence[str] | None = None,
            listeners: Sequence[Callable[[Event], None]] = ()) -> Iterator[ReplayStep]:
     """Replay a logged game: yield each decision before its move is applied.

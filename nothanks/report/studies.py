@@ -14,7 +14,6 @@ estimate in ``cache/move-quality`` (:func:`nothanks.studies.move_quality.move_qu
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +23,10 @@ from matplotlib.figure import Figure
 
 from .. import analysis as an
 from .. import experiments as ex
-from ..analysis import instance_sets, learning
-from ..analysis import readings as readings_columns
+from ..analysis import instance_sets
 from ..analysis.frames import markdown_table
+from ..analysis.learning import learning_statistics
+from ..experiments.cache import load_finished_log
 from ..figures import plots
 from ..figures.instance_sets import instance_set_dose_response, rt_sweep_by_set_lines
 from ..figures.learning import learning_curves, states_over_games_lines
@@ -34,14 +34,14 @@ from ..figures.orders import advantage_by_order
 from ..figures.quality import quality_figures
 from ..outputs import replacing
 from ..studies.calibration import report_markdown
-from ..studies.move_quality import SAMPLE_PER_LABEL, move_quality
+from ..studies.logs import load_instance_sets, load_orders, load_readings
+from ..studies.move_quality import grade_moves
+from ..studies.writing import learning_results, quality_markdown
 from . import (
     CALIBRATION,
     FigureReport,
     FigureSpec,
     Timer,
-    finished_tables,
-    load_thesis_log,
     readme_text,
     write_set,
 )
@@ -107,99 +107,8 @@ STUDY_FIGURES = (
 )
 
 
-# ------------------------------------------------------------------- the logs
-@dataclass
-class InstanceSetsLog:
-    """The tables of the instance-sets log its table reads (decisions: four columns)."""
-
-    conditions: pd.DataFrame
-    games: pd.DataFrame
-    decisions: pd.DataFrame
-
-
-#: Columns of the instance-sets decisions that :func:`instance_sets_table` reads.
-INSTANCE_SETS_DECISION_COLUMNS = ("condition", "deal", "turn", "focal", "action")
-
-
-def load_instance_sets(directory: Path) -> InstanceSetsLog:
-    """The tables and columns :class:`InstanceSetsLog` keeps of a finished run."""
-    return InstanceSetsLog(**finished_tables(directory, {
-        "conditions": None, "games": None, "decisions": INSTANCE_SETS_DECISION_COLUMNS}))
-
-
-@dataclass
-class OrdersLog:
-    """The two tables of the higher-orders log its table reads (its 2.3 million decisions
-    with every column, and its predictions and recalls, would take gigabytes)."""
-
-    games: pd.DataFrame
-    decisions: pd.DataFrame
-
-
-@dataclass
-class ReadingsTables:
-    """The four tables of the readings log its ablation table reads
-    (:class:`nothanks.analysis.readings.ReadingsLog`), decisions and recalls with only the
-    columns it reads: the whole log (5 million decisions, 12 million recalls, 9 million
-    predictions, every column) took most of the figures' 11 GB peak memory."""
-
-    conditions: pd.DataFrame
-    games: pd.DataFrame
-    decisions: pd.DataFrame
-    recalls: pd.DataFrame
-
-
-def load_readings(directory: Path) -> ReadingsTables:
-    """The tables and columns :class:`ReadingsTables` keeps of a finished readings run."""
-    return ReadingsTables(**finished_tables(directory, {
-        "conditions": None, "games": None, "decisions": readings_columns.DECISION_COLUMNS,
-        "recalls": readings_columns.RECALL_COLUMNS}))
-
-
-#: Columns of the higher-orders decisions that :func:`nothanks.analysis.orders_table` reads.
-ORDERS_DECISION_COLUMNS = ("condition", "deal", "turn", "focal", "action", "own_tom0_action")
-
-
-def load_orders(directory: Path) -> OrdersLog:
-    """The games and the needed decision columns of a finished higher-orders run."""
-    return OrdersLog(**finished_tables(directory, {
-        "games": None, "decisions": ORDERS_DECISION_COLUMNS}))
-
-
-# ------------------------------------------------------------------- learning
 #: The designs of the learning study (tables labelled ``ARM vs OPPONENTS``).
 LEARNING_DESIGNS = ("learning", "learning-long", "learning-tom")
-#: Arms of the learning-tom design whose moves are compared on shared deals.
-DIVERGENCE_ARMS = (("learning-ToM1", "learning-ToM2"), ("ToM1", "ToM2"))
-
-
-def learning_statistics(logs: dict[str, ex.Log]) -> dict[str, pd.DataFrame]:
-    """The tables of every learning design (:func:`nothanks.analysis.learning.learning_tables`,
-    named ``<design>_<table>``) and, for ``learning-tom``, how often ToM2's moves differ
-    from ToM1's on shared deals (learned and shipped instance sets)."""
-    stats: dict[str, pd.DataFrame] = {}
-    for name, log in logs.items():
-        trial = learning.trial_length(log.experiments)
-        prefix = name.replace("-", "_")
-        tables = learning.learning_tables(log.games, log.conditions, log.learning, trial)
-        for key, table in tables.items():
-            stats[f"{prefix}_{key.removeprefix('learning_')}"] = table.assign(
-                source=an.data_source(log.games))
-        if name == "learning-tom":
-            rows = []
-            arms = {learning.arm_and_panel(t): int(c)
-                    for c, t in zip(log.conditions["condition"], log.conditions["table"],
-                                    strict=True)}
-            for panel in dict.fromkeys(p for _, p in arms):
-                for a, b in DIVERGENCE_ARMS:
-                    if (a, panel) in arms and (b, panel) in arms:
-                        rows.append({"panel": panel, "lower": a, "higher": b,
-                                     **learning.trial_divergence(
-                                         log.decisions, arms[(a, panel)], arms[(b, panel)],
-                                         trial)})
-            stats["learning_tom_divergence"] = pd.DataFrame(rows).assign(
-                source=an.data_source(log.games))
-    return stats
 
 
 def learning_figures(stats: dict[str, pd.DataFrame]) -> dict[str, Figure]:
@@ -215,90 +124,6 @@ def learning_figures(stats: dict[str, pd.DataFrame]) -> dict[str, Figure]:
         utilities = states[(states["key"] == "utilities") & (states["arm"] == "utility")]
         figures["extra_learning_utilities"] = states_over_games_lines(utilities, "utility")
     return figures
-
-
-def learning_results(stats: dict[str, pd.DataFrame]) -> str:
-    """The results.md sections of the learning designs."""
-    text = ""
-    for prefix, title in (("learning", "Learning from experience: trials of 10 games"),
-                          ("learning_long", "Learning over trials of 50 games"),
-                          ("learning_tom", "learning-tom: ToM0 instances learned from "
-                                           "opponents")):
-        tables = {f"learning_{suffix}": stats[f"{prefix}_{suffix}"]
-                  for suffix in ("curves", "slopes", "paired", "states", "final")
-                  if f"{prefix}_{suffix}" in stats}
-        text += learning.learning_markdown(tables or None, title)
-    divergence = stats.get("learning_tom_divergence")
-    if divergence is not None and len(divergence):
-        text += ("\nDoes a learned instance set let ToM2 differ from ToM1? On shared deals, "
-                 "trial by trial, up to the first differing move (before it both saw, and "
-                 "learned, the same; cluster-bootstrap CIs over trials):\n\n"
-                 "| opponents | lower | higher | trials | diverged | decisions | rate per "
-                 "decision [95% CI] | first game |\n| --- | --- | --- | --- | --- | --- | --- "
-                 "| --- |\n")
-        for _, r in divergence.iterrows():
-            text += (f"| {r['panel']} | {r['lower']} | {r['higher']} | {r['trials']} | "
-                     f"{r['diverged_trials']} | {r['decisions_compared']} | "
-                     f"{r['difference_rate']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}] | "
-                     f"{r['first_game'] + 1:.1f} |\n")
-    return text
-
-
-# --------------------------------------------------------------- move quality
-#: Search budget per graded decision (``--quick``: QUICK_QUALITY).
-QUALITY_ITERATIONS = 1000
-QUICK_QUALITY = 100
-#: Free decisions graded per player type (agent label) in the sampled grading, and in
-#: ``--quick``: a seeded random sample of the decisions ``grade="all"`` grades.
-QUALITY_SAMPLE = SAMPLE_PER_LABEL
-QUICK_SAMPLE = 20
-#: Table 7 games whose decisions are graded (a reproducible draw of the thesis tables'
-#: games); participant sessions: every game.
-QUALITY_TABLE7_GAMES = 200
-#: How much is graded: a sample per player type (the default) or every decision.
-GRADINGS = ("sample", "all")
-#: Who grades the moves (``nothanks studies --grader`` overrides it):
-#: IS-MCTS unless the self-play value network meets the bar set in advance, Spearman
-#: >= 0.8 between the two graders' EV losses on a held-out sample
-#: (``benchmarks/grader_agreement.py``; docs/alphazero.md, "Fast grader").
-QUALITY_GRADER = "ismcts"
-
-
-def grade_moves(table7: ex.Log, participants: ex.Log | None, cache: Path,
-                quick: bool = False, *, grade: str = "sample", grader: str | None = None,
-                checkpoint: Path | None = None, jobs: int | None = None
-                ) -> dict[str, pd.DataFrame]:
-    """Move quality (EV of take and pass by information-set MCTS, or by a self-play value
-    network with ``grader="network"``; default :data:`QUALITY_GRADER`) of the decisions of
-    :data:`QUALITY_TABLE7_GAMES` games of Table 7's tables (its control table left out)
-    and of every participant decision: with ``grade="sample"`` only a seeded random
-    sample of :data:`QUALITY_SAMPLE` free decisions per player type of each, with
-    ``"all"`` every one. Estimates are cached per decision in ``cache/move-quality``, so
-    a rebuild grades only new decisions; ``jobs`` processes grade (default: one per
-    core)."""
-    if grade not in GRADINGS:
-        raise an.AnalysisInputError(f"grade={grade!r} is unknown; valid: "
-                                    + ", ".join(repr(g) for g in GRADINGS))
-    sample = None if grade == "all" else QUICK_SAMPLE if quick else QUALITY_SAMPLE
-    budget = {"iterations": QUICK_QUALITY if quick else QUALITY_ITERATIONS, "seed": 0,
-              "cache": cache / "move-quality", "grader": grader or QUALITY_GRADER,
-              "checkpoint": checkpoint, "sample": sample, "jobs": jobs or os.cpu_count() or 1}
-    controls = an.control_conditions(table7.games)
-    thesis = table7.decisions[~table7.decisions["condition"].isin(controls)]
-    graded = {"table7": move_quality(table7, decisions=thesis,
-                                     games=2 if quick else QUALITY_TABLE7_GAMES, **budget)}
-    if participants is not None:
-        graded["participants"] = move_quality(participants, games=2 if quick else None,
-                                              **budget)
-    return graded
-
-
-def quality_markdown(quality: dict[str, pd.DataFrame]) -> str:
-    """The results.md sections of the move-quality study."""
-    titles = {"table7": "Move quality: Table 7 games",
-              "participants": "Move quality: participant sessions"}
-    return "".join("\n" + an.quality_section(graded, titles[name]) + "\n"
-                   for name, graded in quality.items())
 
 
 #: The readings study's README notes.
@@ -410,7 +235,7 @@ SWEEP_TABLES: dict[str, tuple[str, ...] | None] = {"experiments": None, "conditi
 
 
 def _figure14_instance_sets(inputs: StudyInputs) -> StudyOutput:
-    sets, default = (load_thesis_log(inputs.logs[name], SWEEP_TABLES)
+    sets, default = (load_finished_log(inputs.logs[name], SWEEP_TABLES)
                      for name in ("figure14-instance-sets", "figure14"))
     table = instance_sets.rt_sweep_by_set(sets, default)
     return StudyOutput({"rt_sweep_by_set": table},
@@ -535,10 +360,6 @@ def _write_index(out: Path, command: str) -> Path:
     return path
 
 
-__all__ = ["GRADINGS", "HIGHER_ORDERS_NOTES", "LEARNING_DESIGNS", "QUALITY_GRADER",
-           "QUALITY_ITERATIONS", "QUALITY_SAMPLE", "QUALITY_TABLE7_GAMES", "QUICK_QUALITY",
-           "QUICK_SAMPLE", "READINGS_NOTES", "STUDIES", "STUDY_FIGURES", "InstanceSetsLog",
-           "OrdersLog", "ReadingsTables", "Study", "StudyInputs", "StudyOutput",
-           "check_studies", "grade_moves", "learning_figures", "learning_results",
-           "learning_statistics", "load_instance_sets", "load_orders", "load_readings",
-           "make_studies", "quality_markdown"]
+__all__ = ["HIGHER_ORDERS_NOTES", "LEARNING_DESIGNS", "READINGS_NOTES", "STUDIES",
+           "STUDY_FIGURES", "Study", "StudyInputs", "StudyOutput", "check_studies",
+           "learning_figures", "make_studies"]

@@ -5,7 +5,11 @@ seed because each seed below is a pure function of its inputs:
 
 - :func:`game_seed` and :func:`agent_seed`: a game's seed from the run's root seed and
   the game's position, an agent's seed from its game's seed and its seat (NumPy's
-  ``SeedSequence``, 63 bits); :func:`derive_seeds` gives the same seeds for a batch;
+  ``SeedSequence``, 63 bits); :func:`derive_seeds` gives the same seeds for a batch, and
+  :func:`agent_seeds` every agent seed of a batch of games (the one batch form, used by
+  every loop that plays games; a placebo replay's other agent seeds are the same rule
+  with another seat offset);
+- :func:`stream_seeds`: the seeds of one agent's several ``random.Random`` streams;
 - :func:`derive_seed`: the same derivation for any other entropy (a study's trial, a
   search's turn);
 - :func:`seed_words`: seeds of any size as ``SeedSequence`` entropy words;
@@ -26,6 +30,10 @@ import threading
 from collections.abc import Sequence
 
 import numpy as np
+
+#: Largest root seed: game and agent seeds derive from it through NumPy's SeedSequence
+#: (any non-negative integer), and the logs store it as a signed 64-bit integer.
+MAX_SEED = 2**63 - 1
 
 #: The C seeding of ``random.Random`` (its base class, ``_random.Random``): for an int, all
 #: that ``random.Random.seed`` does besides resetting ``gauss_next``.
@@ -69,9 +77,31 @@ def game_seed(root_seed: int, game_index: int) -> int:
     return derive_seed(root_seed, game_index)
 
 
-def agent_seed(seed: int, seat: int) -> int:
-    """Seed for the agent in ``seat`` of the game with ``seed``."""
-    return derive_seed(seed, 1 + seat)
+#: An agent's seed is ``derive_seed(game seed, AGENT_SEAT_OFFSET + seat)``.
+AGENT_SEAT_OFFSET = 1
+
+
+def agent_seed(seed: int, seat: int, offset: int = AGENT_SEAT_OFFSET) -> int:
+    """Seed for the agent in ``seat`` of the game with ``seed`` (``offset``: another
+    family of agent seeds for the same deals, e.g. a placebo replay's)."""
+    return derive_seed(seed, offset + seat)
+
+
+def agent_seeds(game_seeds: Sequence[int], players: int,
+                offset: int = AGENT_SEAT_OFFSET) -> list[list[int]]:
+    """:func:`agent_seed` of every seat of every game, derived at once
+    (:func:`derive_seeds`): one list of ``players`` seeds per game seed, in order."""
+    flat = derive_seeds([(seed, offset + seat) for seed in game_seeds
+                         for seat in range(players)])
+    return [flat[k:k + players] for k in range(0, len(flat), players)]
+
+
+def stream_seeds(seed: int, streams: int) -> list[int]:
+    """Seeds of an agent's ``streams`` separate ``random.Random`` streams from its one
+    agent seed: ``seed, seed + 1, ...`` (the human stand-in's rule; kept because the
+    shipped synthetic participants were drawn with it). New code derives streams with
+    :func:`derive_seed` or :func:`spawn` instead."""
+    return [seed + k for k in range(streams)]
 
 
 def seed_words(*values: int) -> list[int]:

@@ -1,7 +1,7 @@
 """Many games between baseline players in one compiled call, on the rules kernel.
 
 :func:`play` plays a batch of games between ``random``, ``heuristic`` and
-``always-pass`` players (what :class:`nothanks.match.Match` plays one at a time; the
+``always-pass`` players (what :class:`nothanks.play.match.Match` plays one at a time; the
 costs: docs/benchmarks.md, "Baseline games in batches") on the search's state array
 (:mod:`nothanks.search.kernel`: the same transitions, scores and rank points) and writes
 every decision into columns, with the same randomness as the Python engine:
@@ -13,9 +13,9 @@ every decision into columns, with the same randomness as the Python engine:
 - a ``random`` agent draws ``random.Random(agent_seed).random()`` at each decision
   where it holds tokens (:func:`mt_random`: CPython's ``genrand_res53``).
 
-``nothanks.batch`` turns the columns into the Python engine's records;
+``nothanks.play.batch`` turns the columns into the Python engine's records;
 tests/agreement/test_batch_engine.py checks the generator against ``random.Random`` and
-whole games against :class:`~nothanks.match.Match`.
+whole games against :class:`~nothanks.play.match.Match`.
 
 Kinds of player (``kinds[g, seat]``), each taking when out of tokens:
 

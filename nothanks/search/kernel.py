@@ -299,7 +299,7 @@ def model_rollout(s, kinds, thresholds, table, order, rng, out, scratch):
 
 
 @jit
-def replay(s, actions, order, out):
+def apply_actions(s, actions, order, out):
     """Apply ``actions`` (TAKE/PASS) revealing ``order`` after each take; return how many
     were applied before one was illegal (a pass without tokens, or a move after the end).
     Writes the outcome to ``out`` if the game ended. For checking against the rules."""

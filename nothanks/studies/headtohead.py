@@ -23,7 +23,7 @@ import pandas as pd
 from ..agents import Agent, make_agent
 from ..analysis.frames import AnalysisInputError, require_columns
 from ..analysis.paired import bootstrap_interval, cluster_share
-from ..match import Match
+from ..play.match import Match
 from ..rules import Action, Event, Variant, View
 from ..rules.seeding import agent_seed, game_seed
 

@@ -6,7 +6,7 @@ likely it was to make the logged move; a posterior over the candidates is update
 decision by decision (docs/which-order.md).
 
 **Reconstructing the state.** A logged game is replayed through the one game driver
-(:class:`nothanks.match.Match`) from its seed, every seat playing its logged moves. At
+(:class:`nothanks.play.match.Match`) from its seed, every seat playing its logged moves. At
 the player's seat sits a probe holding one fresh copy of each candidate model: they
 are started at that seat and observe every public event, so a ToM model's token memory
 of the others' supplies is built from the public history exactly as in play. At each
@@ -61,7 +61,7 @@ from ..analysis.frames import AnalysisInputError, condition_variants
 from ..analysis.paired import SYNTHETIC_LABEL, data_source, wilson_interval
 from ..experiments.backends import worker_pool
 from ..files import write_frame
-from ..play.replay import LoggedMove, ReplayError, logged_moves, replay
+from ..play.replay import LoggedMove, ReplayError, logged_moves, replay_logged_game
 from ..progress import progress_bar
 from ..rules import Action, Variant, View, sequence_category
 from ..rules.seeding import seed_words, state_words, stream, text_seed
@@ -212,14 +212,14 @@ class GameTask:
 
 def _replay(task: GameTask, settings: InferenceSettings) -> list[dict]:
     """The player's decision rows of one game, replayed from its seed
-    (:func:`nothanks.play.replay`, which checks every decision against the log)."""
+    (:func:`nothanks.play.replay_logged_game`, which checks every decision against the log)."""
     candidates = _Candidates(settings, task.seed)
     candidates.start(task.seat, task.variant)
     script = iter(task.script)
     rows = []
     try:
-        for step in replay(task.moves, task.variant, task.seed, where=task.where,
-                           listeners=candidates.observers):
+        for step in replay_logged_game(task.moves, task.variant, task.seed, where=task.where,
+                                       listeners=candidates.observers):
             if step.move.seat == task.seat:
                 rows.append(candidates.row(next(script), step.view))
     except ReplayError as exc:

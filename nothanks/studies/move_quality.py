@@ -52,6 +52,8 @@ from ..analysis.frames import (
 )
 from ..analysis.move_quality import CARRIED, DEFAULT_ITERATIONS, ESTIMATES
 from ..analysis.paired import data_source
+from ..analysis.tables import control_conditions
+from ..experiments import Log
 from ..rules.seeding import key_seed
 
 #: Bumped when the estimates would change for the same settings (invalidates caches).
@@ -115,15 +117,15 @@ def _seed(seed: int, key: str) -> int:
 
 
 def _game_states(rows: pd.DataFrame, variant, where: str):
-    """Replay one game's logged moves from its seed (:func:`nothanks.play.replay`);
+    """Replay one game's logged moves from its seed (:func:`nothanks.play.replay_logged_game`);
     yield (row, view) at each decision. A log that does not replay raises
     :class:`~nothanks.play.ReplayError` naming the game, turn and field."""
-    from ..play.replay import LoggedMove, replay
+    from ..play.replay import LoggedMove, replay_logged_game
 
     records = rows.to_dict("records")
     moves = [LoggedMove.from_row(row) for row in records]
     seed = int(records[0]["seed"])
-    steps = replay(moves, variant, seed, where=where)
+    steps = replay_logged_game(moves, variant, seed, where=where)
     for row, step in zip(rows.itertuples(index=False), steps, strict=False):
         yield row, step.view
     for _ in steps:  # the rest of the game: checks that the log has every move
@@ -438,3 +440,50 @@ class _Cache:
         self.saved = time.monotonic()
 
 
+# ------------------------------------------------------------ the studies' grading
+#: Search budget per graded decision (``--quick``: QUICK_QUALITY).
+QUALITY_ITERATIONS = 1000
+QUICK_QUALITY = 100
+#: Free decisions graded per player type (agent label) in the sampled grading, and in
+#: ``--quick``: a seeded random sample of the decisions ``grade="all"`` grades.
+QUALITY_SAMPLE = SAMPLE_PER_LABEL
+QUICK_SAMPLE = 20
+#: Table 7 games whose decisions are graded (a reproducible draw of the thesis tables'
+#: games); participant sessions: every game.
+QUALITY_TABLE7_GAMES = 200
+#: How much is graded: a sample per player type (the default) or every decision.
+GRADINGS = ("sample", "all")
+#: Who grades the moves (``nothanks studies --grader`` overrides it):
+#: IS-MCTS unless the self-play value network meets the bar set in advance, Spearman
+#: >= 0.8 between the two graders' EV losses on a held-out sample
+#: (``benchmarks/grader_agreement.py``; docs/alphazero.md, "Fast grader").
+QUALITY_GRADER = "ismcts"
+
+
+def grade_moves(table7: Log, participants: Log | None, cache: Path,
+                quick: bool = False, *, grade: str = "sample", grader: str | None = None,
+                checkpoint: Path | None = None, jobs: int | None = None
+                ) -> dict[str, pd.DataFrame]:
+    """Move quality (EV of take and pass by information-set MCTS, or by a self-play value
+    network with ``grader="network"``; default :data:`QUALITY_GRADER`) of the decisions of
+    :data:`QUALITY_TABLE7_GAMES` games of Table 7's tables (its control table left out)
+    and of every participant decision: with ``grade="sample"`` only a seeded random
+    sample of :data:`QUALITY_SAMPLE` free decisions per player type of each, with
+    ``"all"`` every one. Estimates are cached per decision in ``cache/move-quality``, so
+    a rebuild grades only new decisions; ``jobs`` processes grade (default: one per
+    core)."""
+    if grade not in GRADINGS:
+        raise AnalysisInputError(f"grade={grade!r} is unknown; valid: "
+                                    + ", ".join(repr(g) for g in GRADINGS))
+    sample = None if grade == "all" else QUICK_SAMPLE if quick else QUALITY_SAMPLE
+    budget = {"iterations": QUICK_QUALITY if quick else QUALITY_ITERATIONS, "seed": 0,
+              "cache": cache / "move-quality", "grader": grader or QUALITY_GRADER,
+              "checkpoint": checkpoint, "sample": sample, "jobs": jobs or os.cpu_count() or 1}
+    controls = control_conditions(table7.games)
+    thesis = table7.decisions[~table7.decisions["condition"].isin(controls)]
+    graded = {"table7": move_quality(table7, decisions=thesis,
+                                     games=2 if quick else QUALITY_TABLE7_GAMES, **budget)}
+    if participants is not None:
+        graded["participants"] = move_quality(participants, games=2 if quick else None,
+                                              **budget)
+    return graded

@@ -9,7 +9,7 @@ thesis's size and count how often it rejects at 5%.
 Game *i* of a pool is game *i* of ``play_games([spec] * 4, seed=seed)``: its deal and its
 seating (the focal seat, spec index 0, rotates over the seats as in every design) come
 from the root seed and *i* only. A *replay* pool plays the same deals with the same
-seating but other agent seeds (``agent_seed(deal seed, 101 + seat)``), so the focal seat
+seating but other agent seeds (``agent_seed(deal seed, seat, offset=101)``), so the focal seat
 of game *i* in the pool and in its replay is a pair on a shared deal: the placebo of
 the paired-deals test, where two conditions differ only in the agents' noise.
 
@@ -41,7 +41,7 @@ REPLAY_OFFSET = 101
 
 def focal_seats(start: int, games: int, players: int = 4) -> np.ndarray:
     """The seat of spec index 0 (the focal model) in games ``start ..`` of a rotating run
-    (:func:`nothanks.runner.seating`: seat s holds spec (s + i) mod n)."""
+    (:func:`nothanks.play.runner.seating`: seat s holds spec (s + i) mod n)."""
     index = np.arange(start, start + games)
     return (-index) % players
 
@@ -51,10 +51,9 @@ def play_chunk(spec: str, start: int, games: int, seed: int, replay: bool = Fals
     """Games ``start .. start+games-1``: rank points x 2 and places per seat (int8),
     the focal seat, and the deal seed of each game."""
     from ..agents import make_agent
-    from ..match import Match
+    from ..play.runner import GameToPlay, play_games, play_planned
     from ..rules import Variant
     from ..rules.seeding import derive_seeds
-    from ..runner import play_games
 
     points = np.empty((games, 4), np.int8)
     ranks = np.empty((games, 4), np.int8)
@@ -65,11 +64,9 @@ def play_chunk(spec: str, start: int, games: int, seed: int, replay: bool = Fals
         variant = Variant()
         pool = [make_agent(spec) for _ in range(4)]
         seeds = derive_seeds([(seed, i) for i in range(start, start + games)])
-        agent_seeds = derive_seeds([(s, REPLAY_OFFSET + seat) for s in seeds
-                                    for seat in range(4)])
-        records = (Match(pool, variant, s, game_id=start + k,
-                         agent_seeds=agent_seeds[4 * k:4 * k + 4]).run(False)
-                   for k, s in enumerate(seeds))
+        planned = (GameToPlay(start + k, s, pool) for k, s in enumerate(seeds))
+        records = (record for _, record in play_planned(planned, variant, record=False,
+                                                        seat_offset=REPLAY_OFFSET))
     for k, record in enumerate(records):
         doubled = np.rint(2 * np.asarray(record.rank_points, float))
         if not np.allclose(doubled, 2 * np.asarray(record.rank_points, float)):

@@ -1,7 +1,7 @@
 """Interactive apps (ipywidgets): play against the models, run the human experiment
 (and serve it in the lab behind an experimenter start screen), step through a
 model-only game or a logged one (a participant's or a run's). Notebooks only import and
-display these; games are played by the one driver, :class:`nothanks.match.Match`.
+display these; games are played by the one driver, :class:`nothanks.play.match.Match`.
 
 Names are imported from their modules on first use, so a page that needs only the lab
 session (``make session``) does not load the explorer's plotting (matplotlib).

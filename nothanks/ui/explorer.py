@@ -20,8 +20,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..agents import Agent
-from ..match import DecisionRecord as Decision
-from ..match import Match, replay
+from ..play.match import DecisionRecord as Decision
+from ..play.match import Match, play_to_decision
 from ..rules import Variant
 from .advisor import Advisor
 from .pacing import load_cognitive_models, spec_label
@@ -211,7 +211,8 @@ class StepExplorer:
         """Show the decision after ``position`` applied decisions (clamped to the game)."""
         position = max(position, 0)
         if position < self.position:
-            self.match = replay(self.specs, self.variant, self.seed, position, traces=True)
+            self.match = play_to_decision(self.specs, self.variant, self.seed, position,
+                                          traces=True)
         while self.position < position and not self.match.over:
             self.match.step()
         self._show()

@@ -2,7 +2,7 @@
 a run, decision by decision.
 
 :class:`LoggedGame` replays the game from its logged seed and variant through the one
-replay (:func:`nothanks.play.replay`), every seat playing its logged moves, which checks
+replay (:func:`nothanks.play.replay_logged_game`), every seat playing its logged moves, which checks
 each replayed decision against the log (turn, seat, card, tokens on it, own tokens, own
 cards; and that the logged move is legal there). For each decision it gives:
 
@@ -12,7 +12,7 @@ cards; and that the logged move is legal there). For each decision it gives:
   whether this move was marked);
 * what ToM0, ToM1 and ToM2 would have done in that player's place, with their
   reasoning trees: fresh models seated at that seat, seeded as the game seeds that seat
-  (:func:`~nothanks.match.agent_seed`), observe every public event and decide at each of
+  (:func:`~nothanks.play.match.agent_seed`), observe every public event and decide at each of
   that seat's turns while the logged moves are played — the same seed gives the same
   answers, whatever decision is looked at first;
 * where a model made the move, its logged reasoning (reason, own ToM0 action,
@@ -38,8 +38,8 @@ import pandas as pd
 
 from ..agents import Agent
 from ..experiments.log import Log, load
-from ..match import DecisionRecord, build_agents
-from ..play.replay import ReplayStep, logged_moves, replay
+from ..play.match import DecisionRecord, build_agents
+from ..play.replay import ReplayStep, logged_moves, replay_logged_game
 from ..rules import Action, Variant, View
 from ..rules.seeding import agent_seed
 from .explorer import frame_html, runners_up
@@ -207,9 +207,10 @@ class LoggedGame:
     # --- replay -------------------------------------------------------------------------
     def _replay_steps(self, listeners: Sequence[Callable] = ()) -> Iterator[ReplayStep]:
         """The game from its seed, every seat playing its logged moves in turn order
-        (:func:`nothanks.play.replay`: each decision checked against the log)."""
-        return replay(self.moves, self.variant, self.seed, where=f"game {self.game_id}",
-                      game_id=self.game_id, specs=self.specs, listeners=listeners)
+        (:func:`nothanks.play.replay_logged_game`: each decision checked against the log)."""
+        return replay_logged_game(self.moves, self.variant, self.seed,
+                                  where=f"game {self.game_id}", game_id=self.game_id,
+                                  specs=self.specs, listeners=listeners)
 
     def _replay(self) -> list[LoggedDecision]:
         return [LoggedDecision(step.index, self.records[step.index], step.view, step.record)

@@ -19,8 +19,8 @@ from pathlib import Path
 import ipywidgets as w
 
 from ..files import atomic_write_bytes
-from ..match import DecisionRecord as Decision
-from ..match import Match
+from ..play.match import DecisionRecord as Decision
+from ..play.match import Match
 from ..rules import Action, IllegalActionError, Variant
 from .advisor import Advisor
 from .pacing import Pacer, ThinkingTime, opponent_choices, spec_label

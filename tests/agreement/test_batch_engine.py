@@ -1,4 +1,4 @@
-"""The batch engine (nothanks.batch on nothanks.search.baseline_games) against the Python
+"""The batch engine (nothanks.play.batch on nothanks.search.baseline_games) against the Python
 engine: the same generator words as random.Random, the same deals as rules.deal, and the
 same GameRecords as Match for the same seeds (3-7 players, several baseline mixes)."""
 from __future__ import annotations
@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nothanks import batch
 from nothanks.agents import make_agent
 from nothanks.experiments.rows import compact_frames
 from nothanks.kernels import reference_mode
+from nothanks.play import batch
+from nothanks.play.runner import play_games
 from nothanks.rules import Variant, deal
-from nothanks.runner import play_games
 from nothanks.search import baseline_games as bg
 
 #: Seeds at the edges of random.Random's seeding: one word, two words, the largest.
@@ -84,7 +84,7 @@ def test_play_games_takes_the_batch_path_only_when_asked_and_able(monkeypatch):
         calls.append(len(args[0]))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("nothanks.runner.play_batch", counting)
+    monkeypatch.setattr("nothanks.play.runner.play_batch", counting)
     list(play_games(["random", "heuristic", "always-pass", "random"], 300))
     assert calls == [256, 44]
     list(play_games(["random"] * 4, 5, batch=False))

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from nothanks.agents import RandomAgent, make_agent
-from nothanks.match import Match
+from nothanks.play.match import Match
+from nothanks.play.runner import play_game, play_games, seating
 from nothanks.rules import (
     CardRevealed,
     GameOver,
@@ -30,7 +31,6 @@ from nothanks.rules import (
     sequence_gain,
 )
 from nothanks.rules.seeding import agent_seed, derive_seeds, game_seed
-from nothanks.runner import play_game, play_games, seating
 
 SEEDS = [0, 1, 2, 7, 2**31 - 1, 2**32, 2**32 + 5, 2**62 + 12345, 2**63 - 1, 2**100 + 3, -4]
 

@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 
 import nothanks.agents.cognitive  # noqa: F401  (registers the model specs)
-from nothanks import batch
 from nothanks.kernels import reference, reference_mode
+from nothanks.play import batch
+from nothanks.play.runner import play_games
 from nothanks.rules import Variant
-from nothanks.runner import play_games
 
 #: Tables (specs, cards removed from the deck, games): short decks keep the reference
 #: affordable; every table plays its games in one run, so the models' kept state (windows,
@@ -135,7 +135,7 @@ def test_a_design_run_logs_the_same_tables_on_the_engine_and_the_reference(tmp_p
         batches.append(len(seated))
         return real(seated, *args, **kwargs)
 
-    monkeypatch.setattr("nothanks.experiments.workers.play_batch", counting)
+    monkeypatch.setattr("nothanks.play.runner.play_batch", counting)
     run_design(design, tmp_path / "engine", jobs=1, chunk_size=12, progress=False)
     assert sum(batches) == 4
     with reference_mode():
@@ -158,7 +158,7 @@ def test_a_process_on_the_reference_compiles_nothing_and_plays_the_same_games():
 import sys
 from nothanks.kernels import compiling, reference
 from nothanks.rules import Variant
-from nothanks.runner import play_games
+from nothanks.play.runner import play_games
 games = list(play_games(["tom1", "tom0", "random"], 1, 31, Variant(players=3, removed=14)))
 print(reference(), compiling.COMPILED)
 print(repr(games))

@@ -21,7 +21,7 @@ from nothanks.experiments.rows import LogContext, LogRows, model_info, trace_jso
 from nothanks.experiments.schema import KEEP, LogError, parquet_bytes, read_table, to_arrow
 from nothanks.experiments.store import PARTS
 from nothanks.experiments.workers import build_agents, play_chunk
-from nothanks.match import Match
+from nothanks.play.match import Match
 from nothanks.rules import Variant, card_points
 
 SHORT = Variant(removed=16)  # 17 cards: short games, every decision kind still occurs

@@ -11,7 +11,7 @@ import pytest
 from nothanks.actr import DeclarativeMemory, ExactMatch, Linear, Weber
 from nothanks.agents import make_agent
 from nothanks.experiments.rows import trace_json
-from nothanks.runner import play_game
+from nothanks.play.runner import play_game
 
 MISMATCH = {"category": ExactMatch(100), "card": Linear(32), "tokens": Weber()}
 

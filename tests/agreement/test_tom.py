@@ -29,7 +29,7 @@ from nothanks.agents.cognitive.tom import Belief, ToMAgent
 from nothanks.agents.population import CATEGORIES, tom0_take_table
 from nothanks.kernels import reference_mode
 from nothanks.kernels import tom as tom_core
-from nothanks.match import Match
+from nothanks.play.match import Match
 from nothanks.rules import Action, Variant
 from nothanks.search import kernel as k
 from nothanks.search import root_state

@@ -35,7 +35,7 @@ def produce(work: Path, figures: Path | None = None) -> dict[str, pd.DataFrame]:
     """
     from nothanks.experiments import compact_frames, load, run_design
     from nothanks.experiments.synthetic import play_session
-    from nothanks.runner import play_games
+    from nothanks.play.runner import play_games
 
     out: dict[str, pd.DataFrame] = {}
     run_design(HERE / "golden.toml", work / "run", jobs=1, traces=True, progress=False,

@@ -28,7 +28,7 @@ reward empties the history of choices, so a rank reward after it would reach non
 Learning across games (``carry``): off by default, so every game starts from no
 preference and a game is reproducible from its seed alone (the suite's contract for every
 agent); ``carry=true`` keeps the utilities from game to game of the same agent object (a
-trial: :func:`nothanks.runner.play_trial`), and a game's unrewarded choices are cleared
+trial: :func:`nothanks.play.runner.play_trial`), and a game's unrewarded choices are cleared
 without learning when the next game starts (ACT-R's non-numeric reward).
 """
 from __future__ import annotations

@@ -23,7 +23,7 @@ from . import TrainError
 ARRAYS = ("features", "policy", "outcome", "game_lengths")
 
 
-class ReplayError(TrainError):
+class ReplayBufferError(TrainError):
     """A sample, a capacity or saved arrays that do not fit the buffer (says which)."""
 
 
@@ -39,8 +39,8 @@ class ReplayBuffer:
 
     def __init__(self, capacity: int, feature_size: int, players: int) -> None:
         if capacity < 1 or feature_size < 1 or players < 1:
-            raise ReplayError(f"capacity={capacity}, feature_size={feature_size}, "
-                              f"players={players}: each must be >= 1")
+            raise ReplayBufferError(f"capacity={capacity}, feature_size={feature_size}, "
+                                    f"players={players}: each must be >= 1")
         self.capacity = capacity
         self._features = np.zeros((capacity, feature_size), dtype=np.float32)
         self._policy = np.zeros(capacity, dtype=np.float32)
@@ -96,9 +96,9 @@ class ReplayBuffer:
                     "outcome": (length, self.players)}
         for name, array in (("features", features), ("policy", policy), ("outcome", outcome)):
             if array.shape != expected[name]:
-                raise ReplayError(f"{name} has shape {array.shape}; this buffer needs "
-                                  f"{expected[name]} (samples, then features={self.feature_size}"
-                                  f", players={self.players})")
+                raise ReplayBufferError(
+                    f"{name} has shape {array.shape}; this buffer needs {expected[name]} "
+                    f"(samples, then features={self.feature_size}, players={self.players})")
         return features, policy, outcome
 
     def sample(self, batch: int, rng: np.random.Generator
@@ -107,9 +107,9 @@ class ReplayBuffer:
         policy [B], outcome [B, players]), copies. The same buffer contents and generator
         state give the same batch."""
         if self._size == 0:
-            raise ReplayError("the replay buffer is empty: add a game before sampling")
+            raise ReplayBufferError("the replay buffer is empty: add a game before sampling")
         if batch < 1:
-            raise ReplayError(f"batch={batch}: give a batch size >= 1")
+            raise ReplayBufferError(f"batch={batch}: give a batch size >= 1")
         where = (self._start + rng.integers(0, self._size, size=batch)) % self.capacity
         return self._features[where], self._policy[where], self._outcome[where]
 
@@ -124,20 +124,21 @@ class ReplayBuffer:
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], capacity: int) -> ReplayBuffer:
         """A buffer of ``capacity`` holding what :meth:`to_arrays` gave (it samples as
-        the saved buffer would); :class:`ReplayError` if the arrays do not fit together."""
+        the saved buffer would); :class:`ReplayBufferError` if the arrays do not fit together."""
         if missing := [name for name in ARRAYS if name not in arrays]:
-            raise ReplayError(f"saved replay buffer lacks {', '.join(missing)}; it needs "
-                              f"{', '.join(ARRAYS)}")
+            raise ReplayBufferError(f"saved replay buffer lacks {', '.join(missing)}; it needs "
+                                    f"{', '.join(ARRAYS)}")
         features, lengths = np.asarray(arrays["features"]), np.asarray(arrays["game_lengths"])
         outcome = np.asarray(arrays["outcome"])
         if features.ndim != 2 or outcome.ndim != 2:
-            raise ReplayError(f"saved features {features.shape} and outcome {outcome.shape} "
-                              "must both be 2-d (samples x values)")
+            raise ReplayBufferError(f"saved features {features.shape} and outcome {outcome.shape} "
+                                    "must both be 2-d (samples x values)")
         total = int(lengths.sum())
         if total != len(features) or total > capacity or (lengths < 1).any():
-            raise ReplayError(f"saved replay buffer holds {len(features)} samples in games of "
-                              f"{total} in all, for a capacity of {capacity}; they must agree "
-                              "(every game >= 1 sample, in all at most the capacity)")
+            raise ReplayBufferError(
+                f"saved replay buffer holds {len(features)} samples in games of "
+                f"{total} in all, for a capacity of {capacity}; they must agree "
+                "(every game >= 1 sample, in all at most the capacity)")
         buffer = cls(capacity, features.shape[1], outcome.shape[1])
         features, policy, outcome = buffer._checked(features, arrays["policy"], outcome)
         buffer._features[:total] = features

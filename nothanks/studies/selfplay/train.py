@@ -275,9 +275,9 @@ def eval_game(checkpoint: str, sims: int, opponent: str, players: int, seed: int
     ``index // players`` of ``seed``; the network's rank and rank points (a worker's
     task)."""
     from ...agents import AlphaZeroAgent, make_agent
+    from ...play.runner import play_game
     from ...rules import Variant
     from ...rules.seeding import game_seed
-    from ...runner import play_game
     seat = index % players
     agents = [make_agent(opponent) for _ in range(players)]
     agents[seat] = AlphaZeroAgent(sims=sims, checkpoint=checkpoint)

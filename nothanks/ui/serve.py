@@ -2,7 +2,7 @@
 
 ``make play``, ``make session`` and the browser tests all start Voilà through this module::
 
-    python -m nothanks.serve notebooks/08_lab_session.ipynb --port=8866
+    python -m nothanks.ui.serve notebooks/08_lab_session.ipynb --port=8866
 
 It runs Voilà with :data:`SERVER_OPTIONS` (localhost only, no code shown, idle kernels
 culled) and :func:`set_xsrf_cookie` as its prelaunch hook, then any further arguments

@@ -3,12 +3,12 @@ several times faster.
 
 Games whose every seat is a ``random``, ``heuristic`` or ``always-pass`` agent (no
 traces: they keep none) are played by :func:`nothanks.search.baseline_games.play` on the
-rules kernel, and their columns turned into the :class:`~nothanks.match.GameRecord` and
-:class:`~nothanks.match.DecisionRecord` values that :class:`~nothanks.match.Match` makes
+rules kernel, and their columns turned into the :class:`~nothanks.play.match.GameRecord` and
+:class:`~nothanks.play.match.DecisionRecord` values that :class:`~nothanks.play.match.Match` makes
 for the same seeds, equal field for field (tests/agreement/test_batch_engine.py), so
 every log table written from them is identical too.
 
-:func:`nothanks.runner.play_games` and a design run's workers take this path by
+:func:`nothanks.play.runner.play_games` and a design run's workers take this path by
 themselves when they can (:func:`batchable`); ``play_games(..., batch=False)`` or the
 reference (``nothanks.kernels.reference_mode``, ``NOTHANKS_REFERENCE=1``) turns it off
 (:func:`enabled`), and it is off without numba (the kernel's plain-Python fallback would
@@ -23,10 +23,10 @@ from itertools import islice, repeat, starmap
 
 import numpy as np
 
-from .agents import Agent, AlwaysPassAgent, HeuristicAgent, RandomAgent
+from ..agents import Agent, AlwaysPassAgent, HeuristicAgent, RandomAgent
+from ..rules import Action, Variant
+from ..rules.scoring import CATEGORY_BY_NEIGHBOURS
 from .match import DecisionRecord, GameRecord
-from .rules import Action, Variant
-from .rules.scoring import CATEGORY_BY_NEIGHBOURS
 
 __all__ = ["BatchGames", "batchable", "enabled", "play_batch", "play_columns"]
 
@@ -37,17 +37,17 @@ CALL_GAMES = 4096
 def enabled() -> bool:
     """Whether the batch path may be used: the reference is not in force and the rules
     kernel is compiled (numba present)."""
-    from .kernels import mode
+    from ..kernels import mode
     if mode.reference():
         return False
-    from .search import kernel
+    from ..search import kernel
     return kernel.COMPILED
 
 
 def _kind(agent: Agent) -> tuple[int, float] | None:
     """The kernel's kind of player and parameter for ``agent``, or ``None`` if the kernel
     cannot play it (any other class, a subclass included: it may decide otherwise)."""
-    from .search import baseline_games as bg
+    from ..search import baseline_games as bg
     cls = type(agent)
     if cls is RandomAgent:
         return bg.RANDOM, float(agent.p)
@@ -107,7 +107,7 @@ def play_columns(seated: Sequence[Sequence[Agent]], variant: Variant, seeds: Seq
 
     Raises ValueError when the lengths disagree or an agent is not :func:`batchable`.
     """
-    from .search import baseline_games as bg
+    from ..search import baseline_games as bg
     games, n = len(seated), variant.players
     if len(seeds) != games or len(agent_seeds) != games:
         raise ValueError(f"{games} seatings, {len(seeds)} seeds and {len(agent_seeds)} "
@@ -125,7 +125,7 @@ def play_columns(seated: Sequence[Sequence[Agent]], variant: Variant, seeds: Seq
                     raise ValueError(
                         f"game {g}, seat {seat}: agent {agent.spec!r} cannot be played by "
                         "the batch engine; valid: random, heuristic and always-pass "
-                        "agents without traces (play it with nothanks.match.Match)")
+                        "agents without traces (play it with nothanks.play.match.Match)")
                 known[id(agent)] = kind
     players = np.array([known[id(a)] for agents in seated for a in agents],
                        dtype=np.float64).reshape(games, n, 2)
@@ -173,7 +173,7 @@ def _words(seeds: Sequence[int]) -> np.ndarray:
     """Every seed as ``random.Random(seed)`` reads it: rows of (low word, high word,
     number of words), as :func:`nothanks.search.baseline_games.seed_words` (its error for
     a seed out of range)."""
-    from .search import baseline_games as bg
+    from ..search import baseline_games as bg
     if len(seeds) and not 0 <= min(seeds) <= max(seeds) < 1 << 64:
         bad = min(seeds) if min(seeds) < 0 else max(seeds)
         bg.seed_words(bad)  # raises its error

@@ -21,9 +21,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-#: Largest root seed: game and agent seeds derive from it through NumPy's SeedSequence
-#: (any non-negative integer), and the logs store it as a signed 64-bit integer.
-MAX_SEED = 2**63 - 1
+from ..rules.seeding import MAX_SEED
+
 #: Most games (per condition, or in all) one command may be asked for: about a day of
 #: the fastest agents on one core, far beyond any study of the suite (2,000 per
 #: condition).

@@ -1,7 +1,7 @@
 """The one game driver: agents seated at a :class:`~nothanks.rules.Game`, advanced one
 decision at a time or run to the end, every decision kept as a typed record.
 
-The batch runner (:mod:`nothanks.runner`), the notebook apps (:mod:`nothanks.ui`) and
+The batch runner (:mod:`nothanks.play.runner`), the notebook apps (:mod:`nothanks.ui`) and
 the participant session (:mod:`nothanks.experiments.session`) all play through
 :class:`Match`, so a game with a given seed is the same game wherever it is played:
 agents are started with the same per-seat seeds and see every event exactly once, in
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from .agents import Agent, make_agent
-from .rules import Action, Event, Game, IllegalActionError, Variant
-from .rules.scoring import CATEGORY_BY_NEIGHBOURS
-from .rules.seeding import agent_seed
+from ..agents import Agent, make_agent
+from ..rules import Action, Event, Game, IllegalActionError, Variant
+from ..rules.scoring import CATEGORY_BY_NEIGHBOURS
+from ..rules.seeding import agent_seed
 
 
 class DecisionRecord(NamedTuple):
@@ -342,11 +342,12 @@ class Match:
         )
 
 
-def replay(
+def play_to_decision(
     agents: Sequence[str | Agent], variant: Variant | None, seed: int, decisions: int,
     *, traces: bool = False,
 ) -> Match:
-    """A model-only match replayed from its seed up to ``decisions`` applied decisions."""
+    """A model-only match played from its seed until ``decisions`` decisions were
+    applied (or the game ended): the position a step-through view shows."""
     match = Match(agents, variant, seed, traces=traces)
     while len(match.decisions) < decisions and not match.over:
         match.step()
