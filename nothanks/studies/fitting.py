@@ -241,7 +241,11 @@ class _ParticipantFit:
     told: int = 0
 
     def __post_init__(self) -> None:
-        import optuna
+        try:
+            import optuna
+        except ModuleNotFoundError:
+            raise FitError("nothanks fit needs Optuna: pip install 'nothanks[calibrate]'"
+                           ) from None
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         seed = int(state_words(self.settings.seed, *_words(text_seed(self.participant)))[0])
         startup = max(2, min(10, self.settings.trials // 3))
