@@ -176,3 +176,15 @@ def test_the_command_line_fails_in_one_line(planted_log, tmp_path, capsys, argv,
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and message in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_fit_on_a_dask_cluster_is_the_local_fit(planted_log):
+    distributed = pytest.importorskip("distributed")
+    log, _, _ = planted_log
+    settings = FitSettings("ToM0", ("s",), trials=2, samples=3, bootstrap=50)
+    local = fit_participants(log, ["recovery-tom0-01"], settings).table()
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        on_dask = fit_participants(log, ["recovery-tom0-01"], settings,
+                                   scheduler=cluster.scheduler_address).table()
+    pd.testing.assert_frame_equal(local, on_dask)
