@@ -51,7 +51,7 @@ GUIDE = {
                       "pettingzoo"],
     "Reference": ["cli", "log-schema", "agent-specs", "rules", "benchmarks"],
     "Explanation": ["architecture", "actr", "models", "readings", "thesis-results",
-                    "which-order", "higher-orders", "ismcts", "tournament", "calibration"],
+                    "which-order", "fitting", "higher-orders", "ismcts", "tournament", "calibration"],
 }
 
 

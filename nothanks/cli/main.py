@@ -238,6 +238,7 @@ def commands() -> dict[str, tuple[str, Configure]]:
     """Every subcommand: name -> (help line, configure function)."""
     from . import calibrate as calibrate_cli
     from . import experiments as experiments_cli
+    from . import fitting as fitting_cli
     from . import inference as inference_cli
     from . import studies as studies_cli
     from . import tournament as tournament_cli
@@ -264,6 +265,9 @@ def commands() -> dict[str, tuple[str, Configure]]:
         "infer": ("which order of theory of mind does a participant use? Bayesian order "
                   "inference from logs (--validate: on simulated players)",
                   inference_cli.configure),
+        "fit": ("each participant's parameters by maximum likelihood, the group's model "
+                "comparison (random-effects BMS) and --recover: parameter and model "
+                "recovery (resumable)", fitting_cli.configure),
         "tournament": ("play every agent of a pool against every other on shared deals "
                        "and rate them (openskill and mean rank points; resumable)",
                        tournament_cli.configure),
@@ -289,6 +293,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Runner]]:
 #: Commands that keep what they finished when stopped, and go on from there when re-run:
 #: command -> the units of work it keeps.
 RESUMABLE = {"run": "games", "tournament": "games", "calibrate": "trials",
+             "fit": "participants' fits",
              "train": "iterations", "figures": "simulation chunks",
              "studies": "studies and simulation chunks"}
 

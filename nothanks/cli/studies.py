@@ -31,7 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help="studies to build (default: all): extras, "
                              "figure14-instance-sets, higher-orders, learning, readings, "
-                             "instance-sets, move-quality")
+                             "instance-sets, move-quality, fits")
     parser.add_argument("--out", type=checks.folder_to_write, default=None,
                         help="folder of the study folders (default: runs/studies-<timestamp>;"
                              f" the shipped {STUDIES_OUT} needs {UPDATE_SHIPPED})")

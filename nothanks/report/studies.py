@@ -101,6 +101,12 @@ STUDY_FIGURES = (
                "learning-tom (ToM0 instances stored from the opponents' moves, from an empty "
                "set) at k = 1 and 2 beside the fixed ToM1 and ToM2 over trials of 50 games.",
                "learning-tom"),
+    FigureSpec("extra_fits_estimates", "(new)",
+               "Each participant's maximum-likelihood s (ToM0, ToM1) and rt (ToM1) with 95% "
+               "bootstrap intervals over games (docs/fitting.md).", "participants"),
+    FigureSpec("extra_fits_vs_data", "(new)",
+               "Each participant's take share by the card's net cost beside the fitted "
+               "ToM1's mean P(take).", "participants"),
     FigureSpec("extra_token_memory", "(new; thesis §3.4.2)",
                f"One ToM2 model's token memory over one game against three ToM1 (seed "
                f"{ex.TRACE_SEED}): leaf/root activations, threshold, wrong recalls.", "one game"),
@@ -262,6 +268,14 @@ def _move_quality(inputs: StudyInputs) -> StudyOutput:
     return StudyOutput(stats, figures, quality_markdown(quality))
 
 
+def _fits(inputs: StudyInputs) -> StudyOutput:
+    from .fits import fits_outputs
+    if inputs.participants is None:
+        raise an.AnalysisInputError("the fits study reads participant sessions; none found")
+    return StudyOutput(*fits_outputs(inputs.participants, inputs.cache, inputs.quick,
+                                     inputs.jobs))
+
+
 def _extras(inputs: StudyInputs) -> StudyOutput:
     figures = {"extra_instance_map": plots.instance_map(ex.instance_table()),
                "extra_token_memory": plots.token_memory_trace(
@@ -285,6 +299,8 @@ STUDIES: dict[str, Study] = {s.name: s for s in (
           ("instance-sets",), _instance_sets),
     Study("move-quality", "Move quality: what each decision was worth, by IS-MCTS",
           ("table7",), _move_quality, participants=True),
+    Study("fits", "Per-participant parameter fits and random-effects model selection",
+          (), _fits, participants=True),
 )}
 
 

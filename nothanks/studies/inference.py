@@ -246,6 +246,22 @@ def _replay_all(tasks: list[GameTask], settings: InferenceSettings,
     return rows
 
 
+def replay_likelihood(tasks: Sequence[GameTask], settings: InferenceSettings) -> pd.DataFrame:
+    """The likelihood table of ``tasks`` (one participant's games) under ``settings``,
+    replayed in this process: what :func:`likelihood_frame` computes per participant
+    (parameter fitting, :mod:`nothanks.studies.fitting`, calls it once per parameter
+    value)."""
+    return _tidy([row for task in tasks for row in _replay(task, settings)], settings)
+
+
+def clear_caches() -> None:
+    """Forget the candidate agents and ToM0 estimates kept in this process: each is kept
+    per spec and settings, so a caller that tries many parameter values (a fit) clears
+    them between values to keep memory flat. Changes no number."""
+    _TOM0_CACHE.clear()
+    _AGENTS.clear()
+
+
 # ------------------------------------------------------------- reading the log
 def game_tasks(decisions: pd.DataFrame, conditions: pd.DataFrame, participant: str,
                practice: bool = False) -> list[GameTask]:
@@ -683,6 +699,7 @@ def settings_line(settings: InferenceSettings) -> str:
 __all__ = [
     "CANDIDATES", "DECISION_KEYS", "PLAYER_TYPES", "TOKEN_READINGS", "GameTask",
     "InferenceError", "InferenceSettings", "OrderInference", "add_posterior",
-    "confusion_matrix", "game_tasks", "infer_order", "likelihood_frame", "matrix_markdown",
-    "play_simulated_player", "settings_line", "simulate_players", "zero_vs_higher",
+    "clear_caches", "confusion_matrix", "game_tasks", "infer_order", "likelihood_frame",
+    "matrix_markdown", "play_simulated_player", "replay_likelihood", "settings_line",
+    "simulate_players", "zero_vs_higher",
 ]
