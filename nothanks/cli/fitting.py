@@ -7,9 +7,9 @@ import json
 import shlex
 from pathlib import Path
 
-from .. import cli_checks as checks
 from ..outputs import UPDATE_SHIPPED, check_output, check_shipped, removed_if_new, replacing
 from ..outputs import typed_path as shown
+from . import checks
 from .base import Runner, add_scheduler
 
 #: What ``nothanks fit`` writes into --out (replaced as one set; the finished
