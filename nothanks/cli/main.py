@@ -311,6 +311,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     (argparse's usage errors, checked before any command code runs, exit with 2 too);
     Ctrl-C is one line and exit code 130; a reader that closes the output early
     (``| head``) ends the command quietly, exit code 0."""
+    try:  # the one engine switch, read from the environment when first imported
+        from ..kernels import mode  # noqa: F401
+    except ValueError as exc:
+        print(f"nothanks: error: {exc}", file=sys.stderr)
+        return 2
     parser, runners = build_parser()
     args = parser.parse_args(argv)
     from ..compiled_cache import announce_compiling

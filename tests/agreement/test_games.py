@@ -107,12 +107,22 @@ def test_the_switch_turns_every_path_with_a_reference_off_and_back_on():
 
 
 def test_a_bad_switch_value_is_refused_in_one_line(monkeypatch):
+    import os
+    import subprocess
+    import sys
+
     from nothanks.kernels import mode
 
     monkeypatch.setenv(mode.ENV, "yes")
     with pytest.raises(ValueError, match=r"NOTHANKS_REFERENCE='yes' is not understood; "
                                          r"valid: 1 .*0 or unset"):
         mode._from_environment()  # noqa: SLF001 (what the module runs at import)
+    done = subprocess.run([sys.executable, "-m", "nothanks", "agents"], capture_output=True,
+                          text=True, env=dict(os.environ, NOTHANKS_REFERENCE="yes"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "nothanks: error: NOTHANKS_REFERENCE='yes' is not understood; valid: 1 (reference: "
+        "nothing compiled), 0 or unset (the compiled engine)"]
 
 
 def test_a_design_run_logs_the_same_tables_on_the_engine_and_the_reference(tmp_path,
