@@ -28,8 +28,10 @@ import hashlib
 import random
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Largest root seed: game and agent seeds derive from it through NumPy's SeedSequence
 #: (any non-negative integer), and the logs store it as a signed 64-bit integer.
@@ -68,6 +70,7 @@ def seeded(seed: int | None) -> random.Random:
 def derive_seed(*entropy: int) -> int:
     """A 63-bit seed from non-negative ints: ``SeedSequence(entropy)``'s first 64-bit state
     word, shifted right by one."""
+    import numpy as np  # on first use: importing the rules loads no numpy
     state = np.random.SeedSequence(list(entropy)).generate_state(1, np.uint64)[0]
     return int(state) >> 1
 
@@ -110,20 +113,24 @@ def seed_words(*values: int) -> list[int]:
     return [part for value in map(int, values) for part in (value & 0xFFFFFFFF, value >> 32)]
 
 
-def state_words(*entropy: int, words: int = 1, dtype: type = np.uint32) -> np.ndarray:
+def state_words(*entropy: int, words: int = 1, dtype: type | None = None) -> np.ndarray:
     """``SeedSequence(entropy).generate_state(words, dtype)``: raw state words (a search's
-    generator state, a seed of 32 bits)."""
-    return np.random.SeedSequence(list(entropy)).generate_state(words, dtype)
+    generator state, a seed of 32 bits); ``dtype`` defaults to ``numpy.uint32``."""
+    import numpy as np  # on first use: importing the rules loads no numpy
+    return np.random.SeedSequence(list(entropy)).generate_state(
+        words, np.uint32 if dtype is None else dtype)
 
 
 def spawn(seed: int, count: int) -> list[np.random.SeedSequence]:
     """``count`` independent child sequences of ``SeedSequence(seed)`` (e.g. one per
     memory of a model)."""
+    import numpy as np  # on first use: importing the rules loads no numpy
     return np.random.SeedSequence(seed).spawn(count)
 
 
 def stream(*entropy: int) -> np.random.Generator:
     """A NumPy generator seeded with ``SeedSequence(entropy)``."""
+    import numpy as np  # on first use: importing the rules loads no numpy
     return np.random.default_rng(np.random.SeedSequence(list(entropy)))
 
 
@@ -151,6 +158,7 @@ _WORD = 0xFFFFFFFF
 
 def _hashmix(value: np.ndarray, constant: int) -> tuple[np.ndarray, int]:
     """SeedSequence's hash of a word (elementwise); returns the next hash constant too."""
+    import numpy as np  # on first use: importing the rules loads no numpy
     value = value ^ np.uint32(constant)
     constant = (constant * 0x931E8875) & _WORD
     value = value * np.uint32(constant)
@@ -158,6 +166,7 @@ def _hashmix(value: np.ndarray, constant: int) -> tuple[np.ndarray, int]:
 
 
 def _mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    import numpy as np  # on first use: importing the rules loads no numpy
     mixed = np.uint32(0xCA01F9DD) * x - np.uint32(0x4973F715) * y
     return mixed ^ (mixed >> np.uint32(16))
 
@@ -197,6 +206,7 @@ def _word_rows(entropies: Sequence[Sequence[int]]) -> list[tuple[list[int], np.n
     Entropies of equal length with every value below 2**64 (a run's seeds) are split into
     words by array operations; any others word by word in Python.
     """
+    import numpy as np  # on first use: importing the rules loads no numpy
     try:
         table = np.asarray(entropies) if len(entropies) else np.empty((0, 0), np.int64)
     except (ValueError, OverflowError, TypeError):  # ragged
@@ -226,6 +236,7 @@ def _word_rows(entropies: Sequence[Sequence[int]]) -> list[tuple[list[int], np.n
 def _word_rows_one_by_one(
         entropies: Sequence[Sequence[int]]) -> list[tuple[list[int], np.ndarray]]:
     """:func:`_word_rows` for any entropies, one value at a time."""
+    import numpy as np  # on first use: importing the rules loads no numpy
     rows = [[word for value in entropy for word in _words(value)] for entropy in entropies]
     by_length: dict[int, list[int]] = {}
     for position, words in enumerate(rows):
@@ -237,6 +248,7 @@ def _word_rows_one_by_one(
 def _hash_words(entropy: np.ndarray) -> np.ndarray:
     """SeedSequence's first 64-bit state word, shifted right by one, for every column of
     ``entropy`` (words x entropies, ``uint32``)."""
+    import numpy as np  # on first use: importing the rules loads no numpy
     length = entropy.shape[0]
     zero = np.zeros(entropy.shape[1], dtype=np.uint32)
     constant = 0x43B0D7E5
