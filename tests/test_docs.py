@@ -51,7 +51,8 @@ GUIDE = {
                       "pettingzoo"],
     "Reference": ["cli", "log-schema", "agent-specs", "rules", "benchmarks"],
     "Explanation": ["architecture", "actr", "models", "readings", "thesis-results",
-                    "which-order", "fitting", "higher-orders", "ismcts", "tournament", "calibration"],
+                    "which-order", "fitting", "higher-orders", "ismcts", "tournament",
+                    "calibration"],
 }
 
 
