@@ -169,6 +169,7 @@ def test_bad_settings_fail_with_what_is_valid():
     (["--model", "ToM1", "--params", "s,x"], "unknown or unread: x"),
     (["--model", "ToM1", "--params", "s", "--range", "rt=-3:-1"], "not a fitted parameter"),
     (["--model", "ToM1", "--params", "s", "--participant", "nobody"], "nobody is not in"),
+    (["--model", "ToM1", "--params", "s", "--types", "ToM1=3"], "are for --recover"),
 ])
 def test_the_command_line_fails_in_one_line(planted_log, tmp_path, capsys, argv, message):
     folder = planted_log[2]

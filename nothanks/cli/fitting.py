@@ -105,9 +105,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--recover", action="store_true",
                         help="simulate players of known model and planted parameters in "
                              "PATH (24 games each), fit them and report recovery")
-    parser.add_argument("--types", type=_types, default={"ToM0": 15, "ToM1": 30},
+    parser.add_argument("--types", type=_types, default=None,
                         help="--recover: simulated players per true model (default "
-                             "ToM0=15,ToM1=30)")
+                             "ToM1=30,ToM0=15)")
     parser.add_argument("--prior", type=_ranges, default=None, metavar="NAME=LOW:HIGH,...",
                         help="--recover: uniform prior of the planted parameters (default "
                              "s=0.05:0.3,rt=-3:-1)")
@@ -179,9 +179,14 @@ def _prior(args: argparse.Namespace) -> dict[str, tuple[float, float]]:
 
 def run(args: argparse.Namespace) -> int:
     from ..studies.fitting import FitError
-    from ..studies.recovery import plant_players
+    from ..studies.recovery import DEFAULT_TYPES, plant_players
     settings = _settings(args)
     planted = None
+    if not args.recover and (args.types is not None or args.prior is not None):
+        raise FitError("--types and --prior are for --recover (simulated players); add "
+                       "--recover or leave them out")
+    if args.recover and args.types is None:
+        args.types = dict(DEFAULT_TYPES)
     if args.recover:
         check_shipped(args.path, "fit", option="PATH",
                       role=" (--recover writes the simulated players there)")

@@ -35,6 +35,8 @@ from .inference import CANDIDATES, play_simulated_player
 #: The planted prior (uniform on each range) of the recovery in docs/fitting.md:
 #: around the defaults s = 0.1 and rt = -2 (docs/models.md, "Parameters").
 DEFAULT_PRIOR: dict[str, tuple[float, float]] = {"s": (0.05, 0.3), "rt": (-3.0, -1.0)}
+#: Simulated players per true model when none are given (``nothanks fit --recover``).
+DEFAULT_TYPES: dict[str, int] = {"ToM1": 30, "ToM0": 15}
 #: Participant ids of the simulated players: ``recovery-tom1-07``.
 PREFIX = "recovery"
 
@@ -240,5 +242,6 @@ def recovery_markdown(recovery: pd.DataFrame, correlations: pd.DataFrame,
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["DEFAULT_PRIOR", "PREFIX", "Confusion", "fitted_correlations", "model_confusion",
-           "parameter_recovery", "plant_players", "recovery_markdown", "simulate_planted"]
+__all__ = ["DEFAULT_PRIOR", "DEFAULT_TYPES", "PREFIX", "Confusion", "fitted_correlations",
+           "model_confusion", "parameter_recovery", "plant_players", "recovery_markdown",
+           "simulate_planted"]
