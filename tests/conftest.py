@@ -1,7 +1,5 @@
 """Shared test settings and fixtures."""
-import os
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,32 +22,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
     rank |= {name: len(LONGEST_FIRST) + 1 + i for i, name in enumerate(JAX_LAST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
-
-
-#: Forks of this process made after JAX was imported into it (JAX runs threads, which a
-#: fork does not copy: the child may hang). Counted by an at-fork hook.
-_forks_after_jax = [0]
-
-
-def _before_fork() -> None:
-    if "jax" in sys.modules:
-        _forks_after_jax[0] += 1
-
-
-os.register_at_fork(before=_before_fork)
-
-
-@pytest.fixture(autouse=True)
-def _no_fork_after_jax(request):
-    """A test that forks the test process after JAX was imported into it fails (issue
-    45): the package's worker pools spawn once JAX is loaded
-    (``nothanks.experiments.backends.worker_pool``), the files importing JAX run last
-    (``helpers.JAX_LAST``), and a test that must fork does so before them."""
-    before = _forks_after_jax[0]
-    yield
-    forks = _forks_after_jax[0] - before
-    assert not forks, (f"{request.node.nodeid} forked the test process {forks} time(s) "
-                       "after JAX was imported into it")
 
 
 def built_once(tmp_path_factory, worker_id: str, name: str,

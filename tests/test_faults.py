@@ -335,30 +335,3 @@ def test_a_run_directory_being_written_by_a_live_process_is_refused(tmp_path):
     assert not games.duplicated(["game_id", "seat"]).any()
 
 
-def test_a_process_that_imported_jax_spawns_its_workers():
-    """JAX's threads must not be forked: once JAX is imported, the package's worker pools
-    start their processes by spawning (a fresh interpreter each), in a fresh process so
-    this test process never imports JAX."""
-    import importlib.util
-    if importlib.util.find_spec("jax") is None:
-        pytest.skip("JAX is not installed (the learn extra)")
-    code = ("import nothanks.experiments.backends as b; print(b.worker_pool(1)._mp_context"
-            ".get_start_method()); import jax; print(b.worker_pool(1)._mp_context"
-            ".get_start_method())")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT).stdout.split()
-    assert out == ["fork", "spawn"]
-
-
-def test_the_suite_counts_forks_after_jax(monkeypatch):
-    """The guard of tests/conftest.py: a fork with JAX loaded is counted, one without is
-    not (the count is put back, so this test itself passes)."""
-    import conftest
-
-    count = conftest._forks_after_jax[0]
-    conftest._before_fork()
-    assert conftest._forks_after_jax[0] == count
-    monkeypatch.setitem(sys.modules, "jax", object())
-    conftest._before_fork()
-    assert conftest._forks_after_jax[0] == count + 1
-    conftest._forks_after_jax[0] = count

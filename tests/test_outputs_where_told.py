@@ -64,6 +64,9 @@ CASES = {
     "infer --validate": ("infer", ["{out}/players", "--validate", "--per-type", "1",
                                    "--types", "ToM0", "--models", "ToM0,random", "--samples",
                                    "2", "--processes", "1", "--out", "{out}/results"]),
+    "fit": ("fit", ["data/synthetic", "--participant", "synthetic-01", "--model", "ToM0",
+                    "--params", "s", "--trials", "2", "--samples", "2", "--bootstrap", "10",
+                    "--processes", "1", "--no-progress", "--out", "{out}"]),
     "tournament": ("tournament", ["--pool", POOL, "--deals", "1", "--jobs", "1",
                                   "--no-progress", "--out", "{out}"]),
     "train": ("train", ["--iterations", "1", "--games-per-iteration", "1", "--sims", "2",
@@ -175,8 +178,8 @@ def outs(tmp_path_factory) -> Path:
 def ran(repo, outs) -> dict[str, dict]:
     """Every fast case, run in the copy by :data:`DRIVER`."""
     cases = {case: argv(case, outs) for case in FAST}
-    if importlib.util.find_spec("optuna") is None:
-        del cases["calibrate"]
+    if importlib.util.find_spec("optuna") is None:  # the [calibrate] extra
+        del cases["calibrate"], cases["fit"]
     if importlib.util.find_spec("jax") is None:  # the [learn] extra
         del cases["train"]
     done = python(repo, ["-c", DRIVER, json.dumps({"cases": cases, "status": STATUS})])

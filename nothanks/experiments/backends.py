@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -103,12 +102,10 @@ def worker_pool(workers: int, *, tune_gc: bool = False, context: str | None = No
     :data:`PARENT_CHECK_SECONDS`, so a killed command (``nothanks run``, ``infer``, ...)
     leaves no orphans, and each ignores SIGINT (the parent stops them on Ctrl-C).
     ``tune_gc``: the players' collector thresholds (:data:`GC_THRESHOLDS`) in the workers.
-    ``context``: how the processes start (``"spawn"``, ``"forkserver"``; default:
-    ``spawn`` once this process has imported JAX, whose threads must not be forked,
-    else the platform's)."""
+    ``context``: how the processes start (``"spawn"``, ``"forkserver"``; default: the
+    platform's), e.g. ``spawn`` when this process runs threads that must not be forked
+    (JAX: the self-play trainer asks for it)."""
     import multiprocessing
-    if context is None and "jax" in sys.modules:
-        context = "spawn"
     return WorkerPool(max_workers=workers, initializer=_start_worker,
                       initargs=(os.getpid(), tune_gc),
                       mp_context=multiprocessing.get_context(context))
