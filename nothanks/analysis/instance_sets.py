@@ -53,6 +53,9 @@ from .tables import with_rt
 EQUIVALENCE_MARGIN = 0.05
 #: (higher order, lower order, opponents' order) of each comparison of the design.
 COMPARISONS = ((2, 1, 0), (2, 1, 1), (3, 2, 2))
+#: The verdict of a comparison when the paired-deals test's placebo false-positive
+#: interval lies above 5% (:func:`~.placebo.may_flag`).
+NO_FLAG = "no flag (the paired test over-rejects on its placebo)"
 #: The set a model uses when its spec names none.
 DEFAULT_SET = "monotone"
 
@@ -104,8 +107,13 @@ def _first_share(games: pd.DataFrame, condition: int | None) -> dict:
 
 def instance_sets_table(games: pd.DataFrame, decisions: pd.DataFrame,
                         conditions: pd.DataFrame,
-                        margin: float = EQUIVALENCE_MARGIN) -> pd.DataFrame:
-    """One row per (instance set, comparison) of an ``instance-sets`` log (module doc)."""
+                        margin: float = EQUIVALENCE_MARGIN, *,
+                        may_flag: bool = True) -> pd.DataFrame:
+    """One row per (instance set, comparison) of an ``instance-sets`` log (module doc).
+
+    ``may_flag``: whether the paired-deals test may give flags
+    (:func:`~.placebo.may_flag` of its placebo in the case it is used in); when not,
+    every verdict but identical play is :data:`NO_FLAG`."""
     require_columns(decisions, ["condition", "deal", "turn", "focal", "action"], "decisions")
     index = condition_sets(games, conditions)
     rows = []
@@ -143,7 +151,8 @@ def instance_sets_table(games: pd.DataFrame, decisions: pd.DataFrame,
     identical = table["deals_differ"] == 0
     p = table["p"].where(~identical)
     table["p_holm"], flags = direction_flags(p.to_numpy(), [True] * len(table))
-    table["verdict"] = [verdict(same, flag, tost, margin) for same, flag, tost in
+    table["verdict"] = [verdict(same, flag, tost, margin) if same or may_flag else NO_FLAG
+                        for same, flag, tost in
                         zip(identical, flags, table["tost_p"], strict=True)]
     return table.assign(source=data_source(games))
 

@@ -27,6 +27,7 @@ from .. import experiments as ex
 from ..analysis import instance_sets, learning
 from ..analysis import readings as readings_columns
 from ..analysis.frames import markdown_table
+from ..analysis.placebo import placebo_judgement
 from ..figures import plots
 from ..figures.instance_sets import instance_set_dose_response, rt_sweep_by_set_lines
 from ..figures.learning import learning_curves, states_over_games_lines
@@ -37,6 +38,7 @@ from ..studies.calibration import report_markdown
 from ..studies.move_quality import SAMPLE_PER_LABEL, move_quality
 from . import (
     CALIBRATION,
+    PLACEBO,
     FigureReport,
     FigureSpec,
     Timer,
@@ -398,7 +400,10 @@ def _higher_orders(inputs: StudyInputs) -> StudyOutput:
 
 def _instance_sets(inputs: StudyInputs) -> StudyOutput:
     log = load_instance_sets(inputs.logs["instance-sets"])
-    table = instance_sets.instance_sets_table(log.games, log.decisions, log.conditions)
+    # the paired-deals test flags only if its placebo in this case does not over-reject
+    allowed = placebo_judgement(PLACEBO).get("paired_deals", True)
+    table = instance_sets.instance_sets_table(log.games, log.decisions, log.conditions,
+                                              may_flag=allowed)
     return StudyOutput({"instance_sets": table},
                        {"extra_instance_sets": instance_set_dose_response(table)},
                        instance_sets.instance_sets_markdown(table))
