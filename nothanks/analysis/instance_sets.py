@@ -28,6 +28,7 @@ import json
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from .frames import (
     AnalysisInputError,
@@ -235,6 +236,26 @@ def instance_sets_rows(table: pd.DataFrame) -> pd.DataFrame:
     })
 
 
+def dose_response(flips: pd.DataFrame) -> pd.DataFrame:
+    """Per (opponents, flipped share): the mean of the seeded sets' differences with a
+    conservative 95% interval (mean ± 1.96 × the mean of their standard errors, read
+    from each set's paired t interval: the bound of the mean's SE at any correlation,
+    since the sets share their deals), and the range of their deals-differ shares."""
+    rows = []
+    frame = flips.assign(rate=flips["instances"].map(flip_rate))
+    for (opponents, rate), part in frame.groupby(["opponents", "rate"], sort=True):
+        half = (part["ci_high"] - part["ci_low"]) / 2
+        z = stats.t.ppf(0.975, part["df"])
+        se = float((half / z).mean())
+        mean = float(part["difference"].mean())
+        rows.append({"opponents": opponents, "rate": rate, "sets": len(part),
+                     "difference": mean, "ci_low": mean - 1.959964 * se,
+                     "ci_high": mean + 1.959964 * se,
+                     "deals_differ_min": float(part["deals_differ"].min()),
+                     "deals_differ_max": float(part["deals_differ"].max())})
+    return pd.DataFrame(rows)
+
+
 def _listed(names) -> str:
     names = [f"`{n}`" for n in names]
     return ", ".join(names) if names else "none"
@@ -255,7 +276,8 @@ def instance_sets_markdown(table: pd.DataFrame | None, sweep: pd.DataFrame | Non
             "every model at the table uses the set. Each comparison is the higher order's "
             "focal rank points minus the lower order's against the same three opponents "
             "on the same deals (paired t 95% CI; the paired-deals test's false-positive "
-            "rate on identical players is in \"Valid tests\"). \"Deals where moves "
+            "rate in this very case, arms that differ only in the focal seat's noise key, "
+            "is in figures/results.md, \"Valid tests\"). \"Deals where moves "
             "differ\": the higher order made a move the lower did not (95% Wilson CI "
             "over deals); \"decisions where moves differ\": per decision compared up to "
             "and including the first difference (95% CI clustered by deal). TOST: two "
@@ -286,17 +308,24 @@ def instance_sets_markdown(table: pd.DataFrame | None, sweep: pd.DataFrame | Non
                      "was measured with.")
     flips = tom2[tom2["instances"].str.contains(r"\+flip=")]
     if not flips.empty:
-        dose = flips.assign(rate=flips["instances"].map(flip_rate)).groupby(
-            ["opponents", "rate"])[["deals_differ", "difference"]].mean()
-        text += ["", "Dose-response (monotone set, mean over its seeded sets; each set's "
-                 "interval is in the table):", "",
+        dose = dose_response(flips)
+        text += ["", "Dose-response (monotone set, mean over its seeded sets, which share "
+                 "their deals; the interval is conservative: the mean ± 1.96 times the "
+                 "mean of the sets' standard errors, valid whatever the sets' "
+                 "correlation; the deals where moves differ as the range over the sets):",
+                 "",
                  markdown_table(pd.DataFrame({
-                     "ToM2 - ToM1 vs": [o for o, _ in dose.index],
-                     "flipped share": [f"{r:g}" for _, r in dose.index],
-                     "deals where moves differ": [f"{100 * v:.1f}%"
-                                                  for v in dose["deals_differ"]],
-                     "mean difference (rank points)": [f"{v:+.3f}"
-                                                       for v in dose["difference"]]}))]
+                     "ToM2 - ToM1 vs": dose["opponents"],
+                     "flipped share": [f"{r:g}" for r in dose["rate"]],
+                     "sets": dose["sets"],
+                     "deals where moves differ": [
+                         f"{100 * lo:.1f}% to {100 * hi:.1f}%" for lo, hi in
+                         zip(dose["deals_differ_min"], dose["deals_differ_max"],
+                             strict=True)],
+                     "mean difference (rank points) [95% CI]": [
+                         f"{round(v, 3) + 0.0:+.3f} [{lo:+.3f}, {hi:+.3f}]" for v, lo, hi in
+                         zip(dose["difference"], dose["ci_low"], dose["ci_high"],
+                             strict=True)]}))]
     return "\n".join(text + rt_sweep_by_set_lines(sweep)) + "\n"
 
 

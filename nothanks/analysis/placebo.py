@@ -371,7 +371,8 @@ def paired_placebo_rates(table: pd.DataFrame, alpha: float = ALPHA,
 
 def placebo_judgement(folder) -> dict[str, bool]:
     """Test key -> whether it may flag, over every placebo table in ``folder``
-    (``<pool>.csv`` of :func:`placebo_table` and ``paired_deals_rates.csv``): False when
+    (``<pool>.json`` beside ``<pool>.csv`` of :func:`placebo_table`, and
+    ``paired_deals.json`` beside ``paired_deals_rates.csv``): False when
     any pool's Wilson interval lies above alpha (:func:`may_flag`). A test no table
     calibrates is not in the result."""
     from pathlib import Path
@@ -379,11 +380,11 @@ def placebo_judgement(folder) -> dict[str, bool]:
     judged: dict[str, bool] = {}
     if not folder.is_dir():
         return judged
-    for path in sorted(folder.glob("*.csv")):
-        if path.name == "paired_deals.csv":
-            continue
-        table = pd.read_csv(path)
-        rates = (table if path.name == "paired_deals_rates.csv" else placebo_rates(table))
+    for meta in sorted(folder.glob("*.json")):
+        if meta.stem == "paired_deals":
+            rates = pd.read_csv(folder / "paired_deals_rates.csv")
+        else:
+            rates = placebo_rates(pd.read_csv(meta.with_suffix(".csv")))
         for key, allowed in zip(rates["test"], rates["may_flag"], strict=True):
             judged[key] = judged.get(key, True) and bool(allowed)
     return judged

@@ -323,6 +323,8 @@ def placebo_tables(folder: Path | None) -> list[tuple[dict, pd.DataFrame]]:
         return []
     out = []
     for meta_path in sorted(Path(folder).glob("*.json")):
+        if meta_path.stem == "paired_deals":  # the paired-deals placebo's own section
+            continue
         table = pd.read_csv(meta_path.with_suffix(".csv"))
         out.append((json.loads(meta_path.read_text()), placebo.placebo_rates(table)))
     return out

@@ -1,13 +1,14 @@
 """The texts a build renders from committed tables, rendered again without simulating.
 
-``figures/results.md``, the results section of ``figures/README.md`` and the calibration
-text of ``figures/studies/extras/results.md`` are functions of committed tables only
-(``figures/tables/*.csv``, ``data/placebo/``, ``data/calibration/``): :func:`rendered`
+``figures/results.md``, the results section of ``figures/README.md``, the calibration
+text of ``figures/studies/extras/results.md`` and ``figures/studies/instance-sets/results.md``
+are functions of committed tables only (``figures/tables/*.csv``, ``data/placebo/``,
+``data/calibration/``, the study's ``tables/instance_sets.csv``): :func:`rendered`
 makes them from those tables as ``make figures`` and ``make studies`` would. So a text
 edit that changes a number, or a table rebuilt without its text, differs from the render;
 ``tests/test_claims.py`` checks that the committed files equal it. To write them::
 
-    python -m nothanks.report.rendered          # rewrite the three texts
+    python -m nothanks.report.rendered          # rewrite the four texts
     python -m nothanks.report.rendered --check  # exit 1 if a committed text differs
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ def rendered(root: Path = Path(".")) -> dict[Path, str]:
     committed tables."""
     from .. import analysis as an
     from ..analysis.frames import markdown_table
+    from ..analysis.instance_sets import instance_sets_markdown
     from ..studies.calibration import report_markdown
     from . import CALIBRATION, PLACEBO, _results_markdown, valid_tests_markdown
 
@@ -51,6 +53,11 @@ def rendered(root: Path = Path(".")) -> dict[Path, str]:
     if extras.is_file():
         title = extras.read_text().split("\n## ", 1)[0]
         out[extras] = title + report_markdown(root / CALIBRATION)
+    sets = figures / "studies" / "instance-sets"
+    if (sets / "results.md").is_file():
+        title = (sets / "results.md").read_text().split("\n## ", 1)[0]
+        table = pd.read_csv(sets / "tables" / "instance_sets.csv")
+        out[sets / "results.md"] = title + instance_sets_markdown(table)
     return out
 
 

@@ -219,6 +219,16 @@ def learning_figures(stats: dict[str, pd.DataFrame]) -> dict[str, Figure]:
     return figures
 
 
+def _divergence_rate(r) -> str:
+    """A divergence rate with its interval; with no divergence the count and the bound
+    on diverging trials instead (a per-decision interval of 0 events says nothing)."""
+    if r["diverged_trials"] == 0:
+        low, high = an.wilson_interval(0, int(r["trials"]))
+        return (f"none in {int(r['decisions_compared'])} decisions (0 of {int(r['trials'])} "
+                f"trials; diverging trials: 95% Wilson upper bound {100 * high:.1f}%)")
+    return f"{r['difference_rate']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
+
+
 def learning_results(stats: dict[str, pd.DataFrame]) -> str:
     """The results.md sections of the learning designs."""
     text = ""
@@ -241,8 +251,8 @@ def learning_results(stats: dict[str, pd.DataFrame]) -> str:
         for _, r in divergence.iterrows():
             text += (f"| {r['panel']} | {r['lower']} | {r['higher']} | {r['trials']} | "
                      f"{r['diverged_trials']} | {r['decisions_compared']} | "
-                     f"{r['difference_rate']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}] | "
-                     f"{r['first_game'] + 1:.1f} |\n")
+                     f"{_divergence_rate(r)} | "
+                     f"{'—' if pd.isna(r['first_game']) else f'{r.first_game + 1:.1f}'} |\n")
     return text
 
 

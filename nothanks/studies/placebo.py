@@ -162,11 +162,12 @@ def load_pool(directory: Path) -> dict[str, np.ndarray]:
 def summarize(pool: Path, out: Path, name: str, replay: Path | None = None,
               set_games: int = 500, note: str = "") -> Path:
     """Every test on every set of a pool (:func:`nothanks.analysis.placebo.placebo_table`),
-    written to ``out/<name>.csv`` with what was played in ``out/<name>.json``: the files
-    ``make figures`` reads for results.md's placebo table."""
+    written to ``out/<name>.csv`` with what was played in ``out/<name>.json`` (the files
+    ``make figures`` reads for results.md's placebo table) and the rates in
+    ``out/<name>_rates.csv`` (the table the docs quote)."""
     import json
 
-    from ..analysis.placebo import placebo_table
+    from ..analysis.placebo import placebo_rates, placebo_table
 
     games = load_pool(pool)
     again = load_pool(replay) if replay is not None else None
@@ -174,6 +175,8 @@ def summarize(pool: Path, out: Path, name: str, replay: Path | None = None,
     settings = dict(line.split("=", 1) for line in (pool / "pool.txt").read_text().split())
     out.mkdir(parents=True, exist_ok=True)
     table.to_csv(out / f"{name}.csv", index=False, float_format="%.6g")
+    rates = placebo_rates(table).drop(columns=["name", "used"])
+    rates.to_csv(out / f"{name}_rates.csv", index=False, float_format="%.6g")
     meta = {"spec": settings["spec"], "seed": int(settings["seed"]), "set_games": set_games,
             "sets": len(table), "games": int(len(table) * set_games),
             "replay_sets": int(table["p_paired_deals"].notna().sum())
