@@ -23,8 +23,12 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
-#: The prose whose claims are checked (globs relative to the repository).
-PROSE = ("README.md", "docs/*.md", "figures/results.md", "figures/studies/*/results.md")
+#: The prose whose claims are checked (globs relative to the repository). The texts
+#: ``nothanks.report.rendered`` renders from their tables (figures/results.md, ...) are
+#: checked whole by comparing them with the render instead.
+PROSE = ("README.md", "docs/*.md", "figures/studies/*/results.md")
+#: Known claims no committed table backs yet, one per line: ``path | claim | why``.
+LEDGER = ROOT / "tests" / "claims_unbacked.txt"
 
 _NUMBER = r"[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 #: ``value[%] [low[%], high[%]]`` with nothing but spaces between value and bracket.
@@ -63,13 +67,22 @@ def claims_in(text: str, path: str = "<text>") -> list[Claim]:
     return found
 
 
+#: Committed CSV files that are raw samples, not tables a claim quotes: a placebo pool's
+#: per-set p-values (thousands of rows of numbers in [0, 1] would back a short claim by
+#: chance). Their rates are in ``data/placebo/*_rates.csv``.
+RAW = ("data/placebo/random.csv", "data/placebo/tom0.csv", "data/placebo/paired_deals.csv")
+
+
 @cache
 def committed_tables(root: Path = ROOT) -> dict[str, np.ndarray]:
-    """Every committed CSV table's numeric cells (rows x columns, NaN elsewhere)."""
+    """Every committed CSV table's numeric cells (rows x columns, NaN elsewhere), but
+    the raw samples of :data:`RAW`."""
     names = subprocess.run(["git", "ls-files", "*.csv"], cwd=root, capture_output=True,
                            text=True, check=True).stdout.split()
     tables = {}
     for name in names:
+        if name in RAW:
+            continue
         try:
             frame = pd.read_csv(root / name, low_memory=False)
         except pd.errors.ParserError:  # an instance set (a commented list), not a table
@@ -80,31 +93,36 @@ def committed_tables(root: Path = ROOT) -> dict[str, np.ndarray]:
     return tables
 
 
-def _matches(cells: np.ndarray, printed: str, scale: float) -> np.ndarray:
-    """Rows of ``cells`` with a cell that prints as ``printed`` after x ``scale``."""
+def _hits(cells: np.ndarray, printed: str, scale: float) -> np.ndarray:
+    """Cells of ``cells`` that print as ``printed`` after x ``scale``."""
     tolerance = 0.5 * 10.0 ** -_decimals(printed) * (1 + 1e-9) + 1e-12
-    return (np.abs(cells * scale - _value(printed)) <= tolerance).any(axis=1)
+    return np.abs(cells * scale - _value(printed)) <= tolerance
 
 
 def backed_by(claim: Claim, tables: dict[str, np.ndarray]) -> str | None:
-    """The first table with a row holding the claim's three numbers, or None."""
+    """The first table with a row that holds the claim's interval in two adjacent cells
+    (low, high: the ``ci_low, ci_high`` of every table) and its value in another cell,
+    each printing as the claim prints it; None when no table has one."""
     scales = (100.0, 1.0) if claim.percent else (1.0, 100.0)
+    value, low, high = claim.numbers
     for name, cells in tables.items():
+        if cells.shape[1] < 3:
+            continue
         for scale in scales:
-            rows = np.ones(len(cells), bool)
-            for printed in claim.numbers:
-                rows &= _matches(cells, printed, scale)
-                if not rows.any():
-                    break
-            else:
+            bounds = _hits(cells[:, :-1], low, scale) & _hits(cells[:, 1:], high, scale)
+            rows = bounds.any(axis=1)
+            if rows.any() and _hits(cells[rows], value, scale).any(axis=1).any():
                 return name
     return None
 
 
-#: The committed tables each document's claims come from (globs); documents not named
-#: draw from any committed table.
+#: The committed tables each document's claims come from (globs); a study's results.md
+#: draws from its own ``tables/``; other documents from any committed table.
 SOURCES: dict[str, tuple[str, ...]] = {
-    "figures/results.md": ("figures/tables/*.csv", "data/placebo/*.csv"),
+    "docs/learning.md": ("figures/studies/learning/tables/*.csv", "data/learning/*.csv"),
+    "docs/thesis-results.md": ("figures/tables/*.csv", "data/placebo/*_rates.csv",
+                               "figures/studies/*/tables/*.csv"),
+    "docs/models.md": ("figures/tables/*.csv", "figures/studies/*/tables/*.csv"),
 }
 
 
@@ -118,11 +136,28 @@ def tables_for(path: str, tables: dict[str, np.ndarray]) -> dict[str, np.ndarray
     return {k: v for k, v in tables.items() if any(fnmatch(k, g) for g in globs)}
 
 
+def prose(root: Path = ROOT) -> list[Path]:
+    """The documents of :data:`PROSE` that are not rendered from their tables."""
+    from nothanks.report.rendered import rendered
+    whole = {p.resolve() for p in rendered(root)}
+    return sorted({p for g in PROSE for p in root.glob(g) if p.resolve() not in whole})
+
+
+def ledger(path: Path = LEDGER) -> set[tuple[str, str]]:
+    """The (path, claim) pairs of the ledger of known unbacked claims."""
+    entries = set()
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            where, claim, _why = (part.strip() for part in line.split(" | ", 2))
+            entries.add((where, claim))
+    return entries
+
+
 def unbacked(paths=None, root: Path = ROOT) -> list[Claim]:
-    """Every claim of the prose (``paths``, default :data:`PROSE`) no table backs."""
+    """Every claim of the prose (``paths``, default :func:`prose`) no table backs."""
     tables = committed_tables(root)
     if paths is None:
-        paths = sorted({p for g in PROSE for p in root.glob(g)})
+        paths = prose(root)
     missing = []
     for path in paths:
         rel = str(Path(path).resolve().relative_to(root))
