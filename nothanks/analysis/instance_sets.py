@@ -152,9 +152,7 @@ def instance_sets_table(games: pd.DataFrame, decisions: pd.DataFrame,
     identical = table["deals_differ"] == 0
     p = table["p"].where(~identical)
     table["p_holm"], flags = direction_flags(p.to_numpy(), [True] * len(table))
-    table["verdict"] = [verdict(same, flag, tost, margin) if same or may_flag else NO_FLAG
-                        for same, flag, tost in
-                        zip(identical, flags, table["tost_p"], strict=True)]
+    table["verdict"] = verdicts(identical, flags, table["tost_p"], margin, may_flag)
     return table.assign(source=data_source(games))
 
 
@@ -187,6 +185,14 @@ def verdict(identical: bool, flag: str, tost_p: float,
     if flag == "n.s.":
         return "equivalent (TOST)" if equivalent else "n.s."
     return f"{flag}, within ±{margin:g} (TOST)" if equivalent else flag
+
+
+def verdicts(identical, flags, tost_p, margin: float = EQUIVALENCE_MARGIN,
+             may_flag: bool = True) -> list[str]:
+    """:func:`verdict` of every comparison; :data:`NO_FLAG` for every comparison but
+    identical play when the paired test may not flag (``may_flag`` false)."""
+    return [verdict(same, flag, tost, margin) if same or may_flag else NO_FLAG
+            for same, flag, tost in zip(identical, flags, tost_p, strict=True)]
 
 
 def flip_rate(instances: str) -> float:
