@@ -119,7 +119,8 @@ def report_markdown(folder: str | Path | None = "data/calibration") -> str:
                if folder is not None and folder.is_dir() else [])
     if not studies:
         return ""
-    text = ["", "## Calibration: defaults and the fitted presets (source: simulation)", "",
+    text = ["", "## Calibration: the defaults and the calibration studies (source: simulation)",
+            "",
             "The defaults stay the default: they are the values the thesis states or our "
             "documented readings of it, so every result above is reproducible without a "
             "fit. Each study below was fitted with `nothanks calibrate` "
