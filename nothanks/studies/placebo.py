@@ -9,19 +9,22 @@ thesis's size and count how often it rejects at 5%.
 Game *i* of a pool is game *i* of ``play_games([spec] * 4, seed=seed)``: its deal and its
 seating (the focal seat, spec index 0, rotates over the seats as in every design) come
 from the root seed and *i* only. A *replay* pool plays the same deals with the same
-seating but other agent seeds (``agent_seed(deal seed, 101 + seat)``), so the focal seat
-of game *i* in the pool and in its replay is a pair on a shared deal: the placebo of
-the paired-deals test, where two conditions differ only in the agents' noise.
+seating but other agent seeds (``agent_seed(deal seed, 101 + seat)``). A *focal-key*
+replay (``--focal-keys``) changes only the focal seat's seed and keeps every other
+seat's: the placebo of the paired-deals test in the case it is used in, two arms on the
+same deals and opponents that differ only where the focal model's moves differ
+(:func:`nothanks.analysis.placebo.paired_placebo_table`). ``--opponents`` seats another
+spec in the three other seats (ToM1 against three ToM0, as in the instance-set study).
 
 Pools are written in chunks of :data:`CHUNK` games (``chunk_00000.npz``, ...) and a
-rerun resumes at the first missing chunk::
+rerun resumes at the first missing chunk. The whole plan (:data:`PLAN`: random, ToM0
+and ToM1-vs-ToM0 pools and their focal-key replays) and its tables::
 
-    python -m nothanks.studies.placebo --spec tom0 --games 500000 \\
-        --out data/cache/placebo/tom0-seed2026 --seed 2026
-    python -m nothanks.studies.placebo --spec tom0 --games 100000 --replay \\
-        --out data/cache/placebo/tom0-seed2026-replay --seed 2026
+    python -m nothanks.studies.placebo --plan --out data/cache/placebo
     python -m nothanks.studies.placebo --summarize data/cache/placebo/tom0-seed2026 \\
-        --replay-pool data/cache/placebo/tom0-seed2026-replay --name tom0 --out data/placebo
+        --name tom0 --out data/placebo
+    python -m nothanks.studies.placebo --summarize-paired data/cache/placebo \\
+        --out data/placebo
 
 One process, by design (the shared machine's other work keeps the second core).
 """
