@@ -261,7 +261,8 @@ def placebo_markdown(rates: pd.DataFrame, describe: str) -> str:
 def paired_placebo_markdown(rates: pd.DataFrame) -> str:
     """:func:`paired_placebo_rates` of every focal model as one Markdown table."""
     lines = ["| focal model | test | deals per set | of them with another focal key | "
-             "deals whose result differs (mean) | sets | false positives at α = .05 | "
+             "deals whose result differs (mean) | sets (with a test) | false positives at "
+             "α = .05 | "
              "rate [95% Wilson CI] | may flag (CI not above 5%) |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     for r in rates.itertuples():
@@ -269,7 +270,7 @@ def paired_placebo_markdown(rates: pd.DataFrame) -> str:
         allowed = ("yes" if r.may_flag else "no") + (
             "" if r.judged else f" (not judged: {r.sets} sets < {JUDGING_SETS})")
         lines.append(f"| {r.model} | {test} | {r.deals} | {r.differing} | "
-                     f"{100 * r.deals_differ:.2f}% | {r.sets} | {r.rejections} | "
+                     f"{100 * r.deals_differ:.2f}% | {r.sets} ({r.tested}) | {r.rejections} | "
                      f"{100 * r.rate:.1f}% [{100 * r.ci_low:.1f}%, {100 * r.ci_high:.1f}%] | "
                      f"{allowed} |")
     return "\n".join(lines)
