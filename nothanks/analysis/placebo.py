@@ -283,8 +283,9 @@ def paired_placebo_markdown(rates: pd.DataFrame) -> str:
 #: here has ``differing`` deals played by two arms that differ only in the focal seat's
 #: noise key, and its other deals played alike by both (a difference of exactly 0, so
 #: they are not played). ``all-40``: every deal of a 40-deal set differs in its key.
-PAIRED_SHAPES: dict[str, tuple[int, int]] = {"all-40": (40, 40), "2000-40": (2000, 40),
-                                             "2000-10": (2000, 10)}
+#: 1,000 sets of every shape take 100,000 paired deals (``2000-100``; the others 40,000).
+PAIRED_SHAPES: dict[str, tuple[int, int]] = {"all-40": (40, 40), "2000-100": (2000, 100),
+                                             "2000-40": (2000, 40), "2000-10": (2000, 10)}
 
 
 def paired_differences(pool: Mapping[str, np.ndarray], focal_replay: Mapping[str, np.ndarray]
