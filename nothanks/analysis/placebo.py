@@ -290,15 +290,15 @@ PAIRED_SHAPES: dict[str, tuple[int, int]] = {"all-40": (40, 40), "2000-100": (20
 
 def paired_differences(pool: Mapping[str, np.ndarray], focal_replay: Mapping[str, np.ndarray]
                        ) -> np.ndarray:
-    """Per shared deal: the focal seat's rank points in ``focal_replay`` (the same deals,
-    seating and other seats' seeds; another focal noise key) minus in ``pool``."""
-    m = len(focal_replay["focal"])
-    if m > len(pool["focal"]) or not (
-            np.array_equal(focal_replay["deal"], pool["deal"][:m])
-            and np.array_equal(focal_replay["focal"], pool["focal"][:m])):
+    """Per shared deal (the games both have, from the first): the focal seat's rank
+    points in ``focal_replay`` (the same deals, seating and other seats' seeds; another
+    focal noise key) minus in ``pool``."""
+    m = min(len(focal_replay["focal"]), len(pool["focal"]))
+    if not (np.array_equal(focal_replay["deal"][:m], pool["deal"][:m])
+            and np.array_equal(focal_replay["focal"][:m], pool["focal"][:m])):
         raise AnalysisInputError("placebo: the focal replay plays other deals or seats")
     a, _ = focal_and_opponents(pool["rank_points"][:m], pool["focal"][:m])
-    b, _ = focal_and_opponents(focal_replay["rank_points"], focal_replay["focal"])
+    b, _ = focal_and_opponents(focal_replay["rank_points"][:m], focal_replay["focal"][:m])
     return b - a
 
 

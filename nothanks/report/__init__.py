@@ -342,7 +342,8 @@ def paired_placebo_section(folder: Path | None) -> list[str]:
     rates = pd.read_csv(Path(folder) / "paired_deals_rates.csv")
     meta = json.loads((Path(folder) / "paired_deals.json").read_text())
     models = "; ".join(f"`{name}`: {m['spec']} against 3 x {m['opponents']}, "
-                       f"{m['paired_deals']:,} paired deals"
+                       f"{m['paired_deals']:,} paired deals, the arms' focal rank points "
+                       f"correlated {m['arms_correlation']:.2f}"
                        for name, m in meta["models"].items())
     return ["**The paired-deals test, as used.** The instance-set comparisons (and our "
             "`paired t ... (shared deals)` rows) put two arms on the same deals with the "

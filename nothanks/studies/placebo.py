@@ -229,6 +229,7 @@ def summarize_paired(cache: Path, out: Path, seed: int = 2026, note: str = "") -
     import pandas as pd
 
     from ..analysis.placebo import (
+        focal_and_opponents,
         paired_differences,
         paired_placebo_rates,
         paired_placebo_table,
@@ -237,15 +238,20 @@ def summarize_paired(cache: Path, out: Path, seed: int = 2026, note: str = "") -
     tables, rates, meta = [], [], {"seed": seed, "note": note, "models": {}}
     for name, (spec, opponents) in FOCAL_MODELS.items():
         pool, focal = (pool_folder(cache, name, seed, keys) for keys in ("pool", "focal"))
-        if not (focal / "pool.txt").exists():
+        if not (any(pool.glob("chunk_[0-9]*.npz")) and any(focal.glob("chunk_[0-9]*.npz"))):
             continue
-        differences = paired_differences(load_pool(pool), load_pool(focal))
+        games, again = load_pool(pool), load_pool(focal)
+        differences = paired_differences(games, again)
+        arm, _ = focal_and_opponents(games["rank_points"][:len(differences)],
+                                     games["focal"][:len(differences)])
         table = paired_placebo_table(differences)
         table.insert(0, "model", name)
         tables.append(table)
         rates.append(paired_placebo_rates(table).assign(model=name))
         meta["models"][name] = {"spec": spec, "opponents": opponents or spec,
-                                "paired_deals": int(len(differences))}
+                                "paired_deals": int(len(differences)),
+                                "arms_correlation": round(float(np.corrcoef(
+                                    arm, arm + differences)[0, 1]), 3)}
     if not tables:
         raise FileNotFoundError(f"{cache}: no focal-key replay pools")
     out.mkdir(parents=True, exist_ok=True)
