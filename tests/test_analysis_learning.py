@@ -133,3 +133,20 @@ def test_trial_divergence_counts_only_what_both_learners_saw_alike():
     assert result["diverged_trials"] == 2 and result["trials"] == 2
     assert result["difference_rate"] == pytest.approx(2 / 12)
     assert result["first_game"] == pytest.approx((2 + 1) / 2)
+
+
+def test_a_first_game_effect_is_told_apart_from_learning():
+    # issue 43: a learner weak in game 0 and flat after it has a slope over all games
+    # but none from game 1 on
+    import numpy as np
+    import pandas as pd
+
+    from nothanks.analysis.learning import first_game_effect
+    rng = np.random.default_rng(2)
+    rows = [{"trial": t, "game": g, "rank_points": (0.2 if g == 0 else 0.8)
+             + rng.normal(0, 0.3)} for t in range(200) for g in range(10)]
+    table = first_game_effect(pd.DataFrame(rows)).set_index("row")
+    assert table.loc["game 0", "value"] < table.loc["game 1", "ci_low"]
+    every, later = table.loc["slope from game 0"], table.loc["slope from game 1"]
+    assert every["ci_low"] > 0 and every["p"] < 1e-6
+    assert later["ci_low"] < 0 < later["ci_high"]

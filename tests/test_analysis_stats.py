@@ -409,6 +409,28 @@ def test_only_valid_tests_flag_and_identical_play_is_not_tested():
     assert np.isnan(parity.loc["ToM2", "p_holm"])
 
 
+def test_a_test_whose_placebo_over_rejects_gives_no_flags():
+    # issue 43: a test whose false-positive CI lies above 5% gives no flags
+    from nothanks.analysis.placebo import may_flag
+    from nothanks.analysis.tables import (
+        NO_PLACEBO_FLAG,
+        PLACEBO_OF,
+        flagging_tests,
+        simulation_tests,
+    )
+    assert may_flag(50, 1000) and may_flag(60, 1000)      # 5.0%, 6.0% [4.7%, 7.7%]
+    assert not may_flag(75, 1000)                          # 7.5% [6.0%, 9.3%]: above 5%
+    judged = {PLACEBO_OF["one-sample t vs parity"]: False}
+    allowed = flagging_tests(judged)
+    assert "one-sample t vs parity" not in allowed and flagging_tests({}) == tuple(PLACEBO_OF)
+    games = focal_design("tom1", "tom0", [1, 1, 1, 2, 1, 1, 1, 1])
+    parity = simulation_tests(games, flagging=allowed)
+    parity = parity[parity["test"] == "one-sample t vs parity"]
+    assert (parity["flag"] == NO_PLACEBO_FLAG).all() and parity["p_holm"].isna().all()
+    assert simulation_tests(games).set_index("test").loc["one-sample t vs parity",
+                                                          "flag"] == "higher"
+
+
 def test_rt_trend_is_a_slope_per_game_with_an_interval():
     from nothanks.analysis import rt_trend
     frames = [focal_design(f"tom1:rt={rt}", f"tom0:rt={rt}", ranks, start=10 * i, rt=rt)

@@ -3,8 +3,6 @@ proposition about when ToM2 makes ToM1's moves (docs/models.md, "Instance sets")
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from nothanks.agents import AgentSpecError, make_agent
 from nothanks.agents.cognitive import InstanceFileError, is_monotone, load_instances
@@ -19,7 +17,6 @@ from nothanks.agents.cognitive.instance_sets import (
     shipped_sets,
     write_set,
 )
-from nothanks.play.runner import play_games
 from nothanks.rules import Action, Category
 
 
@@ -102,76 +99,7 @@ def test_a_path_still_works_and_write_set_records_the_name(tmp_path):
     assert "monotone+flip=0.03+seed=4" in out.read_text().splitlines()[0]
 
 
-# --- The proposition -------------------------------------------------------------------
-# ToM1 overrides its own ToM0 only from take to pass (every opponent predicted to pass).
-# ToM2 predicts each opponent with ToM1 instead of ToM0, and that projection includes the
-# reasoning model itself (§3.4-3.5, project_self) at more tokens on the card. So ToM2's
-# move can differ from ToM1's only at a decision where the model's own ToM0 takes with
-# the tokens now on the card, and some opponent's projection predicts the model itself
-# to pass with more tokens on the card (at the same model time: the same noise). If
-# ToM0's choice never turns from take back to pass as tokens are added, ToM2 makes
-# ToM1's moves. A monotone *set* does not guarantee that: partial matching can retrieve
-# a pass instance of a neighbouring column at more tokens (thesis-linear shows it).
-
-
-def _witness(trace) -> bool:
-    """The model's own ToM0 takes now, and a projection of the model itself passes with
-    more tokens on the card."""
-    root = trace.root
-    if root.tom0_action is not Action.TAKE:
-        return False
-    return any(node.seat == root.seat and node.level == 0 and node.action is Action.PASS
-               and node.tokens_on_card > root.tokens_on_card
-               for path, _, node in root.walk() if path != "0")
-
-
-def _first_divergences(instances: str, games: int, seed: int):
-    """(ToM2's decision record) at the first move where ToM2 vs 3 x ToM0 and ToM1 vs
-    3 x ToM0 part on each shared deal, and every ToM2 decision with a witness."""
-    tom1 = play_games(["tom0:instances=" + instances] * 3 + ["tom1:instances=" + instances],
-                      games, seed=seed)
-    tom2 = play_games(["tom0:instances=" + instances] * 3
-                      + ["tom2:trace=true,instances=" + instances], games, seed=seed)
-    parted, witnessed = [], 0
-    for a, b in zip(tom1, tom2, strict=True):
-        for da, db in zip(a.decisions, b.decisions, strict=False):
-            if db.trace is not None and _witness(db.trace):
-                witnessed += 1
-            if da.action != db.action:
-                assert db.agent.startswith("tom2"), "only the focal model may part first"
-                parted.append(db)
-                break
-    return parted, witnessed
-
-
-sets = st.builds(
-    lambda base, flip, jitter, seed: "+".join(
-        [base] + ([f"flip={flip}"] if flip else []) + ([f"jitter={jitter}"] if jitter else [])
-        + [f"seed={seed}"]),
-    st.sampled_from(["monotone", "thesis-linear", "thesis-bands"]),
-    st.sampled_from([0, 0.03, 0.1, 0.2]), st.sampled_from([0, 1, 3]),
-    st.integers(0, 10_000))
-
-
-@settings(max_examples=12, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(instances=sets, seed=st.integers(0, 10_000))
-def test_tom2_parts_from_tom1_only_where_tom0_turns_back_to_pass(instances, seed):
-    """Every first divergence of ToM2 from ToM1 on shared deals has the witness."""
-    parted, _ = _first_divergences(instances, 6, seed)
-    for decision in parted:
-        assert decision.trace is not None and _witness(decision.trace), (instances, seed)
-
-
-def test_counterexamples_a_monotone_set_is_not_enough():
-    """The shipped counterexamples: the sparse monotone reconstruction and a flipped
-    set both make ToM2 part from ToM1; the dense monotone set does not."""
-    for name in ("thesis-linear", "monotone+flip=0.08+seed=1"):
-        parted, witnessed = _first_divergences(name, 60, 5)
-        assert parted and all(_witness(d.trace) for d in parted), name
-        assert witnessed >= len(parted)
-    parted, witnessed = _first_divergences("monotone", 30, 5)
-    assert not parted and witnessed == 0
+# --- The proposition: tests/test_tom2_proposition.py ----------------------------------
 
 
 # --- The study's analysis --------------------------------------------------------------

@@ -28,6 +28,7 @@ import json
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from .frames import (
     AnalysisInputError,
@@ -53,6 +54,9 @@ from .tables import with_rt
 EQUIVALENCE_MARGIN = 0.05
 #: (higher order, lower order, opponents' order) of each comparison of the design.
 COMPARISONS = ((2, 1, 0), (2, 1, 1), (3, 2, 2))
+#: The verdict of a comparison when the paired-deals test's placebo false-positive
+#: interval lies above 5% (:func:`~.placebo.may_flag`).
+NO_FLAG = "no flag (the paired test over-rejects on its placebo)"
 #: The set a model uses when its spec names none.
 DEFAULT_SET = "monotone"
 
@@ -104,8 +108,13 @@ def _first_share(games: pd.DataFrame, condition: int | None) -> dict:
 
 def instance_sets_table(games: pd.DataFrame, decisions: pd.DataFrame,
                         conditions: pd.DataFrame,
-                        margin: float = EQUIVALENCE_MARGIN) -> pd.DataFrame:
-    """One row per (instance set, comparison) of an ``instance-sets`` log (module doc)."""
+                        margin: float = EQUIVALENCE_MARGIN, *,
+                        may_flag: bool = True) -> pd.DataFrame:
+    """One row per (instance set, comparison) of an ``instance-sets`` log (module doc).
+
+    ``may_flag``: whether the paired-deals test may give flags
+    (:func:`~.placebo.may_flag` of its placebo in the case it is used in); when not,
+    every verdict but identical play is :data:`NO_FLAG`."""
     require_columns(decisions, ["condition", "deal", "turn", "focal", "action"], "decisions")
     index = condition_sets(games, conditions)
     rows = []
@@ -143,8 +152,7 @@ def instance_sets_table(games: pd.DataFrame, decisions: pd.DataFrame,
     identical = table["deals_differ"] == 0
     p = table["p"].where(~identical)
     table["p_holm"], flags = direction_flags(p.to_numpy(), [True] * len(table))
-    table["verdict"] = [verdict(same, flag, tost, margin) for same, flag, tost in
-                        zip(identical, flags, table["tost_p"], strict=True)]
+    table["verdict"] = verdicts(identical, flags, table["tost_p"], margin, may_flag)
     return table.assign(source=data_source(games))
 
 
@@ -177,6 +185,14 @@ def verdict(identical: bool, flag: str, tost_p: float,
     if flag == "n.s.":
         return "equivalent (TOST)" if equivalent else "n.s."
     return f"{flag}, within ±{margin:g} (TOST)" if equivalent else flag
+
+
+def verdicts(identical, flags, tost_p, margin: float = EQUIVALENCE_MARGIN,
+             may_flag: bool = True) -> list[str]:
+    """:func:`verdict` of every comparison; :data:`NO_FLAG` for every comparison but
+    identical play when the paired test may not flag (``may_flag`` false)."""
+    return [verdict(same, flag, tost, margin) if same or may_flag else NO_FLAG
+            for same, flag, tost in zip(identical, flags, tost_p, strict=True)]
 
 
 def flip_rate(instances: str) -> float:
@@ -226,6 +242,26 @@ def instance_sets_rows(table: pd.DataFrame) -> pd.DataFrame:
     })
 
 
+def dose_response(flips: pd.DataFrame) -> pd.DataFrame:
+    """Per (opponents, flipped share): the mean of the seeded sets' differences with a
+    conservative 95% interval (mean ± 1.96 × the mean of their standard errors, read
+    from each set's paired t interval: the bound of the mean's SE at any correlation,
+    since the sets share their deals), and the range of their deals-differ shares."""
+    rows = []
+    frame = flips.assign(rate=flips["instances"].map(flip_rate))
+    for (opponents, rate), part in frame.groupby(["opponents", "rate"], sort=True):
+        half = (part["ci_high"] - part["ci_low"]) / 2
+        z = stats.t.ppf(0.975, part["df"])
+        se = float((half / z).mean())
+        mean = float(part["difference"].mean())
+        rows.append({"opponents": opponents, "rate": rate, "sets": len(part),
+                     "difference": mean, "ci_low": mean - 1.959964 * se,
+                     "ci_high": mean + 1.959964 * se,
+                     "deals_differ_min": float(part["deals_differ"].min()),
+                     "deals_differ_max": float(part["deals_differ"].max())})
+    return pd.DataFrame(rows)
+
+
 def _listed(names) -> str:
     names = [f"`{n}`" for n in names]
     return ", ".join(names) if names else "none"
@@ -246,7 +282,8 @@ def instance_sets_markdown(table: pd.DataFrame | None, sweep: pd.DataFrame | Non
             "every model at the table uses the set. Each comparison is the higher order's "
             "focal rank points minus the lower order's against the same three opponents "
             "on the same deals (paired t 95% CI; the paired-deals test's false-positive "
-            "rate on identical players is in \"Valid tests\"). \"Deals where moves "
+            "rate in this very case, arms that differ only in the focal seat's noise key, "
+            "is in figures/results.md, \"Valid tests\"). \"Deals where moves "
             "differ\": the higher order made a move the lower did not (95% Wilson CI "
             "over deals); \"decisions where moves differ\": per decision compared up to "
             "and including the first difference (95% CI clustered by deal). TOST: two "
@@ -277,17 +314,24 @@ def instance_sets_markdown(table: pd.DataFrame | None, sweep: pd.DataFrame | Non
                      "was measured with.")
     flips = tom2[tom2["instances"].str.contains(r"\+flip=")]
     if not flips.empty:
-        dose = flips.assign(rate=flips["instances"].map(flip_rate)).groupby(
-            ["opponents", "rate"])[["deals_differ", "difference"]].mean()
-        text += ["", "Dose-response (monotone set, mean over its seeded sets; each set's "
-                 "interval is in the table):", "",
+        dose = dose_response(flips)
+        text += ["", "Dose-response (monotone set, mean over its seeded sets, which share "
+                 "their deals; the interval is conservative: the mean ± 1.96 times the "
+                 "mean of the sets' standard errors, valid whatever the sets' "
+                 "correlation; the deals where moves differ as the range over the sets):",
+                 "",
                  markdown_table(pd.DataFrame({
-                     "ToM2 - ToM1 vs": [o for o, _ in dose.index],
-                     "flipped share": [f"{r:g}" for _, r in dose.index],
-                     "deals where moves differ": [f"{100 * v:.1f}%"
-                                                  for v in dose["deals_differ"]],
-                     "mean difference (rank points)": [f"{v:+.3f}"
-                                                       for v in dose["difference"]]}))]
+                     "ToM2 - ToM1 vs": dose["opponents"],
+                     "flipped share": [f"{r:g}" for r in dose["rate"]],
+                     "sets": dose["sets"],
+                     "deals where moves differ": [
+                         f"{100 * lo:.1f}% to {100 * hi:.1f}%" for lo, hi in
+                         zip(dose["deals_differ_min"], dose["deals_differ_max"],
+                             strict=True)],
+                     "mean difference (rank points) [95% CI]": [
+                         f"{round(v, 3) + 0.0:+.3f} [{lo:+.3f}, {hi:+.3f}]" for v, lo, hi in
+                         zip(dose["difference"], dose["ci_low"], dose["ci_high"],
+                             strict=True)]}))]
     return "\n".join(text + rt_sweep_by_set_lines(sweep)) + "\n"
 
 

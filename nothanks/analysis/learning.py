@@ -100,20 +100,13 @@ class Trials:
 
     def slope(self, condition: int) -> dict:
         """See :func:`learning_slope`."""
-        import statsmodels.formula.api as smf
-
         focal = self.focal(condition)
         trials = focal["trial"].nunique()
         if trials < 2 or self.trial < 2:
             raise AnalysisInputError(f"condition {condition}: a slope needs at least 2 trials "
                                      f"of at least 2 games (got {trials} of {self.trial})")
-        fit = smf.ols("rank_points ~ game", data=focal).fit(
-            cov_type="cluster", cov_kwds={"groups": focal["trial"].to_numpy()})
-        low, high = fit.conf_int().loc["game"]
         return {"condition": condition, "trials": trials, "games_per_trial": self.trial,
-                "slope": float(fit.params["game"]), "ci_low": float(low),
-                "ci_high": float(high), "p": float(fit.pvalues["game"]),
-                "intercept": float(fit.params["Intercept"])}
+                **clustered_slope(focal)}
 
     def improved(self, condition: int) -> dict:
         """See :func:`improved_trials`."""
@@ -144,6 +137,45 @@ class Trials:
         result = paired_difference(per_a.loc[common].to_numpy(),
                                    per_b.loc[common].to_numpy())
         return {"a": a, "b": b, "trials": len(common), **result}
+
+
+def clustered_slope(focal: pd.DataFrame, first_game: int = 0) -> dict:
+    """Least squares of ``rank_points`` on ``game`` (the game's index in its trial, from
+    0) over the games from ``first_game`` on, standard errors clustered by ``trial``:
+    slope, its 95% interval, p and intercept."""
+    import statsmodels.formula.api as smf
+
+    require_columns(focal, ["trial", "game", "rank_points"], "learning slope")
+    part = focal[focal["game"] >= first_game]
+    if part["trial"].nunique() < 2 or part["game"].nunique() < 2:
+        raise AnalysisInputError(f"a slope from game {first_game} needs at least 2 trials "
+                                 "of at least 2 games")
+    fit = smf.ols("rank_points ~ game", data=part).fit(
+        cov_type="cluster", cov_kwds={"groups": part["trial"].to_numpy()})
+    low, high = fit.conf_int().loc["game"]
+    return {"slope": float(fit.params["game"]), "ci_low": float(low), "ci_high": float(high),
+            "p": float(fit.pvalues["game"]), "intercept": float(fit.params["Intercept"])}
+
+
+def first_game_effect(focal: pd.DataFrame) -> pd.DataFrame:
+    """Is a learning slope a first-game effect? One row per game index: the mean rank
+    points with a bootstrap 95% interval over trials; then the slope over every game
+    (``from game 0``) and over the games after the first (``from game 1``), each with its
+    interval clustered by trial (:func:`clustered_slope`). ``focal``: one row per (trial,
+    game) with the learner's ``rank_points``."""
+    rows = []
+    for game, part in focal.groupby("game", sort=True):
+        points = part["rank_points"].to_numpy(float)
+        low, high = bootstrap_interval(points)
+        rows.append({"row": f"game {int(game)}", "trials": len(part),
+                     "value": float(points.mean()), "ci_low": low, "ci_high": high,
+                     "p": np.nan})
+    for first in (0, 1):
+        fit = clustered_slope(focal, first)
+        rows.append({"row": f"slope from game {first}", "trials": focal["trial"].nunique(),
+                     "value": fit["slope"], "ci_low": fit["ci_low"],
+                     "ci_high": fit["ci_high"], "p": fit["p"]})
+    return pd.DataFrame(rows)
 
 
 def learning_curve(games: pd.DataFrame, condition: int, trial: int) -> pd.DataFrame:

@@ -305,5 +305,25 @@ def quality_section(quality: pd.DataFrame, title: str = "Move quality",
                 f"(OLS, SEs {test.standard_errors}, t({test.df:.0f}) = {test.t:.2f}, "
                 f"p = {test.p:.3g}); Cohen's d = "
                 f"{_fmt(test.cohens_d, 2)}; Mann-Whitney p = {test.mannwhitney_p:.3g}, "
-                f"rank-biserial r = {_fmt(test.rank_biserial, 2)}.", ""]
+                f"rank-biserial r = {_fmt(test.rank_biserial, 2)}."
+                + _marked_bad_comment(test, data_source(quality)), ""]
     return "\n".join(lines)
+
+
+#: How the stand-ins (``human-standin``) mark an opponent's move as bad.
+STANDIN_MARKS = ("a take that costs 10 or more card points, marked with probability "
+                 "`critic` (other moves with `critic`/20)")
+
+
+def _marked_bad_comment(test, source: str) -> str:
+    """What the marked-bad difference says, and, for synthetic marks, why it says nothing
+    about people."""
+    text = ""
+    if test.ci_high < 0:
+        text += (" The marked moves lost *less* EV than the unmarked ones: the marks did "
+                 "not find the worse moves.")
+    if source == "synthetic":
+        text += (f" **Synthetic**: the stand-ins mark by a rule on card points ({STANDIN_MARKS}),"
+                 " not on EV; a costly take often pays in tokens, so this row tests the rule,"
+                 " not people.")
+    return text

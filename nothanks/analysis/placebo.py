@@ -5,8 +5,11 @@ for as many games as the thesis played (500 deals): every rejection is a false
 positive, so over many sets a valid test at alpha = .05 rejects in about 5% of them.
 :func:`placebo_tests` runs each test we report on one set; :func:`placebo_table` does
 it for many sets (a pool from :mod:`nothanks.studies.placebo`, arrays of rank
-points and places) and :func:`placebo_rates` counts the rejections, with an exact
-(Clopper-Pearson) binomial interval.
+points and places) and :func:`placebo_rates` counts the rejections, with a Wilson
+interval. A test whose interval lies above alpha gives no flags (:func:`may_flag`).
+The paired-deals test is calibrated in the case it is used in: two arms on the same
+deals with the same other seats, differing only in the focal seat's noise key
+(:func:`paired_placebo_table`).
 
 Why the thesis's test over-rejects. Rank points sum to 6 in every 4-player game, so the
 opponents' three rows of a game and the focal row are not independent: the opponents'
@@ -57,7 +60,8 @@ TESTS: dict[str, tuple[str, str]] = {
                          "excludes 25%)", "the 25% line of Figs. 8, 11-13 and our "
                          "`1st vs` rows"),
     "first_ties_split": ("first-place share vs 25%, a tie for first counted as 1/k "
-                         "(one-sample t)", "the valid reading of the 25% line"),
+                         "(one-sample t)", "a tie-split reading of the 25% line (no row of "
+                         "results.md uses it)"),
     "participant_paired": ("paired t(29) of 30 players' mean rank points (7 games per "
                            "condition, conditions on independent games)",
                            "thesis §5.1.2 (Fig. 9) and our `paired t ToM0 vs ToM1` rows"),
@@ -204,11 +208,13 @@ JUDGING_SETS = 1000
 def placebo_rates(table: pd.DataFrame, alpha: float = ALPHA,
                   band: tuple[float, float] = VALID_BAND,
                   judging_sets: int = JUDGING_SETS) -> pd.DataFrame:
-    """Per test: sets, rejections at ``alpha``, the false-positive rate with its exact
+    """Per test: sets, rejections at ``alpha``, the false-positive rate with its Wilson
     95% interval, the SD of t over the sets (1 for a valid t-test; sqrt(4/3) = 1.155 for
     the thesis's), whether the rate lies in ``band`` (``fit_to_flag``; None when fewer
-    than ``judging_sets`` sets ran: too few to judge) and whether the interval holds
-    ``alpha`` (``holds_alpha``)."""
+    than ``judging_sets`` sets ran: too few to judge, and False whatever the count when
+    :func:`may_flag` says no), whether the interval holds ``alpha`` (``holds_alpha``)
+    and ``may_flag`` (the interval does not lie above ``alpha``)."""
+    from .paired import wilson_interval
     rows = []
     for key, (name, used) in TESTS.items():
         column = f"p_{key}"
@@ -218,16 +224,17 @@ def placebo_rates(table: pd.DataFrame, alpha: float = ALPHA,
         if not len(p):
             continue
         rejected = int((p < alpha).sum())
-        low, high = clopper_pearson(rejected, len(p))
+        low, high = wilson_interval(rejected, len(p))
         t = table.get(f"t_{key}", pd.Series(dtype=float)).dropna()
         rate = rejected / len(p)
+        allowed = may_flag(rejected, len(p), alpha)
+        fit = (bool(band[0] <= rate <= band[1]) if len(p) >= judging_sets else None)
         rows.append({"test": key, "name": name, "used": used, "sets": len(p),
                      "rejections": rejected, "rate": rate, "ci_low": low, "ci_high": high,
                      "t_sd": float(t.std(ddof=1)) if len(t) > 1 and key != "first_ties_first"
                      else np.nan,
-                     "fit_to_flag": bool(band[0] <= rate <= band[1])
-                     if len(p) >= judging_sets else None,
-                     "holds_alpha": bool(low <= alpha <= high)})
+                     "fit_to_flag": fit if allowed else False,
+                     "holds_alpha": bool(low <= alpha <= high), "may_flag": allowed})
     return pd.DataFrame(rows)
 
 
@@ -238,7 +245,9 @@ def placebo_markdown(rates: pd.DataFrame, describe: str) -> str:
              "| fit to flag (rate in [4%, 6%]) |", "| --- | --- | ---: | ---: | --- | ---: | --- |"]
     for r in rates.itertuples():
         sd = "—" if pd.isna(r.t_sd) else f"{r.t_sd:.3f}"
-        if r.fit_to_flag is None or pd.isna(r.fit_to_flag):
+        if not getattr(r, "may_flag", True):
+            fit = "no: its CI lies above 5%"
+        elif r.fit_to_flag is None or pd.isna(r.fit_to_flag):
             fit = (f"not judged ({r.sets} sets < {JUDGING_SETS}); CI "
                    f"{'holds' if r.holds_alpha else 'excludes'} 5%")
         else:
@@ -247,6 +256,140 @@ def placebo_markdown(rates: pd.DataFrame, describe: str) -> str:
                      f"{100 * r.rate:.1f}% [{100 * r.ci_low:.1f}%, {100 * r.ci_high:.1f}%] | "
                      f"{sd} | {fit} |")
     return "\n".join(lines)
+
+
+def paired_placebo_markdown(rates: pd.DataFrame) -> str:
+    """:func:`paired_placebo_rates` of every focal model as one Markdown table."""
+    lines = ["| focal model | test | deals per set | of them with another focal key | "
+             "deals whose result differs (mean) | sets (with a test) | false positives at "
+             "α = .05 | "
+             "rate [95% Wilson CI] | may flag (CI not above 5%) |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+    for r in rates.itertuples():
+        test = "paired t" if r.test == "paired_deals" else "Wilcoxon"
+        allowed = ("yes" if r.may_flag else "no") + (
+            "" if r.judged else f" (not judged: {r.sets} sets < {JUDGING_SETS})")
+        lines.append(f"| {r.model} | {test} | {r.deals} | {r.differing} | "
+                     f"{100 * r.deals_differ:.2f}% | {r.sets} ({r.tested}) | {r.rejections} | "
+                     f"{100 * r.rate:.1f}% [{100 * r.ci_low:.1f}%, {100 * r.ci_high:.1f}%] | "
+                     f"{allowed} |")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------ the paired-deals test, as used
+#: The shapes of the paired-deals placebo (:func:`paired_placebo_table`): name ->
+#: (deals per set, deals per set whose focal key differs). The instance-set comparisons
+#: have 2,000 shared deals per table and their arms part on 0.4% to 42% of them; a set
+#: here has ``differing`` deals played by two arms that differ only in the focal seat's
+#: noise key, and its other deals played alike by both (a difference of exactly 0, so
+#: they are not played). ``all-40``: every deal of a 40-deal set differs in its key.
+#: 1,000 sets of every shape take 100,000 paired deals (``2000-100``; the others 40,000).
+PAIRED_SHAPES: dict[str, tuple[int, int]] = {"all-40": (40, 40), "2000-100": (2000, 100),
+                                             "2000-40": (2000, 40), "2000-10": (2000, 10)}
+
+
+def paired_differences(pool: Mapping[str, np.ndarray], focal_replay: Mapping[str, np.ndarray]
+                       ) -> np.ndarray:
+    """Per shared deal (the games both have, from the first): the focal seat's rank
+    points in ``focal_replay`` (the same deals, seating and other seats' seeds; another
+    focal noise key) minus in ``pool``."""
+    m = min(len(focal_replay["focal"]), len(pool["focal"]))
+    if not (np.array_equal(focal_replay["deal"][:m], pool["deal"][:m])
+            and np.array_equal(focal_replay["focal"][:m], pool["focal"][:m])):
+        raise AnalysisInputError("placebo: the focal replay plays other deals or seats")
+    a, _ = focal_and_opponents(pool["rank_points"][:m], pool["focal"][:m])
+    b, _ = focal_and_opponents(focal_replay["rank_points"][:m], focal_replay["focal"][:m])
+    return b - a
+
+
+def paired_placebo_table(differences: np.ndarray,
+                         shapes: Mapping[str, tuple[int, int]] = PAIRED_SHAPES
+                         ) -> pd.DataFrame:
+    """One row per (shape, set): consecutive ``differing`` per-deal differences of
+    :func:`paired_differences`, padded with zeros to ``deals`` (the deals both arms
+    played alike); the paired t-test's and Wilcoxon test's p (NaN when every difference
+    is 0: no test) and the deals whose results differ."""
+    rows = []
+    differences = np.asarray(differences, float)
+    for shape, (deals, differing) in shapes.items():
+        sets = len(differences) // differing
+        if not sets:
+            continue
+        part = differences[:sets * differing].reshape(sets, differing)
+        full = np.zeros((sets, deals))
+        full[:, :differing] = part
+        constant = np.ptp(full, axis=1) == 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = stats.ttest_1samp(full, 0.0, axis=1)
+        wilcoxon = np.full(sets, np.nan)
+        if (~constant).any():
+            wilcoxon[~constant] = stats.wilcoxon(full[~constant], axis=1,
+                                                 zero_method="wilcox", method="approx").pvalue
+        rows.append(pd.DataFrame({
+            "shape": shape, "set": np.arange(sets), "deals": deals, "differing": differing,
+            "deals_differ": (full != 0).sum(axis=1),
+            "t_paired_deals": np.where(constant, np.nan, t.statistic),
+            "p_paired_deals": np.where(constant, np.nan, t.pvalue),
+            "p_paired_deals_wilcoxon": wilcoxon}))
+    if not rows:
+        raise AnalysisInputError(f"placebo: {len(differences)} paired deals make no set")
+    return pd.concat(rows, ignore_index=True)
+
+
+def may_flag(rejections: int, tests: int, alpha: float = ALPHA) -> bool:
+    """Whether a test may give flags: False when the Wilson 95% interval of its placebo
+    false-positive rate lies above ``alpha`` (the test over-rejects), else True."""
+    from .paired import wilson_interval
+    if tests <= 0:
+        raise AnalysisInputError("may_flag: no placebo sets")
+    return wilson_interval(rejections, tests)[0] <= alpha
+
+
+def paired_placebo_rates(table: pd.DataFrame, alpha: float = ALPHA,
+                         judging_sets: int = JUDGING_SETS) -> pd.DataFrame:
+    """Per shape and test (the paired t, the Wilcoxon test): sets, sets with a test (not
+    every difference 0), rejections at ``alpha`` counted over every set (a set without a
+    test does not reject), the rate with its Wilson 95% interval, the mean share of
+    deals whose results differ, ``may_flag`` (:func:`may_flag`) and whether enough sets
+    ran to judge (``judged``: at least ``judging_sets``)."""
+    from .paired import wilson_interval
+    rows = []
+    for shape, part in table.groupby("shape", sort=False):
+        for key in ("paired_deals", "paired_deals_wilcoxon"):
+            p = part[f"p_{key}"]
+            n, rejected = len(p), int((p < alpha).sum())
+            low, high = wilson_interval(rejected, n)
+            rows.append({"shape": shape, "test": key, "name": TESTS[key][0],
+                         "deals": int(part["deals"].iloc[0]),
+                         "differing": int(part["differing"].iloc[0]), "sets": n,
+                         "tested": int(p.notna().sum()), "rejections": rejected,
+                         "rate": rejected / n, "ci_low": low, "ci_high": high,
+                         "deals_differ": float((part["deals_differ"]
+                                                / part["deals"]).mean()),
+                         "may_flag": may_flag(rejected, n, alpha),
+                         "judged": n >= judging_sets})
+    return pd.DataFrame(rows)
+
+
+def placebo_judgement(folder) -> dict[str, bool]:
+    """Test key -> whether it may flag, over every placebo table in ``folder``
+    (``<pool>.json`` beside ``<pool>.csv`` of :func:`placebo_table`, and
+    ``paired_deals.json`` beside ``paired_deals_rates.csv``): False when
+    any pool's Wilson interval lies above alpha (:func:`may_flag`). A test no table
+    calibrates is not in the result."""
+    from pathlib import Path
+    folder = Path(folder)
+    judged: dict[str, bool] = {}
+    if not folder.is_dir():
+        return judged
+    for meta in sorted(folder.glob("*.json")):
+        if meta.stem == "paired_deals":
+            rates = pd.read_csv(folder / "paired_deals_rates.csv")
+        else:
+            rates = placebo_rates(pd.read_csv(meta.with_suffix(".csv")))
+        for key, allowed in zip(rates["test"], rates["may_flag"], strict=True):
+            judged[key] = judged.get(key, True) and bool(allowed)
+    return judged
 
 
 # ------------------------------------------------------------- thesis corrected
@@ -424,7 +567,10 @@ def comparable_markdown(table: pd.DataFrame) -> str:
 
 __all__ = ["THESIS_COMPARISONS", "comparable_markdown", "comparable_table", "d_interval",
            "PARTICIPANTS", "PARTICIPANT_GAMES", "SET_GAMES", "TESTS", "THESIS_WELCH",
-           "VALID_BAND", "clopper_pearson", "corrected_markdown", "corrected_thesis_table",
+           "VALID_BAND", "clopper_pearson", "may_flag", "PAIRED_SHAPES", "paired_differences",
+           "paired_placebo_markdown", "paired_placebo_rates", "paired_placebo_table",
+           "corrected_markdown", "corrected_thesis_table",
            "corrected_welch", "first_place_credit", "focal_and_opponents", "parity_factor",
-           "placebo_markdown", "placebo_rates", "placebo_table", "placebo_tests",
+           "placebo_judgement", "placebo_markdown", "placebo_rates", "placebo_table",
+           "placebo_tests",
            "variance_ratios", "welch_df"]

@@ -19,13 +19,24 @@ def _t(row: pd.Series) -> str:
     if pd.isna(row["t"]):  # every paired difference equal: no test
         return f"every difference {row['difference']:.2f}: no test"
     df = f"{row['df']:.0f}" if float(row["df"]).is_integer() else f"{row['df']:.1f}"
-    return (f"t({df}) = {row['t']:.2f}, {_p(row['p'])}; {row['effect']} = "
-            f"{row['effect_size']:.2f}, 95% CI of difference [{row['ci_low']:.2f}, "
-            f"{row['ci_high']:.2f}]")
+    return (f"t({df}) = {row['t']:.2f}, {_p(row['p'])}; {_difference(row)}")
+
+
+def _difference(row) -> str:
+    """The mean difference with its own 95% CI, then the standardized effect (which
+    has no interval here): ``difference -0.60 [-0.65, -0.54]; d = -0.55``."""
+    return (f"difference {row['difference']:.2f} [{row['ci_low']:.2f}, "
+            f"{row['ci_high']:.2f}]; {row['effect']} = {row['effect_size']:.2f}")
 
 
 def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+#: The note on the synthetic rows that match the thesis because the stand-ins were fitted
+#: to them (preset ``thesis-humans``: first places against each order, pass share).
+FITTED_NOTE = ("; fitted: the stand-ins' preset `thesis-humans` was fitted to this thesis "
+               "number, so closeness to it is by construction, not a finding")
 
 
 def _pct(value: float) -> str:
@@ -112,10 +123,12 @@ def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str, str]]:
             return f"{text}; {same}" if same and "ToM2" in labels else text
 
         clustered = "95% CI clustered by participant"
+        fitted = FITTED_NOTE if source == "synthetic" else ""
         for r in shares.itertuples():
             rows.append((f"participants {places[r.rank]} vs {r.opponent_label}",
                          tom2(f"{_share(r.share, r.ci_low, r.ci_high)} of {r.games} games "
-                              f"({clustered})", r.opponent_label), source))
+                              f"({clustered})" + (fitted if r.rank == 1 else ""),
+                              r.opponent_label), source))
         for r in stats["participant_tests"].to_dict("records"):
             text = _t(pd.Series(r))
             if pd.isna(r["t"]) and same:
@@ -138,7 +151,7 @@ def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str, str]]:
         actions = stats["participant_actions"].iloc[0]
         rows.append(("participants' pass share",
                      f"{_share(actions['pass_share'], actions['ci_low'], actions['ci_high'])} "
-                     f"of {int(actions['decisions'])} ({clustered})", source))
+                     f"of {int(actions['decisions'])} ({clustered}){fitted}", source))
         if "bad_moves" in stats:
             for r in stats["bad_moves"].itertuples():
                 rows.append((f"marked bad {r.model}",  # two decimals, as the thesis
@@ -180,9 +193,7 @@ def results_rows(stats: dict[str, pd.DataFrame]) -> list[tuple[str, str, str]]:
             name = f"{r['b']} vs parity 1.5 (vs {opponent})"
         if kind == "Welch t (rows)":
             blocks = _thesis_size(stats, r["a_spec"], r["b_spec"])
-            value = (f"{blocks}all {r['n_b']} games: {r['effect']} = "
-                     f"{r['effect_size']:.2f}, 95% CI of difference [{r['ci_low']:.2f}, "
-                     f"{r['ci_high']:.2f}]" if blocks else
+            value = (f"{blocks}all {r['n_b']} games: {_difference(r)}" if blocks else
                      f"{_t(pd.Series(r))}; n = {r['n_a']} vs {r['n_b']} (no block of the "
                      "thesis's 500 games: this t is not comparable with the thesis's)")
         elif kind.startswith("Welch"):

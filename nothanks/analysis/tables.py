@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import pandas as pd
@@ -139,6 +140,11 @@ def shared_deal_moves(games: pd.DataFrame, decisions: pd.DataFrame) -> pd.DataFr
 FLAGGED_TESTS = ("one-sample t vs parity", SHARED_DEALS_TEST)
 #: The flag of a test that is reported but may not flag (it over-rejects in the placebo).
 THESIS_TEST_FLAG = "thesis's test: no flag"
+#: The placebo test (:data:`nothanks.analysis.placebo.TESTS`) that judges each of
+#: :data:`FLAGGED_TESTS`.
+PLACEBO_OF = {"one-sample t vs parity": "parity", SHARED_DEALS_TEST: "paired_deals"}
+#: The flag of a test whose placebo false-positive interval lies above 5%.
+NO_PLACEBO_FLAG = "no flag: over-rejects on its placebo"
 #: The flag where two conditions made identical moves on shared deals.
 IDENTICAL_PLAY = "identical play"
 
@@ -152,8 +158,8 @@ def _comparison(row: pd.Series) -> tuple[str, str]:
                else row["a"]), str(row["b"])
 
 
-def simulation_tests(games: pd.DataFrame, identical: set[tuple[str, str]] | None = None
-                     ) -> pd.DataFrame:
+def simulation_tests(games: pd.DataFrame, identical: set[tuple[str, str]] | None = None,
+                     flagging: Sequence[str] = FLAGGED_TESTS) -> pd.DataFrame:
     """Welch tests in both readings, the one-sample test against parity and the paired
     comparison on shared deals, per design.
 
@@ -166,7 +172,9 @@ def simulation_tests(games: pd.DataFrame, identical: set[tuple[str, str]] | None
     :data:`IDENTICAL_PLAY` and left out of the corrections. The Holm families are the
     comparisons (lower, higher order): every flagged variant of one comparison is one
     family. ``p_holm`` is the adjusted p; ``flag`` says whether ``b`` (the higher-order
-    model) scored ``higher`` or ``lower`` than ``a``, or ``n.s.``.
+    model) scored ``higher`` or ``lower`` than ``a``, or ``n.s.``. ``flagging``: the
+    tests of :data:`FLAGGED_TESTS` that may flag (:func:`~.placebo.may_flag`); the others
+    are reported with ``flag`` = :data:`NO_PLACEBO_FLAG`.
     """
     identical = identical or set()
     focal = focal_rows(games)
@@ -180,7 +188,9 @@ def simulation_tests(games: pd.DataFrame, identical: set[tuple[str, str]] | None
     table["a_label"] = table["a_spec"].map(opponents)
     table.loc[table["test"] == SHARED_DEALS_TEST, "a_label"] = table["a"]
     table["p_holm"], table["flag"] = float("nan"), THESIS_TEST_FLAG
-    flagged = table["test"].isin(FLAGGED_TESTS)
+    table.loc[table["test"].isin(set(FLAGGED_TESTS) - set(flagging)),
+              "flag"] = NO_PLACEBO_FLAG
+    flagged = table["test"].isin(set(FLAGGED_TESTS) & set(flagging))
     same = pd.Series([(r["test"] != SHARED_DEALS_TEST and (r["b"], r["a_label"]) in identical)
                       or (r["test"] == SHARED_DEALS_TEST and pd.isna(r["t"])
                           and r["difference"] == 0)
@@ -245,15 +255,23 @@ def control_conditions(games: pd.DataFrame) -> list[int]:
     return sorted(int(c) for c in same["condition"].unique())
 
 
+def flagging_tests(judgement: dict[str, bool]) -> tuple[str, ...]:
+    """The tests of :data:`FLAGGED_TESTS` that may flag under ``judgement``
+    (:func:`~.placebo.placebo_judgement`): those whose placebo does not say no."""
+    return tuple(t for t in FLAGGED_TESTS if judgement.get(PLACEBO_OF[t], True))
+
+
 def statistics(table7: LogTables, figure14: LogTables,
-               participants: LogTables | None = None) -> dict[str, pd.DataFrame]:
+               participants: LogTables | None = None,
+               flagging: Sequence[str] = FLAGGED_TESTS) -> dict[str, pd.DataFrame]:
     """Every statistic the thesis figures and the results table use, as named tables.
 
     ``table7`` and ``figure14`` are the logs of those designs (the control tables of
     ``table7``, :func:`control_conditions`, only feed ``shared_deal_moves`` and through
     it the "identical play" flag, :func:`identical_plays`); ``participants`` the
     participant sessions (their statistics are left out when ``None``). Every table has
-    a ``source`` column read from its log.
+    a ``source`` column read from its log. ``flagging``: the tests that may flag
+    (:func:`simulation_tests`; :func:`flagging_tests` reads them from the placebo).
     """
     controls = control_conditions(table7.games)
     games7 = table7.games[~table7.games["condition"].isin(controls)]
@@ -261,7 +279,7 @@ def statistics(table7: LogTables, figure14: LogTables,
         "simulation_rank_shares": simulation_rank_shares(games7)}
     if "deal" in table7.games.columns and len(table7.decisions):
         out["shared_deal_moves"] = shared_deal_moves(table7.games, table7.decisions)
-    out["simulation_tests"] = simulation_tests(games7, identical_plays(out))
+    out["simulation_tests"] = simulation_tests(games7, identical_plays(out), flagging)
     out["thesis_size_tests"] = thesis_size_tests(games7)
     games14 = with_rt(figure14)
     out["rt_sweep"] = with_source(rt_sweep(games14, logged_thresholds(figure14.experiments)),

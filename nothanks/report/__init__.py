@@ -33,6 +33,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from .. import analysis as an  # noqa: E402
 from .. import experiments as ex  # noqa: E402
 from ..analysis.frames import markdown_table  # noqa: E402
+from ..analysis.placebo import placebo_judgement as judge_placebo  # noqa: E402
 from ..experiments.cache import load_finished_log  # noqa: E402
 from ..figures import gallery  # noqa: E402
 from ..studies.writing import PLACEBO, results_markdown, valid_tests_markdown  # noqa: E402
@@ -203,13 +204,15 @@ def make_figures(out: Path, cache: Path, *, participants: Path | None = None,
         data = load_logs(cache, participants=participants, games=games, quick=quick,
                          jobs=jobs, progress=progress, scheduler=scheduler)
     with timer("statistics"):
-        stats = an.statistics(data.table7, data.figure14, data.participants)
+        flagging = an.flagging_tests(judge_placebo(placebo) if placebo is not None else {})
+        stats = an.statistics(data.table7, data.figure14, data.participants, flagging)
     with timer("figures"):
         figures = gallery.draw(stats)
     with timer("write"):
         results = an.results_table(stats)
         written = write_set(out, figures, stats,
-                            results_markdown(results) + valid_tests_markdown(stats, placebo),
+                            results_markdown(results, placebo)
+                            + valid_tests_markdown(stats, placebo),
                             _readme(figures, stats, results, data, command))
     return FigureReport(out, written, timer.seconds)
 

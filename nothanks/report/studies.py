@@ -26,6 +26,7 @@ from .. import experiments as ex
 from ..analysis import instance_sets
 from ..analysis.frames import markdown_table
 from ..analysis.learning import learning_statistics
+from ..analysis.placebo import placebo_judgement
 from ..experiments.cache import load_finished_log
 from ..figures import plots
 from ..figures.instance_sets import instance_set_dose_response, rt_sweep_by_set_lines
@@ -39,6 +40,7 @@ from ..studies.move_quality import grade_moves
 from ..studies.writing import learning_results, quality_markdown
 from . import (
     CALIBRATION,
+    PLACEBO,
     FigureReport,
     FigureSpec,
     Timer,
@@ -229,7 +231,10 @@ def _higher_orders(inputs: StudyInputs) -> StudyOutput:
 
 def _instance_sets(inputs: StudyInputs) -> StudyOutput:
     log = load_instance_sets(inputs.logs["instance-sets"])
-    table = instance_sets.instance_sets_table(log.games, log.decisions, log.conditions)
+    # the paired-deals test flags only if its placebo in this case does not over-reject
+    allowed = placebo_judgement(PLACEBO).get("paired_deals", True)
+    table = instance_sets.instance_sets_table(log.games, log.decisions, log.conditions,
+                                              may_flag=allowed)
     return StudyOutput({"instance_sets": table},
                        {"extra_instance_sets": instance_set_dose_response(table)},
                        instance_sets.instance_sets_markdown(table))

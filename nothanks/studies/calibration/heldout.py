@@ -119,13 +119,18 @@ def report_markdown(folder: str | Path | None = "data/calibration") -> str:
                if folder is not None and folder.is_dir() else [])
     if not studies:
         return ""
-    text = ["", "## Calibration: defaults and the fitted presets (source: simulation)", "",
+    text = ["", "## Calibration: the defaults and the calibration studies (source: simulation)",
+            "",
             "The defaults stay the default: they are the values the thesis states or our "
             "documented readings of it, so every result above is reproducible without a "
-            "fit. Each preset below was fitted with `nothanks calibrate` "
-            "(docs/calibration.md) and is opt-in (`tom1:preset=thesis-fit`, "
-            "`human-standin:preset=thesis-humans`); its columns are measured on a seed "
-            "the fit never used. `role`: fitted, or held out (a prediction)."]
+            "fit. Each study below was fitted with `nothanks calibrate` "
+            "(docs/calibration.md); a study that met its targets ships as an opt-in preset "
+            f"({', '.join(f'`{p}`' for p in shipped_presets()) or 'none'}), one that did "
+            "not is kept as a record only. Its columns are measured on a seed the fit "
+            "never used. `role`: fitted, held out (a prediction), or a copy (a held-out "
+            "row equal to another target's in every column: not a prediction); `met`: "
+            "whether the fit's value on the check lies in the target's range (for a single "
+            "thesis number: whether its 95% interval holds it)."]
     for study in studies:
         text += ["", *_study_markdown(study)]
     return "\n".join(text) + "\n"
@@ -139,11 +144,18 @@ def _study_markdown(study: Path) -> list[str]:
     preset_file = study / f"{name}.toml"
     meta = tomllib.loads(preset_file.read_text()) if preset_file.exists() else {}
     prov = meta.get("provenance", {})
-    fitted = set(prov.get("targets", []))
+    fitted = list(prov.get("targets", []))
     configs = list(dict.fromkeys(rows["config"]))
     stand_ins = any(t.startswith("human_") for t in rows["target"])
-    lines = [f"### Preset `{name}`"
+    shipped = name in shipped_presets()
+    lines = [(f"### Preset `{name}`" if shipped else
+              f"### Study `{name}` (not shipped: no preset `{name}`)")
              + (" (stand-ins in the participants' seat)" if stand_ins else ""), ""]
+    values = {t: tuple(g.sort_values("config")[["value", "ci_low", "ci_high"]]
+                       .round(12).itertuples(index=False, name=None))
+              for t, g in rows.groupby("target", sort=False)}
+    fit = rows.loc[rows["config"] == configs[-1]].set_index("target")
+    missed = [t for t in fitted if t in fit.index and not met(t, fit.loc[t])]
     if stand_ins:
         lines += ["> **SYNTHETIC — not data.** Stand-in agents play the participants' seat; "
                   "the thesis column is people.", ""]
@@ -152,8 +164,14 @@ def _study_markdown(study: Path) -> list[str]:
                   f"{prov.get('games')} games per condition, seed {prov.get('seed')}, loss "
                   f"{prov.get('loss')}. Checked on seed {check['seed']}, {check['games']} "
                   "games per condition (95% intervals).", ""]
-    lines += ["| target | role | source | thesis | " + " | ".join(configs) + " |",
-              "| " + " | ".join(["---"] * (4 + len(configs))) + " |"]
+    if not shipped:
+        lines += [f"The fit did not meet its targets, so it is not a preset: "
+                  f"`tom1:preset={name}` is refused as an unknown preset.", ""]
+    if missed:
+        lines += [f"Missed on the check: {len(missed)} of {len(fitted)} fitted targets "
+                  f"({', '.join(f'`{t}`' for t in missed)}).", ""]
+    lines += ["| target | role | source | thesis | " + " | ".join(configs) + " | met |",
+              "| " + " | ".join(["---"] * (5 + len(configs))) + " |"]
     for target, group in rows.groupby("target", sort=False):
         t = TARGETS[target]
         cells = []
@@ -161,7 +179,30 @@ def _study_markdown(study: Path) -> list[str]:
             r = group.loc[group["config"] == config]
             cells.append(t.show(Measure(*r[["value", "ci_low", "ci_high"]].iloc[0]))
                          if len(r) else "")
-        role = "fitted" if target in fitted else "held out"
+        order = list(values)
+        copy = next((other for other in order[:order.index(target)]
+                     if values[other] == values[target]), None)
+        role = ("fitted" if target in fitted else
+                f"copy of `{copy}` (equal in every column: not a prediction)" if copy
+                else "held out")
+        hit = ("—" if target not in fit.index else "yes" if met(target, fit.loc[target])
+               else "no")
         lines.append(f"| {target} | {role} | {t.source} | {t.thesis} | " + " | ".join(cells)
-                     + " |")
+                     + f" | {hit} |")
     return lines
+
+
+def met(target: str, row) -> bool:
+    """Whether a check's ``row`` (``value``, ``ci_low``, ``ci_high``) meets ``target``: a
+    range target when the value lies in its range, a point target (one thesis number,
+    low = high) when the 95% interval holds it."""
+    t = TARGETS[target]
+    if t.low is not None and t.low == t.high:
+        return bool(row["ci_low"] <= t.low <= row["ci_high"])
+    return t.loss(float(row["value"])) == 0
+
+
+def shipped_presets() -> tuple[str, ...]:
+    """The names of the presets ``make_agent`` knows (``nothanks/agents/presets``)."""
+    from ...agents.spec import presets
+    return tuple(presets())
