@@ -9,12 +9,12 @@ thesis's size and count how often it rejects at 5%.
 Game *i* of a pool is game *i* of ``play_games([spec] * 4, seed=seed)``: its deal and its
 seating (the focal seat, spec index 0, rotates over the seats as in every design) come
 from the root seed and *i* only. A *replay* pool plays the same deals with the same
-    from ..play.batch import batchable, play_batch
-    from ..play.batch import enabled as batch_enabled
-    from ..play.match import Match
-    from ..play.runner import play_games, seating
-    from ..rules import Variant
-    from ..rules.seeding import derive_seeds
+seating but other agent seeds (``agent_seed(deal seed, seat, offset=101)``). A
+*focal-key* replay (``--focal-keys``) changes only the focal seat's seed and keeps every
+other seat's: the placebo of the paired-deals test in the case it is used in, two arms
+on the same deals and opponents that differ only where the focal model's moves differ
+(:func:`nothanks.analysis.placebo.paired_placebo_table`). ``--opponents`` seats another
+spec in the three other seats (ToM1 against three ToM0, as in the instance-set study).
 
 Pools are written in chunks of :data:`CHUNK` games (``chunk_00000.npz``, ...) and a
 rerun resumes at the first missing chunk. The whole plan (:data:`PLAN`: random, ToM0
