@@ -10,7 +10,7 @@ from pathlib import Path
 from ..outputs import UPDATE_SHIPPED, check_output, check_shipped, removed_if_new, replacing
 from ..outputs import typed_path as shown
 from . import checks
-from .base import Runner, add_scheduler
+from .base import Runner, add_likelihood_options, add_scheduler
 
 #: What ``nothanks fit`` writes into --out (replaced as one set; the finished
 #: participants' evaluations, ``evaluations/``, stay for the next run to resume).
@@ -21,7 +21,6 @@ RESULT_FILES = ("fits.csv", "fits.parquet", "evaluations.parquet", "predictions.
 #: Where the finished participants' evaluations are kept inside --out (resume).
 RESUME_FOLDER = "evaluations"
 MAX_TRIALS = 10_000
-MAX_SAMPLES = 10_000
 MAX_PLAYERS = 999
 
 
@@ -77,18 +76,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--trials", type=checks.count(MAX_TRIALS), default=30,
                         help=f"likelihood evaluations per participant and model, 2 to "
                              f"{MAX_TRIALS} (default 30)")
-    parser.add_argument("--samples", type=checks.count(MAX_SAMPLES), default=30,
-                        help="fresh-noise re-decisions per decision (default 30)")
-    parser.add_argument("--lapse", type=checks.probability, default=0.05,
-                        help="lapse rate of the likelihood, above 0 up to 1 (default 0.05)")
-    parser.add_argument("--tokens", default="memory",
-                        help="what the player knows of others' tokens: memory (default) or "
-                             "exact")
-    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                        help="fixed spec parameter of every model, e.g. project_self=false")
-    parser.add_argument("--seed", type=checks.seed, default=0,
-                        help="seed of every random number (the same for every evaluation: "
-                             "common random numbers; default 0)")
+    add_likelihood_options(parser, seed_help="seed of every random number (the same for "
+                                             "every evaluation: common random numbers; "
+                                             "default 0)")
     parser.add_argument("--bootstrap", type=checks.count(100_000), default=1000,
                         help="bootstrap resamples of the games for the intervals "
                              "(default 1000)")

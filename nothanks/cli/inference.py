@@ -14,12 +14,12 @@ from ..outputs import (
     typed_path,
 )
 from . import checks
+from .base import add_likelihood_options
 
 #: What ``nothanks infer`` writes into --out (replaced as one set).
 RESULT_FILES = ("decisions.parquet", "map.csv", "blocks.csv", "group.csv", "settings.json",
                 "confusion.csv", "confusion.md", "confusion.png", "trajectories.png")
-#: Most fresh-noise samples per decision, and simulated players per type, one call may ask.
-MAX_SAMPLES = 10_000
+#: Most simulated players per type one call may ask.
 MAX_PER_TYPE = 999
 #: Defaults shown in --help (the engine, which imports the models, loads only to run).
 _MODELS = "ToM0,ToM1,ToM2,random,heuristic"
@@ -43,18 +43,8 @@ def configure(parser: argparse.ArgumentParser):
     parser.add_argument("--participant", action="append", default=None,
                         help="participant id (repeatable; default: all)")
     parser.add_argument("--models", default=_MODELS, help=f"candidate models (default {_MODELS})")
-    parser.add_argument("--samples", type=checks.count(MAX_SAMPLES), default=30,
-                        help="fresh-noise re-decisions per ToM model and decision, 1 to "
-                             f"{MAX_SAMPLES} (default 30)")
-    parser.add_argument("--lapse", type=checks.probability, default=0.05,
-                        help="lapse rate, 0 to 1 (default 0.05)")
-    parser.add_argument("--tokens", default="memory",
-                        help="what the player knows of others' tokens: memory (the model's "
-                             "token memory on the public moves; default) or exact")
-    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                        help="spec parameter for every ToM model, e.g. project_self=false")
-    parser.add_argument("--seed", type=checks.seed, default=0,
-                        help=f"inference seed, 0 to {checks.MAX_SEED} (default 0)")
+    add_likelihood_options(parser, seed_help=f"inference seed, 0 to {checks.MAX_SEED} "
+                                             "(default 0)")
     parser.add_argument("--practice", action="store_true",
                         help="include the practice block (always on with --validate)")
     parser.add_argument("--processes", type=checks.jobs, default=2,
