@@ -135,8 +135,10 @@ def train(settings: TrainSettings, out: Path, *, iterations: int | None = None,
     lock = claim_lock(out / LOCK_FILE, lambda pid: TrainError(
         f"{out} is being trained by process {pid}; wait for it or give another --out"))
     try:
-        for leftover in filter(is_atomic_leftover, out.iterdir()):  # a killed write's
-            leftover.unlink()
+        for folder in (out, out / SNAPSHOTS):  # a killed write's temporary files
+            if folder.is_dir():
+                for leftover in filter(is_atomic_leftover, folder.iterdir()):
+                    leftover.unlink()
         return _train(settings, out, iterations, hours, jobs, client, progress, on_curve)
     finally:
         release_lock(lock)
