@@ -128,6 +128,10 @@ def test_experiment_session_page(tmp_path):
         page.locator(".nt-status", has_text="is thinking").wait_for(timeout=30_000)
         page.wait_for_function("() => !document.querySelector('button.nt-take').disabled",
                                timeout=60_000)
+        # each widget's state reaches the page in its own message: wait for the marks
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('button[class*=nt-mark-]')]"
+            ".some(b => !b.disabled)", timeout=30_000)
         movers = [s for s in (1, 2, 3) if page.locator(f"button.nt-mark-{s}").is_enabled()]
         assert movers, "after the models moved, at least one can be marked"
         page.locator(f"button.nt-mark-{movers[0]}").click()

@@ -309,15 +309,17 @@ class ExperimentSessionApp:
             state = replace(state, to_move=self.thinking_seat)
         self.table.value = table_html(state)
         can_act = self._can_act()
-        self.take_button.disabled = not can_act
-        self.pass_button.disabled = not (can_act and Action.PASS in s.game.legal_actions())
-        self.next_game_button.disabled = not s.game_over
-        self.next_game_button.layout.display = None if s.game_over else "none"
+        # the marks first, the move buttons last: a page that sees Take enabled sees
+        # the marks of that turn too
         moved = self.moved() if can_act else set()
         for seat, button in self.mark_buttons.items():
             button.disabled = seat not in moved
             button.button_style = "danger" if seat in self.marks else ""
         self.feedback_prompt.layout.display = None if can_act else "none"
+        self.next_game_button.disabled = not s.game_over
+        self.next_game_button.layout.display = None if s.game_over else "none"
+        self.pass_button.disabled = not (can_act and Action.PASS in s.game.legal_actions())
+        self.take_button.disabled = not can_act
 
     def _ipython_display_(self) -> None:
         from IPython.display import display
