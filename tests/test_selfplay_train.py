@@ -143,7 +143,7 @@ def _state(out: Path) -> dict:
                         if k.startswith("weight_")}
     curve = pd.read_csv(out / "curve.csv").drop(columns="seconds")
     rows = [{k: v for k, v in row.items() if k != "seconds"} for row in state.curve]
-    return {"meta": (state.settings, state.iteration, state.games, rows),
+    return {"meta": (state.settings, state.iteration, state.games, rows, state.league),
             "learner": state.learner, "replay": state.replay, "weights": weights,
             "curve": curve}
 
@@ -299,3 +299,119 @@ def test_ctrl_c_to_the_process_group_is_one_line_naming_the_iterations(tmp_path)
     assert [line for line in err.splitlines() if line != COMPILING] == [  # a first run says so
         "nothanks train: interrupted (Ctrl-C); finished iterations are saved; re-run the "
         "same command to go on from there"], err
+
+
+# ------------------------------------------------------------------ the league (issue 46)
+#: A tiny league run: the other seats drawn from self, past snapshots and fixed agents; a
+#: panel of two fixed opponents; every snapshot passes the gate (margin -0.5), so past
+#: members join and are drawn from the second evaluation on.
+LEAGUE = ["--league", "0.4*self; 0.3*past; 0.2*heuristic; 0.1*tom0", "--gate-deals", "2",
+          "--gate-margin", "-0.5", "--panel", "2*heuristic; 1*tom1"]
+
+
+@pytest.fixture(scope="module")
+def league_reference(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("league") / "run"
+    assert main([*_command(out, ITERATIONS, "--jobs", "1"), *LEAGUE]) == 0
+    return out
+
+
+def test_a_league_run_gates_snapshots_into_the_league_and_draws_from_it(league_reference):
+    state = load_state(league_reference / STATE_FILE)
+    assert state.league == [2, 4]  # every evaluated snapshot passed the lowered gate
+    curve = pd.read_csv(league_reference / "curve.csv")
+    gated = curve.dropna(subset=["gate_first"])
+    assert gated["iteration"].tolist() == [2, 4]
+    assert gated["league_size"].tolist() == [1, 2] and (gated["joined"] == 1).all()
+    assert (gated["gate_n"] == 2 * 3).all()  # 2 deals x 3 rotations
+    assert (gated["gate_low"] <= gated["gate_first"]).all()
+    assert (gated["gate_first"] <= gated["gate_high"]).all()
+    panel = curve.dropna(subset=["first_vs_heuristic"])
+    assert (panel["n_vs_heuristic"] == 6).all() and (panel["n_vs_tom1"] == 3).all()
+    for who in ("heuristic", "tom1"):
+        assert (panel[f"first_low_vs_{who}"] <= panel[f"first_vs_{who}"]).all()
+        assert (panel[f"first_vs_{who}"] <= panel[f"first_high_vs_{who}"]).all()
+
+
+def test_a_league_run_resumed_computes_what_an_uninterrupted_one_does(tmp_path,
+                                                                       league_reference):
+    out = tmp_path / "run"
+    assert main([*_command(out, 3, "--jobs", "1"), *LEAGUE]) == 0  # past drawn at 3
+    assert main([*_command(out, ITERATIONS, "--jobs", "1"), *LEAGUE]) == 0
+    _assert_same(_state(out), _state(league_reference))
+
+
+def test_a_gate_no_snapshot_passes_keeps_past_out_of_the_tables(tmp_path):
+    from nothanks.studies.selfplay.league import draw_seating, parse_league
+    out = tmp_path / "run"
+    argv = [*_command(out, ITERATIONS, "--jobs", "1"), *LEAGUE]
+    argv[argv.index("--gate-margin") + 1] = "0.99"  # a first-place share above 1.3
+    assert main(argv) == 0
+    assert load_state(out / STATE_FILE).league == []
+    entries = parse_league(LEAGUE[1])
+    rng = np.random.default_rng(0)
+    seatings = [draw_seating(entries, 4, g, 0, rng) for g in range(400)]
+    assert not any("past" in s for s in seatings)
+    assert all(s[g % 4] == "self" for g, s in enumerate(seatings))  # the learner's seat
+    drawn = [who for g, s in enumerate(seatings) for seat, who in enumerate(s)
+             if seat != g % 4]
+    shares = {who: drawn.count(who) / len(drawn) for who in ("self", "heuristic", "tom0")}
+    # the weights 0.4 : 0.2 : 0.1 renormalized without past: 4/7, 2/7, 1/7 (1,200 draws)
+    assert shares == pytest.approx({"self": 4 / 7, "heuristic": 2 / 7, "tom0": 1 / 7},
+                                   abs=0.05)
+
+
+def test_a_league_game_gives_the_learners_samples_with_their_outcomes(league_reference):
+    from nothanks.search.network import load_checkpoint
+    from nothanks.search.puct import rank_rewards
+    from nothanks.studies.selfplay.league import league_game
+    weights, config, _ = load_checkpoint(league_reference / PLAY_FILE)
+    game = league_game(weights, config, 2, 11, ("heuristic", "self", "tom0"))
+    rewards = rank_rewards(game.scores)
+    assert len(game) >= 5 and game.features.shape == (len(game), game.features.shape[1])
+    assert np.all(game.outcome[:, 0] == np.float32(rewards[1]))  # the learner's seat
+    assert np.all(game.outcome[:, 1] == np.float32(rewards[2]))  # then turn order
+    assert np.all((game.policy >= 0) & (game.policy <= 1))
+    again = league_game(weights, config, 2, 11, ("heuristic", "self", "tom0"))
+    np.testing.assert_array_equal(game.features, again.features)
+    np.testing.assert_array_equal(game.policy, again.policy)
+
+
+def test_a_greedy_search_seat_plays_as_the_alphazero_agent(league_reference):
+    """The panel's and the gate's network seat (in memory) decides as the ``alphazero``
+    agent with the same network: the same games."""
+    from nothanks.agents import AlphaZeroAgent, make_agent
+    from nothanks.play.runner import play_game
+    from nothanks.rules import Variant
+    from nothanks.search.network import Network, load_checkpoint
+    from nothanks.studies.selfplay.league import SearchSeat
+    weights, config, _ = load_checkpoint(league_reference / PLAY_FILE)
+    for seed in (3, 4):
+        records = []
+        for seat in (AlphaZeroAgent(sims=3, checkpoint=str(league_reference / PLAY_FILE)),
+                     SearchSeat(Network(weights, config), 3, explore=False)):
+            agents = [make_agent("heuristic"), seat, make_agent("random")]
+            records.append(play_game(agents, Variant(players=3), seed))
+        moves = [[(d.seat, d.action) for d in r.decisions] for r in records]
+        assert len(moves[0]) > 10 and moves[0] == moves[1]
+        assert (records[0].cards, records[0].scores) == (records[1].cards, records[1].scores)
+
+
+@pytest.mark.parametrize("option, value, says", [
+    ("--league", "0.5*self; heuristic", "write N*WHO"),
+    ("--league", "0.5*self; 0.5*nobody", "nobody"),
+    ("--league", "0.5*self; 0.5*self", "appears twice"),
+    ("--league", "0*self", "write N*WHO"),
+    ("--panel", "0.5*heuristic", "write N*WHO with N an integer >= 1"),
+    ("--panel", "2*past", "past"),
+    ("--gate-margin", "1.5", "gate_margin=1.5"),
+])
+def test_a_bad_league_or_panel_is_one_line_before_any_work(tmp_path, capsys, option, value,
+                                                           says):
+    out = tmp_path / "run"
+    argv = [*_command(out, 1), *LEAGUE]
+    argv[len(argv) - len(LEAGUE) + LEAGUE.index(option) + 1] = value
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1, err
+    assert not out.exists()

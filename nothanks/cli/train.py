@@ -68,11 +68,26 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
                        help=f"Adam(W) learning rate (default {d['learning_rate']:g})")
     group.add_argument("--eval-every", type=checks.count(MAX_ITERATIONS, lower=0),
                        default=d["eval_every"],
-                       help="evaluate against random and heuristic players every N iterations "
-                            f"(0: never; default {d['eval_every']})")
+                       help="evaluate against the panel (and gate, with a league) every N "
+                            f"iterations (0: never; default {d['eval_every']})")
     group.add_argument("--eval-deals", type=checks.count(10_000), default=d["eval_deals"],
-                       help="shared deals per opponent in an evaluation, each played in "
-                            f"every seat rotation (default {d['eval_deals']})")
+                       help="shared deals per opponent in an evaluation without --panel, "
+                            f"each played in every seat rotation (default {d['eval_deals']})")
+    group.add_argument("--panel", default=d["panel"], metavar="'DEALS*SPEC; ...'",
+                       help="the evaluation panel: fixed opponents with their deals, e.g. "
+                            "'25*heuristic; 25*tom1; 10*ismcts:iterations=200' (default: "
+                            "random and heuristic at --eval-deals; docs/alphazero.md)")
+    group.add_argument("--league", default=d["league"], metavar="'WEIGHT*ENTRY; ...'",
+                       help="train against a league: the mixture of the other seats, entries "
+                            "self, past (snapshots that passed the gate) or an agent spec, "
+                            "e.g. '0.4*self; 0.2*past; 0.2*heuristic; 0.1*tom0; 0.1*tom1' "
+                            "(default: pure self-play)")
+    group.add_argument("--gate-deals", type=checks.count(10_000), default=d["gate_deals"],
+                       help="deals (each in every seat rotation) of the gate a snapshot "
+                            f"passes to join the league (default {d['gate_deals']})")
+    group.add_argument("--gate-margin", type=float, default=d["gate_margin"],
+                       help="first-place share over 1/players a snapshot needs to join the "
+                            f"league (default {d['gate_margin']:g})")
     parser.add_argument("--jobs", type=checks.jobs, default=None,
                         help="local worker processes for the games (default: all cores)")
     parser.add_argument("--dask", "--scheduler", dest="dask", metavar="ADDRESS", default=None,
@@ -81,9 +96,9 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     def run(args: argparse.Namespace) -> int:
+        from ..studies.selfplay.league import parse_panel
         from ..studies.selfplay.settings import check_budget
         from ..studies.selfplay.train import (
-            EVAL_OPPONENTS,
             FIGURE_FILE,
             check_folder,
             curve_frame,
@@ -101,7 +116,7 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
 
         def draw(rows: list[dict], folder) -> None:
             from ..figures.selfplay import save_training_curve
-            save_training_curve(curve_frame(rows), settings.players, folder / FIGURE_FILE,
+            save_training_curve(curve_frame(rows, settings), settings.players, folder / FIGURE_FILE,
                                 title=f"Self-play training, {settings.players} players, "
                                       f"{settings.sims} sims")
 
@@ -122,11 +137,14 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
             last = report.curve[-1]
             print(f"last iteration: loss {last['loss']:.4f} (policy {last['policy_loss']:.4f}"
                   f", value {last['value_loss']:.4f})")
-        evaluated = [row for row in report.curve if row.get(f"n_vs_{EVAL_OPPONENTS[0]}")]
+        panel = [e.who for e in parse_panel(settings.panel, settings.eval_deals)]
+        evaluated = [row for row in report.curve if row.get(f"n_vs_{panel[0]}")]
         if evaluated:
             row = evaluated[-1]
-            shares = ", ".join(f"{row[f'first_vs_{o}']:.3f} vs {o} ({row[f'n_vs_{o}']} games)"
-                               for o in EVAL_OPPONENTS)
+            shares = ", ".join(
+                f"{row[f'first_vs_{o}']:.3f} [{row[f'first_low_vs_{o}']:.3f}, "
+                f"{row[f'first_high_vs_{o}']:.3f}] vs {o} ({row[f'n_vs_{o}']} games)"
+                for o in panel)
             print(f"last evaluation (iteration {row['iteration']}), first-place share: {shares}")
         print("wrote " + ", ".join(str(p) for p in [*report.files, out / FIGURE_FILE]))
         return 0

@@ -2,8 +2,9 @@
 
 Drawn from the curve table ``nothanks train`` writes (:func:`nothanks.studies.selfplay.
 train.curve_frame`, ``curve.csv``): left, the training losses (total, policy, value);
-right, the network's first-place share against each fixed opponent at the iterations
-with an evaluation, with the chance level 1/players dashed.
+right, the network's first-place share against each panel opponent at the iterations
+with an evaluation (shaded: 95% intervals resampling deals, where the table has them),
+with the chance level 1/players dashed.
 """
 from __future__ import annotations
 
@@ -43,7 +44,13 @@ def training_curve(curve: pd.DataFrame, players: int, title: str = "Self-play tr
             continue
         n = int(rows[f"n_vs_{opponent}"].iloc[-1])
         right.plot(rows["iteration"], rows[f"first_vs_{opponent}"], marker="o",
-                   color=PALETTE[k], label=f"vs {players - 1} × {opponent} ({n} games each)")
+                   color=PALETTE[k % len(PALETTE)],
+                   label=f"vs {players - 1} × {opponent} ({n} games each)")
+        if f"first_low_vs_{opponent}" in rows:  # 95% intervals resampling deals
+            right.fill_between(rows["iteration"].astype(float),
+                               rows[f"first_low_vs_{opponent}"].astype(float),
+                               rows[f"first_high_vs_{opponent}"].astype(float),
+                               color=PALETTE[k % len(PALETTE)], alpha=0.15, linewidth=0)
     parity_line(right, 1 / players, f"chance 1/{players}")
     right.set_ylim(-0.02, 1.02)
     right.set_xlabel("iteration")

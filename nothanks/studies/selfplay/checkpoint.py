@@ -63,13 +63,15 @@ class TrainingState:
     curve: list[dict] = field(default_factory=list)
     learner: dict[str, np.ndarray] = field(default_factory=dict)
     replay: dict[str, np.ndarray] = field(default_factory=dict)
+    league: list[int] = field(default_factory=list)  # iterations of the league's members
 
 
 def save_state(path: Path, state: TrainingState) -> None:
     """Write ``state`` to ``path`` atomically (the old file stays whole until the new one
     is complete and synced)."""
     meta = {"format": FORMAT, "settings": state.settings, "iteration": state.iteration,
-            "games": state.games, "seconds": state.seconds, "curve": state.curve}
+            "games": state.games, "seconds": state.seconds, "curve": state.curve,
+            "league": state.league}
     arrays = {_META: np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)}
     for prefix, part in zip(_PREFIXES, (state.learner, state.replay), strict=True):
         for key, value in part.items():
@@ -105,7 +107,8 @@ def load_state(path: Path) -> TrainingState:
                 part[key[len(prefix):]] = value
     return TrainingState(settings=meta["settings"], iteration=meta["iteration"],
                          games=meta["games"], seconds=meta["seconds"], curve=meta["curve"],
-                         learner=parts[0], replay=parts[1])
+                         learner=parts[0], replay=parts[1],
+                         league=list(meta.get("league", [])))
 
 
 def option(name: str) -> str:

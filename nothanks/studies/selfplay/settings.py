@@ -31,6 +31,10 @@ class TrainSettings:
     learning_rate: float = 1e-3
     eval_every: int = 5
     eval_deals: int = 10
+    league: str = ""  # the mixture of the training tables (league.py); "" pure self-play
+    gate_deals: int = 10
+    gate_margin: float = 0.05
+    panel: str = ""  # the evaluation panel (league.py); "" random and heuristic
 
     def __post_init__(self) -> None:
         from ...search.encoding import TOKEN_MODES
@@ -40,7 +44,7 @@ class TrainSettings:
             raise TrainError(f"tokens={self.tokens!r}; valid: {', '.join(TOKEN_MODES)}")
         counts = {name: getattr(self, name) for name in (
             "games_per_iteration", "sims", "steps_per_iteration", "batch_size", "buffer",
-            "hidden", "layers", "eval_deals")}
+            "hidden", "layers", "eval_deals", "gate_deals")}
         if low := [f"{k}={v}" for k, v in counts.items() if v < 1]:
             raise TrainError(f"{', '.join(low)}: each must be >= 1")
         if self.batch_size > self.buffer:
@@ -52,6 +56,13 @@ class TrainSettings:
                              ">= 0 (eval_every 0: no evaluation)")
         if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
             raise TrainError(f"learning_rate={self.learning_rate}: give a finite number > 0")
+        if not (math.isfinite(self.gate_margin) and -1 < self.gate_margin < 1):
+            raise TrainError(f"gate_margin={self.gate_margin}: give a number between -1 and "
+                             "1 (the first-place share over 1/players a snapshot needs to "
+                             "join the league)")
+        from .league import parse_league, parse_panel
+        parse_league(self.league)
+        parse_panel(self.panel, self.eval_deals)
         try:
             self.network_config()
         except ValueError as exc:  # e.g. a network wider than the configuration allows

@@ -2,16 +2,20 @@
 
 Each iteration:
 
-1. plays ``games_per_iteration`` self-play games with the current weights
-   (:func:`nothanks.search.selfplay.self_play_game`, numpy only), in this process, in
+1. plays ``games_per_iteration`` training games with the current weights: self-play
+   games (:func:`nothanks.search.selfplay.self_play_game`, numpy only) or, with a
+   league (``--league``, :mod:`.league`), tables where the network sits beside opponents
+   drawn from the league's mixture; in this process, in
    local worker processes (started with ``spawn``: the learner's JAX never forks) or on a
    Dask cluster; game *g* of iteration *i* is seeded by (run seed, *i*, *g*) and the
    games are gathered in game order, so a run is the same for any number of workers;
 2. appends their samples to the replay buffer (:mod:`.replay`);
 3. takes ``steps_per_iteration`` optimiser steps on minibatches drawn by a generator
    seeded by (run seed, *i*);
-4. every ``eval_every`` iterations plays the current network against fixed opponents
-   (:data:`EVAL_OPPONENTS`) on shared deals, every deal in every seat rotation;
+4. every ``eval_every`` iterations plays the current network against the evaluation
+   panel (``--panel``, :func:`.league.parse_panel`) on shared deals, every deal in
+   every seat rotation, with intervals that resample deals; with a league, the gate
+   games decide whether this snapshot joins the league (:mod:`.league`);
 5. appends a curve row and writes the training checkpoint (:mod:`.checkpoint`), then
    the play checkpoint ``alphazero.npz`` and ``curve.csv``.
 
@@ -46,6 +50,15 @@ from .checkpoint import (
     load_state,
     save_state,
 )
+from .league import (
+    PAST,
+    SELF,
+    draw_seating,
+    first_share,
+    gate_lineups,
+    parse_league,
+    parse_panel,
+)
 from .replay import ReplayBuffer
 from .settings import TrainSettings, check_budget
 
@@ -57,16 +70,33 @@ FIGURE_FILE = "curve.png"
 SNAPSHOTS = "snapshots"
 #: The lock a training run holds on its folder (no two runs train one folder).
 LOCK_FILE = ".train.lock"
-#: Opponent agent specs of the evaluation; the network plays one seat, these the others.
-EVAL_OPPONENTS = ("random", "heuristic")
 #: Streams of the run's seed: (seed, stream, ...) seeds each generator of the run.
-GAMES, BATCHES, LEARNER, EVAL = range(1, 5)
-#: Columns of the curve table: one row per iteration; the evaluation's columns (the
-#: network's first-place share, ties included, its mean rank points and the games) are
-#: empty in iterations without an evaluation.
-CURVE_COLUMNS = ("iteration", "games", "samples", "loss", "policy_loss", "value_loss",
-                 "seconds", *(f"{what}_vs_{o}" for o in EVAL_OPPONENTS
-                              for what in ("first", "points", "n")))
+GAMES, BATCHES, LEARNER, EVAL, LEAGUE, GATE = range(1, 7)
+#: The curve table's columns of every iteration.
+TRAINING_COLUMNS = ("iteration", "games", "samples", "loss", "policy_loss", "value_loss",
+                    "seconds")
+#: Per panel opponent X: the network's first-place share (ties included) with its 95%
+#: interval resampling deals, its mean rank points and the games (``<what>_vs_X``).
+PANEL_COLUMNS = ("first", "first_low", "first_high", "points", "n")
+#: With a league: the gate's first-place share and interval, its games, whether the
+#: snapshot joined and the league's members after it.
+GATE_COLUMNS = ("gate_first", "gate_low", "gate_high", "gate_n", "joined", "league_size")
+
+
+def curve_columns(settings: TrainSettings) -> tuple[str, ...]:
+    """The curve table's columns for a run of ``settings``: one row per iteration; the
+    evaluation's and the gate's columns are empty in iterations without them."""
+    panel = parse_panel(settings.panel, settings.eval_deals)
+    columns = [*TRAINING_COLUMNS, *(f"{what}_vs_{e.who}" for e in panel
+                                    for what in PANEL_COLUMNS)]
+    if _gated(settings):
+        columns += GATE_COLUMNS
+    return tuple(columns)
+
+
+def _gated(settings: TrainSettings) -> bool:
+    """Whether the run's league has opponents to gate against (entries but ``self``)."""
+    return any(e.who != SELF for e in parse_league(settings.league))
 
 
 @dataclass
@@ -159,7 +189,7 @@ def _train(settings, out, iterations, hours, jobs, client, progress, on_curve) -
             raise CheckpointError(f"{path}: {exc}; move it away to start afresh, or give a "
                                   "new --out") from None
         buffer = ReplayBuffer.from_arrays(state.replay, settings.buffer)
-        _write_outputs(out, state, learner, config)  # a kill may have come before them
+        _write_outputs(out, state, learner, config, settings)  # a kill may have come before them
     else:
         state = TrainingState(settings=settings.as_dict())
         buffer = _empty_buffer(settings)
@@ -182,8 +212,8 @@ def _train(settings, out, iterations, hours, jobs, client, progress, on_curve) -
                 state.learner = learner.state()
                 state.replay = buffer.to_arrays()
                 save_state(path, state)  # the commit point of the iteration
-                _write_outputs(out, state, learner, config)
-                if on_curve is not None and row.get(f"n_vs_{EVAL_OPPONENTS[0]}"):
+                _write_outputs(out, state, learner, config, settings)
+                if on_curve is not None and "points_vs_" + _first_panel(settings) in row:
                     on_curve(state.curve, out)
                     drawn = state.iteration
                 bar.update(1)
@@ -195,6 +225,10 @@ def _train(settings, out, iterations, hours, jobs, client, progress, on_curve) -
     return TrainReport(out, state.iteration, state.games, len(buffer), state.seconds,
                        resumed_at, state.iteration - resumed_at, state.curve,
                        [out / name for name in (STATE_FILE, PLAY_FILE, CURVE_FILE)])
+
+
+def _first_panel(settings: TrainSettings) -> str:
+    return parse_panel(settings.panel, settings.eval_deals)[0].who
 
 
 def _last_duration(curve: Sequence[dict]) -> float:
@@ -217,7 +251,17 @@ def _iteration(settings: TrainSettings, config, state: TrainingState, learner,
     weights = learner.weights
     seeds = [derive_seed(settings.seed, GAMES, number, g)
              for g in range(settings.games_per_iteration)]
-    for game in workers.run(play_game, [(weights, config, settings.sims, s) for s in seeds]):
+    entries = parse_league(settings.league)
+    rng = np.random.default_rng(derive_seed(settings.seed, LEAGUE, number))
+    tasks = []
+    for g, seed in enumerate(seeds):
+        if entries:
+            seating = draw_seating(entries, settings.players, g, len(state.league), rng)
+        else:
+            seating = (SELF,) * settings.players
+        past = (_member_weights(out, state.league, rng) if PAST in seating else None)
+        tasks.append((weights, config, settings.sims, seed, seating, past))
+    for game in workers.run(play_game, tasks):
         buffer.add_game(game.features, game.policy, game.outcome)
     rng = np.random.default_rng(derive_seed(settings.seed, BATCHES, number))
     losses = [learner.step(*buffer.sample(settings.batch_size, rng))
@@ -229,39 +273,85 @@ def _iteration(settings: TrainSettings, config, state: TrainingState, learner,
         row[key] = float(np.mean([step[key] for step in losses]))
     if settings.eval_every and state.iteration % settings.eval_every == 0:
         row.update(evaluate(learner.weights, config, settings, state.iteration, workers, out))
+        if _gated(settings):
+            row.update(gate(learner.weights, config, settings, state, workers, out))
     return row
 
 
-def play_game(weights: dict[str, np.ndarray], config, sims: int, seed: int):
-    """One self-play game with these weights (a worker's task; numpy only)."""
+def play_game(weights: dict[str, np.ndarray], config, sims: int, seed: int,
+              seating: Sequence[str] | None = None,
+              past: dict[str, np.ndarray] | None = None):
+    """One training game with these weights (a worker's task): a self-play game when
+    every seat of ``seating`` is ``self`` (the default; numpy only), else a league game
+    (:func:`.league.league_game`)."""
+    if seating is not None and any(who != SELF for who in seating):
+        from .league import league_game
+        return league_game(weights, config, sims, seed, seating, past)
     from ...search.network import Network
     from ...search.selfplay import self_play_game
     return self_play_game(Network(weights, config), config.players, sims, seed)
 
 
+def _member_weights(out: Path, members: Sequence[int], rng: np.random.Generator
+                    ) -> dict[str, np.ndarray]:
+    """The weights of a league member drawn uniformly by ``rng`` (its snapshot)."""
+    from ...search.network import load_checkpoint
+    iteration = members[int(rng.integers(len(members)))]
+    weights, _, _ = load_checkpoint(snapshot_path(out, iteration))
+    return weights
+
+
+def gate(weights: dict[str, np.ndarray], config, settings: TrainSettings,
+         state: TrainingState, workers: Workers, out: Path) -> dict:
+    """The gate of evaluated iteration ``state.iteration``: ``gate_deals`` deals in every
+    seat rotation against lineups drawn from the league (:func:`.league.gate_lineups`);
+    the snapshot joins ``state.league`` when its first-place share reaches
+    ``1/players + gate_margin``. Returns the curve row's gate columns."""
+    players = settings.players
+    rng = np.random.default_rng(derive_seed(settings.seed, GATE, state.iteration))
+    lineups = gate_lineups(parse_league(settings.league), players, settings.gate_deals,
+                           len(state.league), rng)
+    seed = derive_seed(settings.seed, GATE, state.iteration, 0)
+    tasks = []
+    for deal, lineup in enumerate(lineups):
+        past = _member_weights(out, state.league, rng) if PAST in lineup else None
+        tasks += [(weights, config, settings.sims, lineup, seed, deal * players + r, past)
+                  for r in range(players)]
+    from .league import seated_game
+    ranks = [rank for rank, _ in workers.run(seated_game, tasks)]
+    share, low, high = first_share(ranks, players)
+    joined = share >= 1 / players + settings.gate_margin
+    if joined:
+        state.league.append(state.iteration)
+    return {"gate_first": share, "gate_low": low, "gate_high": high, "gate_n": len(ranks),
+            "joined": int(joined), "league_size": len(state.league)}
+
+
 def evaluate(weights: dict[str, np.ndarray], config, settings: TrainSettings,
              iteration: int, workers: Workers, out: Path) -> dict:
-    """The network's ``alphazero`` agent (at ``settings.sims``) against each of
-    :data:`EVAL_OPPONENTS` in all the other seats, on ``eval_deals`` deals shared by the
-    opponents, each deal played in every seat rotation: per opponent the network's
-    first-place share (ties included), mean rank points and games. The evaluated
-    weights are kept in :data:`SNAPSHOTS` (:func:`snapshot_path`)."""
+    """The network's ``alphazero`` agent (at ``settings.sims``) against each opponent of
+    the panel (:func:`.league.parse_panel`) in all the other seats, on deals shared by
+    the opponents (an opponent with fewer deals plays the first ones), each deal played
+    in every seat rotation: per opponent the columns of :data:`PANEL_COLUMNS`. The
+    evaluated weights are kept in :data:`SNAPSHOTS` (:func:`snapshot_path`)."""
     network = out / PLAY_FILE  # the agent loads its weights from the play checkpoint
     export_play(network, weights, config, _play_meta(settings.as_dict(), iteration))
     (out / SNAPSHOTS).mkdir(exist_ok=True)
     export_play(snapshot_path(out, iteration), weights, config,
                 _play_meta(settings.as_dict(), iteration))
     seed = derive_seed(settings.seed, EVAL, iteration)
-    games = settings.eval_deals * settings.players
-    tasks = [(str(network), settings.sims, opponent, settings.players, seed, g)
-             for opponent in EVAL_OPPONENTS for g in range(games)]
-    results = workers.run_local(eval_game, tasks)
+    panel = parse_panel(settings.panel, settings.eval_deals)
+    tasks = [(str(network), settings.sims, entry.who, settings.players, seed, g)
+             for entry in panel for g in range(int(entry.weight) * settings.players)]
+    results = iter(workers.run_local(eval_game, tasks))
     row = {}
-    for k, opponent in enumerate(EVAL_OPPONENTS):
-        mine = results[k * games:(k + 1) * games]
-        row[f"first_vs_{opponent}"] = float(np.mean([rank == 1 for rank, _ in mine]))
-        row[f"points_vs_{opponent}"] = float(np.mean([points for _, points in mine]))
-        row[f"n_vs_{opponent}"] = len(mine)
+    for entry in panel:
+        mine = [next(results) for _ in range(int(entry.weight) * settings.players)]
+        share, low, high = first_share([rank for rank, _ in mine], settings.players)
+        row.update({f"first_vs_{entry.who}": share, f"first_low_vs_{entry.who}": low,
+                    f"first_high_vs_{entry.who}": high,
+                    f"points_vs_{entry.who}": float(np.mean([p for _, p in mine])),
+                    f"n_vs_{entry.who}": len(mine)})
     return row
 
 
@@ -338,13 +428,14 @@ def _workers(jobs: int, client) -> Iterator[Workers]:
         workers.close()
 
 
-def _write_outputs(out: Path, state: TrainingState, learner, config) -> None:
+def _write_outputs(out: Path, state: TrainingState, learner, config,
+                   settings: TrainSettings) -> None:
     """The play checkpoint and the curve table of ``state`` (derived from the training
     checkpoint: rewritten on resume in case a kill came between them)."""
     export_play(out / PLAY_FILE, learner.weights, config,
                 _play_meta(state.settings, state.iteration))
     buffer = io.StringIO()
-    curve_frame(state.curve).to_csv(buffer, index=False)
+    curve_frame(state.curve, settings).to_csv(buffer, index=False)
     atomic_write_bytes(buffer.getvalue().encode(), out / CURVE_FILE)
 
 
@@ -353,13 +444,16 @@ def _play_meta(settings: dict, iteration: int) -> dict:
     return {"iteration": iteration, "settings": settings}
 
 
-def curve_frame(rows: Sequence[dict]):
-    """The curve rows as a table of :data:`CURVE_COLUMNS` (game counts as integers,
-    empty where an iteration had no evaluation)."""
+def curve_frame(rows: Sequence[dict], settings: TrainSettings):
+    """The curve rows as a table of :func:`curve_columns` (counts as integers, empty
+    where an iteration had no evaluation)."""
     import pandas as pd
-    frame = pd.DataFrame.from_records(list(rows), columns=list(CURVE_COLUMNS))
-    for column in ("iteration", "games", "samples", *(f"n_vs_{o}" for o in EVAL_OPPONENTS)):
-        frame[column] = frame[column].astype("Int64")
+    columns = list(curve_columns(settings))
+    frame = pd.DataFrame.from_records(list(rows), columns=columns)
+    for column in columns:
+        if column in ("iteration", "games", "samples", "gate_n", "joined", "league_size") \
+                or column.startswith("n_vs_"):
+            frame[column] = frame[column].astype("Int64")
     return frame
 
 
