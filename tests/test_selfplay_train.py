@@ -344,7 +344,7 @@ def test_a_league_run_resumed_computes_what_an_uninterrupted_one_does(tmp_path,
 def test_a_gate_no_snapshot_passes_keeps_past_out_of_the_tables(tmp_path):
     from nothanks.studies.selfplay.league import draw_seating, parse_league
     out = tmp_path / "run"
-    argv = [*_command(out, ITERATIONS, "--jobs", "1"), *LEAGUE]
+    argv = [*_command(out, 2, "--jobs", "1"), *LEAGUE]  # one evaluation, one gate
     argv[argv.index("--gate-margin") + 1] = "0.99"  # a first-place share above 1.3
     assert main(argv) == 0
     assert load_state(out / STATE_FILE).league == []
