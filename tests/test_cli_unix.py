@@ -20,8 +20,9 @@ import pytest
 from nothanks import __version__
 from nothanks.cli import build_parser, main
 from nothanks.compiled_cache import COMPILING
+from nothanks.processes import alive, descendants
 
-from helpers import ROOT, load_benchmark
+from helpers import ROOT
 
 
 def _cli(argv: list[str], **kwargs) -> subprocess.Popen:
@@ -114,9 +115,6 @@ def test_agents_explains_every_parameter_from_the_docstrings(capsys):
                                                 "(the thesis's swept RT)")
 
 
-#: Processes below a pid, and whether a pid is a live process (the random-kill driver's).
-_KILLS = load_benchmark("random_kills")
-
 
 def test_ctrl_c_is_one_line_and_the_parent_stops_its_workers(tmp_path):
     """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: the busy
@@ -130,7 +128,7 @@ def test_ctrl_c_is_one_line_and_the_parent_stops_its_workers(tmp_path):
                start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        while len(children := _KILLS.descendants(run.pid)) < 2:
+        while len(children := descendants(run.pid)) < 2:
             assert run.poll() is None, run.stderr.read()
             assert time.monotonic() < deadline, "the run started no workers within 120 s"
             time.sleep(0.2)
@@ -153,9 +151,9 @@ def test_ctrl_c_is_one_line_and_the_parent_stops_its_workers(tmp_path):
     assert len(lines) == 1 and lines[0].startswith(
         "nothanks run: interrupted after 0 new games; every finished game is saved"), err
     deadline = time.monotonic() + 15
-    while [c for c in children if _KILLS.alive(c)] and time.monotonic() < deadline:
+    while [c for c in children if alive(c)] and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not [c for c in children if _KILLS.alive(c)], "workers outlived the Ctrl-C"
+    assert not [c for c in children if alive(c)], "workers outlived the Ctrl-C"
 
 
 def test_a_stopped_training_says_its_finished_iterations_are_kept(tmp_path, capsys,

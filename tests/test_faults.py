@@ -24,8 +24,9 @@ from nothanks.experiments.run import RunError
 from nothanks.experiments.store import DAMAGED, PARTS, RECEIPTS, ExperimentDir
 from nothanks.experiments.synthetic import play_session
 from nothanks.experiments.verify import verify
+from nothanks.processes import alive, descendants
 
-from helpers import ROOT, load_benchmark
+from helpers import ROOT
 
 #: A small design: 3 conditions x 4 games, baseline agents, chunks of 2 games.
 SMALL = Design(name="faults", seed=5, games=4, tables=(
@@ -189,7 +190,7 @@ def _workers(pid: int) -> list[int]:
             return Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             return ""
-    return [c for c in _children(pid) if "nothanks run" in command(c)]
+    return [c for c in descendants(pid) if "nothanks run" in command(c)]
 
 
 #: Upper bounds (seconds) of the waits below: they are never reached unless the test
@@ -217,14 +218,10 @@ def test_workers_exit_when_the_parent_is_killed(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deadline = time.time() + EXITED_WITHIN
-    while time.time() < deadline and any(_alive(c) for c in children):
+    while time.time() < deadline and any(alive(c) for c in children):
         time.sleep(0.2)
-    assert not [c for c in children if _alive(c)], "workers outlived their parent"
+    assert not [c for c in children if alive(c)], "workers outlived their parent"
 
-
-#: Processes below a pid, and whether a pid is a live process (the random-kill driver's).
-_KILLS = load_benchmark("random_kills")
-_children, _alive = _KILLS.descendants, _KILLS.alive
 
 
 MINI_SESSION = Design(name="mini-session", seed=2, games=1, tables=(
