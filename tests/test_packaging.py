@@ -49,7 +49,7 @@ def test_dev_extra_covers_notebooks_and_dask():
 
 def test_makefile_targets_exist():
     makefile = (ROOT / "Makefile").read_text()
-    for target in ("setup", "lab", "test", "bench", "figures", "play"):
+    for target in ("setup", "lab", "test", "test-fast", "bench", "figures", "play"):
         assert re.search(rf"^{target}:", makefile, flags=re.M), target
 
 

@@ -1,5 +1,9 @@
 """The JAX learner: its forward pass is the numpy network's, it learns, and it resumes
-exactly from its state."""
+exactly from its state.
+
+JAX is imported inside the tests (the ``learner_type`` fixture), not when the file is
+collected: a pytest run that deselects the ``jax`` marker imports no JAX, so its
+processes may fork (``make test`` runs the ``jax`` tests in a run of their own)."""
 from __future__ import annotations
 
 import io
@@ -9,16 +13,23 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("jax")
-pytest.importorskip("optax")
+from nothanks.search.network import Network, NetworkConfig, init_weights
+from nothanks.search.selfplay import self_play_game
 
-from nothanks.search.network import Network, NetworkConfig, init_weights  # noqa: E402
-from nothanks.search.selfplay import self_play_game  # noqa: E402
-from nothanks.studies.selfplay.learner import Learner  # noqa: E402
+pytestmark = pytest.mark.jax
 
 CONFIG = NetworkConfig(players=4, hidden=32, layers=2)
 #: One learning rate for every test: JAX compiles the step once for all of them.
 RATE = 3e-3
+
+
+@pytest.fixture(scope="module")
+def learner_type() -> type:
+    """The JAX learner class (skips without the [learn] extra)."""
+    pytest.importorskip("jax")
+    pytest.importorskip("optax")
+    from nothanks.studies.selfplay.learner import Learner
+    return Learner
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +41,8 @@ def batch() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
                  for n in ("features", "policy", "outcome"))
 
 
-def test_the_jax_forward_pass_is_the_numpy_one(batch):
-    learner = Learner(CONFIG, seed=5, learning_rate=RATE)
+def test_the_jax_forward_pass_is_the_numpy_one(learner_type, batch):
+    learner = learner_type(CONFIG, seed=5, learning_rate=RATE)
     p, v = learner.evaluate(batch[0])
     q, w = Network(learner.weights, learner.config).evaluate(batch[0])
     assert np.allclose(p, q, atol=1e-5) and np.allclose(v, w, atol=1e-5)
@@ -41,8 +52,8 @@ def test_the_jax_forward_pass_is_the_numpy_one(batch):
     assert np.allclose(p, q, atol=1e-5) and np.allclose(v, w, atol=1e-5)
 
 
-def test_steps_reduce_the_loss_on_a_fixed_batch(batch):
-    learner = Learner(CONFIG, seed=1, learning_rate=RATE)
+def test_steps_reduce_the_loss_on_a_fixed_batch(learner_type, batch):
+    learner = learner_type(CONFIG, seed=1, learning_rate=RATE)
     first = learner.loss(*batch)
     assert set(first) == {"loss", "policy_loss", "value_loss", "l2_loss"}
     reported = [learner.step(*batch)["loss"] for _ in range(30)]
@@ -56,13 +67,13 @@ def test_steps_reduce_the_loss_on_a_fixed_batch(batch):
         learner.step(batch[0], batch[1], batch[2][:, :3])
 
 
-def test_a_restored_learner_takes_the_same_steps_bit_for_bit(batch):
+def test_a_restored_learner_takes_the_same_steps_bit_for_bit(learner_type, batch):
     shuffled = tuple(part[::-1] for part in batch)  # same shape: compiled once
     plan = [batch, shuffled, batch, shuffled, shuffled, batch]
-    straight = Learner(CONFIG, seed=2, learning_rate=RATE)
+    straight = learner_type(CONFIG, seed=2, learning_rate=RATE)
     for step in plan:
         straight.step(*step)
-    stopped = Learner(CONFIG, seed=2, learning_rate=RATE)
+    stopped = learner_type(CONFIG, seed=2, learning_rate=RATE)
     for step in plan[:3]:
         stopped.step(*step)
     buffer = io.BytesIO()
@@ -71,7 +82,7 @@ def test_a_restored_learner_takes_the_same_steps_bit_for_bit(batch):
     with np.load(buffer) as data:
         saved = {key: data[key] for key in data.files}
     # other initial weights: everything comes from the state
-    resumed = Learner(CONFIG, seed=99, learning_rate=RATE)
+    resumed = learner_type(CONFIG, seed=99, learning_rate=RATE)
     resumed.load_state(saved)
     assert resumed.steps == 3
     for step in plan[3:]:
@@ -82,7 +93,7 @@ def test_a_restored_learner_takes_the_same_steps_bit_for_bit(batch):
     assert all(np.array_equal(state[k], v) for k, v in resumed.state().items())
     del saved["opt/1"]
     with pytest.raises(ValueError, match="optimiser's state is missing or does not fit"):
-        Learner(CONFIG, seed=0, learning_rate=RATE).load_state(saved)
+        learner_type(CONFIG, seed=0, learning_rate=RATE).load_state(saved)
 
 
 def test_the_package_imports_no_jax():

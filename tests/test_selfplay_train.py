@@ -36,6 +36,9 @@ from nothanks.studies.selfplay.replay import ReplayBuffer, ReplayBufferError
 
 from helpers import ROOT
 
+#: The trainer runs JAX in the test process (make test runs these in a run of their own).
+pytestmark = pytest.mark.jax
+
 #: The tiny run's settings (options of ``nothanks train``).
 TINY = ["--players", "3", "--games-per-iteration", "2", "--sims", "2",
         "--steps-per-iteration", "3", "--batch-size", "16", "--buffer", "150",
@@ -275,8 +278,7 @@ def test_the_hours_budget_counts_the_whole_run(tmp_path, reference, capsys):
 def test_ctrl_c_to_the_process_group_is_one_line_naming_the_iterations(tmp_path):
     """A terminal's Ctrl-C reaches the run and its spawned workers, here while the workers
     may still be starting up: only the run speaks, in one line."""
-    from helpers import load_benchmark
-    descendants = load_benchmark("random_kills").descendants
+    from nothanks.processes import descendants
     env = os.environ | {"PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
     run = subprocess.Popen([sys.executable, "-m", "nothanks",
                             *_command(tmp_path / "run", 1000, "--jobs", "2")], cwd=ROOT,

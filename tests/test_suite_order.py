@@ -1,29 +1,79 @@
-"""The order ``make test`` runs the test files in (tests/conftest.py, the lists in
-tests/helpers.py): the lists name files that exist (a renamed file would silently lose its
-place), and every test file that imports JAX itself runs last."""
+"""The order and the split of ``make test`` (tests/conftest.py, the list in
+tests/helpers.py, the Makefile): the order names test files that exist (a renamed file
+would silently lose its place), every test file lives in tests/unit or
+tests/integration, and every test file that runs JAX in the test process carries the
+``jax`` marker and imports JAX only inside its tests. ``make test`` runs the ``jax``
+tests in a pytest run of their own, after the others: collecting the others imports no
+JAX, so no process that ran JAX forks (JAX's threads do not survive a fork)."""
 from __future__ import annotations
 
+import ast
 import re
-from pathlib import Path
 
-from helpers import JAX_LAST, LONGEST_FIRST
+from helpers import LONGEST_FIRST, ROOT
 
-TESTS = Path(__file__).resolve().parent
+TESTS = ROOT / "tests"
+FILES = sorted(TESTS.rglob("test_*.py"))
+#: Imports that start JAX (the learner is the package's only JAX module).
+JAX_MODULES = ("jax", "optax", "nothanks.studies.selfplay.learner")
+#: Files that run JAX through the package (the trainer) without importing it themselves.
+JAX_THROUGH_THE_PACKAGE = {"test_selfplay_train.py"}
 
 
 def test_the_ordered_files_exist_once():
-    named = [*LONGEST_FIRST, *JAX_LAST]
-    assert len(named) == len(set(named)), "a file is named twice"
-    missing = [name for name in named if not (TESTS / name).is_file()]
+    assert len(LONGEST_FIRST) == len(set(LONGEST_FIRST)), "a file is named twice"
+    names = [path.name for path in FILES]
+    missing = [name for name in LONGEST_FIRST if name not in names]
     assert not missing, f"tests/helpers.py orders test files that do not exist: {missing}"
+    assert len(names) == len(set(names)), "two test files share a name"
 
 
-def test_files_that_import_jax_run_last():
-    """A file that imports JAX (``import jax``, ``importorskip("jax")``) runs JAX in the
-    test process: after it, the same process must not fork. (Files that reach JAX through
-    the package, as test_selfplay_train.py does through the trainer, are listed by hand.)"""
-    jax = re.compile(r"""^\s*(import jax|from jax|.*importorskip\(["']jax["']\))""", re.M)
-    users = {path.name for path in TESTS.rglob("test_*.py")
-             if path.name != Path(__file__).name and jax.search(path.read_text())}
-    assert users, "no test file imports JAX: the pattern no longer finds them"
-    assert users <= set(JAX_LAST), f"add to helpers.JAX_LAST: {sorted(users - set(JAX_LAST))}"
+def test_every_test_file_is_a_unit_or_an_integration_test():
+    placed = {path.relative_to(TESTS).parts[0] for path in FILES}
+    assert placed == {"unit", "integration"}, sorted(placed)
+
+
+def _imports_jax(node: ast.AST) -> bool:
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    elif isinstance(node, ast.ImportFrom):
+        names = [node.module or ""]
+    elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "importorskip":
+        names = [arg.value for arg in node.args if isinstance(arg, ast.Constant)]
+    else:
+        return False
+    return any(name == module or name.startswith(f"{module}.")
+               for name in names for module in JAX_MODULES)
+
+
+def _top_level(tree: ast.Module) -> list[ast.AST]:
+    """The nodes that run when the file is imported (not inside a function)."""
+    found, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            todo += ast.iter_child_nodes(node)
+    return found
+
+
+def test_files_that_run_jax_are_marked_and_import_it_inside_their_tests():
+    users, early = set(), []
+    for path in FILES:
+        tree = ast.parse(path.read_text())
+        if any(_imports_jax(node) for node in ast.walk(tree)):
+            users.add(path.name)
+        if any(_imports_jax(node) for node in _top_level(tree)):
+            early.append(path.name)
+    assert users, "no test file imports JAX: the check no longer finds them"
+    assert not early, f"import JAX inside the tests (a fixture), not on collection: {early}"
+    marked = re.compile(r"^pytestmark = pytest\.mark\.jax$", re.M)
+    unmarked = sorted(path.name for path in FILES if path.name in users
+                      | JAX_THROUGH_THE_PACKAGE and not marked.search(path.read_text()))
+    assert not unmarked, f"add pytestmark = pytest.mark.jax to {unmarked}"
+
+
+def test_make_test_runs_the_jax_tests_in_a_run_of_their_own():
+    makefile = (ROOT / "Makefile").read_text()
+    target = makefile[makefile.index("\ntest:"):].split("\n\n")[0]
+    assert target.index('-m "not jax"') < target.index("-m jax"), target
