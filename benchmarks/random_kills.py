@@ -21,7 +21,7 @@ Run (the first about an hour on 2 cores: 100 rounds of 20 kills, 30 s each)::
     python benchmarks/random_kills.py --job calibrate --kills 20 --games 40 --rounds 100
     python benchmarks/random_kills.py --job all --kills 30 --games 100 --seed 1
 
-``tests/test_random_kills.py`` runs every job at a small size with a few kills
+``tests/integration/test_random_kills.py`` runs every job at a small size with a few kills
 (``make test``). Attempts are forked from this process (``--launch fork``, the default:
 no interpreter start-up, so the kills land in the work) or started as
 ``python -m nothanks`` (``--launch exec``, as a user would).

@@ -1,7 +1,7 @@
 """The per-time noise hand-out and the token memory's kept recalls give bit for bit what
 the plain way gives: noise scaled when handed out, and on the reference
 (``kernels.reference_mode``) recalls through the memory's own retrievals on its NumPy
-path (whole games: tests/agreement/test_games.py)."""
+path (whole games: tests/integration/agreement/test_games.py)."""
 from __future__ import annotations
 
 import numpy as np

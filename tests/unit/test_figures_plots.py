@@ -128,7 +128,7 @@ def test_participant_figure_from_a_synthetic_session_frame():
     assert "3 participants" in fig.axes[0].get_title()
 
 
-SYNTHETIC = Path(__file__).resolve().parents[1] / "data" / "synthetic"
+SYNTHETIC = Path(__file__).resolve().parents[2] / "data" / "synthetic"
 
 
 @pytest.mark.skipif(not (SYNTHETIC / "synthetic-01").exists(), reason="no synthetic set")

@@ -15,7 +15,7 @@ from nothanks.ui import LoggedGame, LoggedGameExplorer, explore_logged
 from nothanks.ui.logged import LoggedGameError, posterior_rows
 from nothanks.ui.render import TableState
 
-SESSIONS = Path(__file__).resolve().parents[1] / "data" / "synthetic"
+SESSIONS = Path(__file__).resolve().parents[2] / "data" / "synthetic"
 PARTICIPANT = "synthetic-01"
 #: a game against ToM1 with bad-move marks given and model moves marked bad
 GAME = 6

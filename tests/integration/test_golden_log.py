@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 
 
 def _golden_module():

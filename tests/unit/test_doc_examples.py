@@ -8,7 +8,7 @@ import io
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def python_blocks(page: Path, heading: str) -> str:

@@ -16,7 +16,7 @@ from nothanks.files import atomic_write_bytes
 
 from helpers import copy_log
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """OpenSpiel's bots as agents (``openspiel-mcts``, ``openspiel-ismcts``;
 nothanks/agents/outside.py) and what they need from ``python_no_thanks``: resampling an
 information state, and states built from public events. The conformance suite
-(tests/test_agent_conformance.py) covers every table size, deciding from the view only,
+(tests/integration/test_agent_conformance.py) covers every table size, deciding from the view only,
 seeds and the log for both specs."""
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import pytest
 
 from nothanks.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_environment_yml_installs_the_package_with_existing_extras():

@@ -1,7 +1,7 @@
 """The token memory's kept rows recall exactly what the declarative memory's own
 retrievals recall (the engine against the reference, ``kernels.reference_mode``): the
 same recalls (every field, bit for bit), the same chunks and references in the memory
-and the same random state afterwards (whole games: tests/agreement/test_games.py).
+and the same random state afterwards (whole games: tests/integration/agreement/test_games.py).
 
 The token memory's one-call recall (leaf, then root only if the leaf fails): the
 compiled search finds the chunks and activations NumPy's argmax finds, long histories grow

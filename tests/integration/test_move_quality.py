@@ -305,7 +305,7 @@ def test_the_sample_holds_the_full_gradings_values_in_its_intervals():
     its 95% CI (clustered by game) holds the full grading's mean EV loss and share of
     costly moves."""
     from nothanks.studies.move_quality import QUALITY_SAMPLE
-    folder = Path(__file__).resolve().parents[1] / "data" / "move-quality"
+    folder = Path(__file__).resolve().parents[2] / "data" / "move-quality"
     check = pd.read_csv(folder / "sample-check.csv")
     assert set(check["source"]) == {"table7", "participants"}
     for source, part in check.groupby("source"):

@@ -44,7 +44,7 @@ SESSION = Design(
 
 def reference_rows(design: Design, traces: bool, games) -> dict[str, dict[str, list]]:
     """The log rows of ``games`` ((plan, record) pairs), built one row at a time."""
-    # (no learning agent plays here: its table stays empty, tests/test_trials.py covers it)
+    # (no learning agent plays here: its table stays empty, tests/unit/test_trials.py covers it)
     out = {t: {} for t in ("games", "decisions", "predictions", "recalls", "traces",
                            "learning")}
 

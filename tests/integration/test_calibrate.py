@@ -23,7 +23,7 @@ from nothanks.studies.calibration.targets import STANDIN_TARGETS
 from nothanks.studies.calibration.trials import stage_games
 
 optuna = pytest.importorskip("optuna")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: A study small enough for a test: one cheap parameter, one target.
 TINY = {"params": ["fraction", "s"], "targets": ["tom1_share"], "heldout": [],
         "games": 4, "stages": (0.5, 1.0), "progress": False}

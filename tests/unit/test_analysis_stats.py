@@ -109,7 +109,7 @@ def test_labels_and_orders_are_the_logged_columns():
 def test_importing_analysis_does_not_import_the_models():
     code = ("import sys, nothanks.analysis; "
             "print(sorted(m for m in sys.modules if m.startswith('nothanks.agents')))")
-    root = Path(__file__).resolve().parents[1]  # `python -c` imports from its cwd first
+    root = Path(__file__).resolve().parents[2]  # `python -c` imports from its cwd first
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True, cwd=root)
     assert result.stdout.strip() == "[]"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from nothanks.actr import DeclarativeMemory
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "actr.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "actr.md"
 KEPT_DUNDERS = {"__len__", "__contains__", "__repr__", "__init__"}
 
 

@@ -3,7 +3,7 @@ stage, a resumed or extended study never re-tests a finished point and proposes 
 uninterrupted one would, a command that fails before its first game fixes no settings,
 a killed and resumed simulated player plays as an uninterrupted one, and the workers of
 a killed ``nothanks infer`` exit with it. (Random kills of every long job:
-tests/test_random_kills.py.)
+tests/integration/test_random_kills.py.)
 """
 from __future__ import annotations
 
@@ -62,7 +62,8 @@ def test_a_calibration_interrupted_in_its_second_stage_resumes_that_stage(tmp_pa
 
     monkeypatch.setattr(run_module, "execute", interrupted)
     monkeypatch.setattr(cal_outputs, "write_plots", lambda study, out: [])  # not what is tested
-    kept = memory()  # the study's storage (SQLite under kills: tests/test_random_kills.py)
+    # the study's storage (SQLite under kills: tests/integration/test_random_kills.py)
+    kept = memory()
     with pytest.raises(KeyboardInterrupt):
         cal.calibrate(tmp_path / "study", trials=1, games=4, **TINY, **kept)
     [folder] = (tmp_path / "study" / "trials").iterdir()

@@ -26,7 +26,7 @@ from nothanks.experiments.store import PARTS, RECEIPTS, ExperimentDir
 
 from helpers import TOM2_MINI
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: A small cognitive design: token memory, predictions and recalls are all exercised.
 TOM = Design(name="tom-mini", seed=3, games=3, tables=(
     Table("ToM1 vs ToM0", ("tom0", "tom0", "tom0", "tom1"), 3),

@@ -11,7 +11,7 @@ recursion (``ToMAgent._reason``): one core, one reference, every caller.
   table predicts the same skips, for orders 1-5 and 3-7 players.
 
 The reference is the same model on the reference (``kernels.reference_mode``); whole
-games of every kind of table: tests/agreement/test_games.py.
+games of every kind of table: tests/integration/agreement/test_games.py.
 """
 from __future__ import annotations
 

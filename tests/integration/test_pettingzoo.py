@@ -181,7 +181,7 @@ def test_the_how_to_runs(tmp_path):
     """docs/pettingzoo.md's Python blocks, in order, in a fresh process (its agent
     registration stays there) writing under tmp_path: the evaluation, then the tournament
     with the policy as an agent spec."""
-    page = (Path(__file__).resolve().parents[1] / "docs" / "pettingzoo.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "pettingzoo.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", page, re.S)
     assert len(blocks) == 3
     result = subprocess.run([sys.executable, "-c", "\n".join(blocks)], cwd=tmp_path,

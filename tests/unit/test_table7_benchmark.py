@@ -11,7 +11,7 @@ import pytest
 from nothanks.play.runner import play_games
 from nothanks.rules import Action
 
-PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "table7_calibration.py"
+PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "table7_calibration.py"
 
 
 @pytest.fixture(scope="module")

@@ -99,7 +99,7 @@ def test_a_path_still_works_and_write_set_records_the_name(tmp_path):
     assert "monotone+flip=0.03+seed=4" in out.read_text().splitlines()[0]
 
 
-# --- The proposition: tests/test_tom2_proposition.py ----------------------------------
+# --- The proposition: tests/integration/test_tom2_proposition.py ----------------------------------
 
 
 # --- The study's analysis --------------------------------------------------------------

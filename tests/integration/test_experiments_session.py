@@ -20,7 +20,7 @@ from nothanks.experiments.session import participant_seed
 from nothanks.experiments.synthetic import ID_PREFIX, play_session, standin_spec
 from nothanks.rules import Action, IllegalActionError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Four quick games against baselines, in two blocks (block 1 practice).
 MINI = Design(
     name="mini-schedule", seed=11, rotate=True,

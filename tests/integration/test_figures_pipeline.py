@@ -42,7 +42,7 @@ def test_results_table_puts_thesis_values_beside_ours(built):
 
 
 # A second build on a warm cache re-simulates nothing: checked by
-# tests/test_outputs_where_told.py::test_figures_writes_only_into_its_out_folder, whose
+# tests/integration/test_outputs_where_told.py::test_figures_writes_only_into_its_out_folder, whose
 # figures build runs on a copy of the shared quick build's cache (one build, not two).
 
 

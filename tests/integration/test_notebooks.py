@@ -9,7 +9,7 @@ import nbclient
 import nbformat
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 #: What CI sets: small runs and no thinking pauses.
 SMALL_ENV = {"NOTHANKS_SMALL": "1", "NOTHANKS_THINKING": "0"}
 

@@ -2,7 +2,7 @@
 the end of a game, runs starting together on a stale lock, ids that differ only in case,
 lock files' mode, a refusal worded for the page, a just-closed tab handing over, and the
 Makefile's port. (The page itself, reloaded and closed in Chromium, is in
-tests/test_web_session.py.)"""
+tests/integration/test_web_session.py.)"""
 from __future__ import annotations
 
 import errno
@@ -26,7 +26,7 @@ from nothanks.rules import Action
 from nothanks.ui import LabSessionApp, ThinkingTime
 from nothanks.ui.session import ExperimentSessionApp
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Three quick games against baselines (block 1 practice).
 MINI = Design(
     name="mini-schedule", seed=11, rotate=True,
