@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine with python3 and make:
 #   make lab   - install with notebook extras and open JupyterLab on notebooks/
 #   make test  - install with dev extras, lint with ruff and run the whole test suite
-#   make test-fast - the same lint, then only the unit tests (tests/unit; <= 3 min on 2 cores)
+#   make test-fast - the same lint, then only the unit tests (tests/unit): the inner loop
 #   make docs  - build the guide and the API reference into docs/_build/html
 #   make figures - rebuild the thesis (Figures 8-14, Table 7) into figures/ (minutes)
 #   make studies - rebuild every other study into figures/studies/ (most of an hour cold;
@@ -60,10 +60,9 @@ test: lint
 	$(PYTEST) --durations=20 -m "not jax" tests; status=$$?; \
 	$(PYTEST) --durations=5 -m jax tests || status=1; exit $$status
 
-# The inner loop: the unit tests only (tests/unit), the same two runs.
+# The inner loop: the unit tests only (tests/unit; no JAX test is a unit test).
 test-fast: lint
-	$(PYTEST) --durations=20 -m "not jax" tests/unit; status=$$?; \
-	$(PYTEST) --durations=5 -m jax tests/unit || status=1; exit $$status
+	$(PYTEST) --durations=20 tests/unit
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py

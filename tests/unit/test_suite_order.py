@@ -2,9 +2,10 @@
 tests/helpers.py, the Makefile): the order names test files that exist (a renamed file
 would silently lose its place), every test file lives in tests/unit or
 tests/integration, and every test file that runs JAX in the test process carries the
-``jax`` marker and imports JAX only inside its tests. ``make test`` runs the ``jax``
-tests in a pytest run of their own, after the others: collecting the others imports no
-JAX, so no process that ran JAX forks (JAX's threads do not survive a fork)."""
+``jax`` marker, imports JAX only inside its tests, and is an integration test.
+``make test`` runs the ``jax`` tests in a pytest run of their own, after the others:
+collecting the others imports no JAX, so no process that ran JAX forks (JAX's threads
+do not survive a fork)."""
 from __future__ import annotations
 
 import ast
@@ -60,7 +61,10 @@ def _top_level(tree: ast.Module) -> list[ast.AST]:
 def test_files_that_run_jax_are_marked_and_import_it_inside_their_tests():
     users, early = set(), []
     for path in FILES:
-        tree = ast.parse(path.read_text())
+        text = path.read_text()
+        if not any(module.split(".")[-1] in text for module in JAX_MODULES):
+            continue  # parse only the files that name a JAX module
+        tree = ast.parse(text)
         if any(_imports_jax(node) for node in ast.walk(tree)):
             users.add(path.name)
         if any(_imports_jax(node) for node in _top_level(tree)):
@@ -71,6 +75,9 @@ def test_files_that_run_jax_are_marked_and_import_it_inside_their_tests():
     unmarked = sorted(path.name for path in FILES if path.name in users
                       | JAX_THROUGH_THE_PACKAGE and not marked.search(path.read_text()))
     assert not unmarked, f"add pytestmark = pytest.mark.jax to {unmarked}"
+    units = sorted(path.name for path in FILES if path.name in users | JAX_THROUGH_THE_PACKAGE
+                   and path.relative_to(TESTS).parts[0] == "unit")
+    assert not units, f"make test-fast runs no JAX run: move {units} to tests/integration"
 
 
 def test_make_test_runs_the_jax_tests_in_a_run_of_their_own():
