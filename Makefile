@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine with python3 and make:
 #   make lab   - install with notebook extras and open JupyterLab on notebooks/
 #   make test  - install with dev extras, lint with ruff and run the whole test suite
+#   make test-fast - the same lint, then only the unit tests (tests/unit): the inner loop
 #   make docs  - build the guide and the API reference into docs/_build/html
 #   make figures - rebuild the thesis (Figures 8-14, Table 7) into figures/ (minutes)
 #   make studies - rebuild every other study into figures/studies/ (most of an hour cold;
@@ -17,8 +18,9 @@ JOBS   ?=
 # make test spreads the test files over this many processes (pytest-xdist), in the
 # order tests/conftest.py gives them (longest files first)
 TEST_PROCESSES ?= 2
+PYTEST := $(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder
 
-.PHONY: setup lab test bench figures studies selfplay play session docs clean
+.PHONY: setup lab lint test test-fast bench figures studies selfplay play session docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -47,10 +49,20 @@ lab: $(VENV)/.installed-notebooks
 
 # Lint and the layer contracts first (both in pyproject.toml): a finding fails the target
 # before the tests run.
-test: $(VENV)/.installed-dev
+lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check nothanks tests benchmarks notebooks docs/conf.py
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest -n $(TEST_PROCESSES) --dist loadfile --no-loadscope-reorder --durations=20
+
+# Two pytest runs: every test not marked jax, then those marked jax (they run JAX in the
+# test process, and a process that ran JAX must not fork; the first run imports no JAX).
+# The second runs even when the first failed; the target fails when either did.
+test: lint
+	$(PYTEST) --durations=20 -m "not jax" tests; status=$$?; \
+	$(PYTEST) --durations=5 -m jax tests || status=1; exit $$status
+
+# The inner loop: the unit tests only (tests/unit; no JAX test is a unit test).
+test-fast: lint
+	$(PYTEST) --durations=20 tests/unit
 
 bench: $(VENV)/.installed-dev
 	$(PY) benchmarks/run_all.py

@@ -14,7 +14,7 @@ into ``--cache`` (so the study then reuses every estimate), and prints per sourc
 label: the full grading's mean EV loss (rank points) and share of moves losing more than
 0.1, the sample's with its 95% CI (cluster bootstrap over games: the sampling of
 decisions is inside it), and whether the CI holds the full value. ``--write`` writes the
-table to ``data/move-quality/sample-check.csv`` (checked by tests/test_move_quality.py).
+table to ``data/move-quality/sample-check.csv`` (checked by tests/integration/test_move_quality.py).
 ``--cost GAMES`` instead measures the grader's cost: it grades every decision of GAMES
 participant games (drawn with seed 0; no cache) in this one process at the study's
 settings and prints the CPU ms per graded decision (replaying the game included). It

@@ -21,7 +21,7 @@ Run (the first about an hour on 2 cores: 100 rounds of 20 kills, 30 s each)::
     python benchmarks/random_kills.py --job calibrate --kills 20 --games 40 --rounds 100
     python benchmarks/random_kills.py --job all --kills 30 --games 100 --seed 1
 
-``tests/test_random_kills.py`` runs every job at a small size with a few kills
+``tests/integration/test_random_kills.py`` runs every job at a small size with a few kills
 (``make test``). Attempts are forked from this process (``--launch fork``, the default:
 no interpreter start-up, so the kills land in the work) or started as
 ``python -m nothanks`` (``--launch exec``, as a user would).
@@ -29,7 +29,6 @@ no interpreter start-up, so the kills land in the work) or started as
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import multiprocessing
 import os
@@ -43,6 +42,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from nothanks.processes import alive, descendants, end_orphans
 
 #: Columns that record when or how often something ran, not what it produced.
 VOLATILE = ("started_at", "finished_at", "runs", "code_version", "seconds", "trial")
@@ -199,44 +200,6 @@ class Attempt:
             os.kill(self.pid, signal.SIGKILL)
         self.wait(None)  # reaped: its pid no longer holds a lock
         return family
-
-
-def descendants(pid: int) -> list[int]:
-    """Processes below ``pid`` (read from /proc)."""
-    parents: dict[int, int] = {}
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            for line in status.read_text().splitlines():
-                if line.startswith("PPid:"):
-                    parents[int(status.parent.name)] = int(line.split()[1])
-                    break
-        except (OSError, ValueError):
-            continue
-    found, frontier = [], [pid]
-    while frontier:
-        parent = frontier.pop()
-        children = [p for p, pp in parents.items() if pp == parent]
-        found += children
-        frontier += children
-    return found
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a running (not zombie) process."""
-    try:
-        return "State:\tZ" not in Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return False
-
-
-def end_orphans(pids: list[int]) -> list[int]:
-    """The processes of ``pids`` still alive, each killed (a killed attempt's workers
-    that failed to exit by themselves; they would otherwise run on)."""
-    orphans = [pid for pid in pids if alive(pid)]
-    for pid in orphans:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    return orphans
 
 
 @dataclass

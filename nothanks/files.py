@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .processes import alive
+
 
 def atomic_write_bytes(data: bytes, path: Path) -> None:
     """Write ``data`` to ``path`` via a temporary file and an atomic rename."""
@@ -75,22 +77,6 @@ def umask() -> int:
     return mask
 
 
-def _process_alive(pid: int) -> bool:
-    """Whether process ``pid`` runs: exists and is not a zombie (a process that has
-    ended but whose parent has not yet collected it, e.g. a kernel just shut down)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # exists, owned by someone else
-        pass
-    try:  # Linux: the state letter follows the parenthesised command name
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:  # no /proc (or it vanished meanwhile): trust kill()
-        return True
-    return stat[stat.rindex(")") + 2:][:1] != "Z"
-
-
 @contextmanager
 def _folder_mutex(folder: Path) -> Iterator[None]:
     """Hold an exclusive ``flock`` on ``folder`` (briefly): every
@@ -138,7 +124,7 @@ def claim_lock(lock: Path, refuse: Callable[[str], Exception], *, wait: float = 
         with _folder_mutex(lock.parent):
             holder = _lock_holder(lock)
             if holder in (None, mine) or not (holder.isdigit()
-                                              and _process_alive(int(holder))):
+                                              and alive(int(holder))):
                 if holder != mine:  # free, or stale: its process is gone; claim it anew
                     _write_holder(lock, mine)
                 return lock

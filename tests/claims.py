@@ -8,7 +8,7 @@ claim's three numbers at the claim's precision: as written, or as a share printe
 percent (x 100). The tables a document may draw from are named in :data:`SOURCES`
 (globs; a document not named there may draw from any committed table). A stale number,
 one a rebuild changed in its table but not in the text, is then not found and
-``tests/test_claims.py`` fails, naming the file, line and claim.
+``tests/unit/test_claims.py`` fails, naming the file, line and claim.
 """
 from __future__ import annotations
 

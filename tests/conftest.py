@@ -9,7 +9,7 @@ from hypothesis import settings
 
 from nothanks.experiments import run_design
 
-from helpers import JAX_LAST, LONGEST_FIRST, TOM2_MINI
+from helpers import LONGEST_FIRST, TOM2_MINI
 
 settings.register_profile("ci", max_examples=60, deadline=None)
 settings.load_profile("ci")
@@ -17,10 +17,8 @@ settings.load_profile("ci")
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the files in ``helpers.LONGEST_FIRST`` order (``make test``'s balance of its two
-    processes), then the others as collected, then ``helpers.JAX_LAST``; a file's own tests
-    keep their order."""
+    processes), then the others as collected; a file's own tests keep their order."""
     rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
-    rank |= {name: len(LONGEST_FIRST) + 1 + i for i, name in enumerate(JAX_LAST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
 
 

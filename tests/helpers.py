@@ -31,9 +31,6 @@ LONGEST_FIRST = (
     "test_agent_conformance.py", "test_docs.py", "test_bad_input.py",
     "test_random_kills.py", "test_calibrate.py", "test_counter_noise.py",
 )
-#: Files whose tests run JAX in the test process: last, so that no test forks a process
-#: after JAX has started its threads in the same process (JAX warns: a fork may deadlock).
-JAX_LAST = ("test_selfplay_learner.py", "test_selfplay_train.py")
 
 #: Two games with a ToM2 focal: decisions, predictions and recalls all have rows.
 TOM2_MINI = Design(name="tom2-mini", seed=3, games=2,

@@ -16,7 +16,7 @@ draw per instance per blend). Its retrieval probability and the option's blended
 with temperature τ = σ·√2 unless given. An attribute with a mismatch function is scored over
 every instance; one without must match exactly. Identical (attributes, outcome) pairs are
 one instance with several references. These are pyibl's (5.2) definitions; a pyibl
-similarity ``s`` in [0, 1] is the mismatch ``s − 1`` here (tests/test_blending.py checks the
+similarity ``s`` in [0, 1] is the mismatch ``s − 1`` here (tests/unit/test_blending.py checks the
 agreement to 1e-9).
 
 :class:`BlendingLearner` chooses and learns as pyibl's ``Agent`` does (the clock advances by one

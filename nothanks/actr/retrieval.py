@@ -5,7 +5,7 @@
 (``_retrieve_exact``), the compiled kernel over a kept plan's candidates, or the NumPy path
 (always with records; and on the reference, ``nothanks.kernels.reference_mode``). All
 of them compute the same additions in the same order, so activations, winners and latencies
-are bit-identical (tested in ``tests/agreement/``).
+are bit-identical (tested in ``tests/integration/agreement/``).
 """
 from __future__ import annotations
 

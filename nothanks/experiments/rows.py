@@ -36,7 +36,7 @@ GAME_COLUMNS = (
 #: ``alphazero`` also the network's prior and every seat's value), and bayes-tom's
 #: posterior over opponent models stay in the in-memory GameRecord (and the step-through
 #: explorer); every other key an agent reports must land in a column (checked for every
-#: registered agent by tests/test_agent_conformance.py).
+#: registered agent by tests/integration/test_agent_conformance.py).
 INFO_NOT_LOGGED = frozenset({"iterations", "pass_value", "pass_visits", "take_value",
                              "take_visits", "opponent_models", "prior", "root_values"})
 
@@ -196,7 +196,7 @@ class LogRows:
 
         Built column by column (a game's decisions transposed at once, the rows of
         predictions and recalls gathered as tuples and transposed per game): the values and
-        types of appending row by row (tests/agreement/test_log_rows.py).
+        types of appending row by row (tests/integration/agreement/test_log_rows.py).
         """
         cond = self.design.conditions[plan.condition]
         roles = plan.roles

@@ -3,7 +3,7 @@
 Building a cognitive agent costs more than a game (it stores its ~2,000 instance
 chunks), so a worker keeps the agents of recent conditions and reuses them across
 chunks; this is safe because ``start()`` resets an agent completely (a game's result
-depends only on its position: tests/test_experiments_run.py checks it).
+depends only on its position: tests/integration/test_experiments_run.py checks it).
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Every hot path of a model game exists twice: the plain **reference** (Python and NumPy,
 close to the thesis's equations) and the compiled **engine** (this package's numba code,
 the memory's compiled retrieval, the ToM core, batched baseline games, the token memory's
-kept rows). Both give the same records bit for bit (tests/agreement/test_games.py).
+kept rows). Both give the same records bit for bit (tests/integration/agreement/test_games.py).
 
 - ``NOTHANKS_REFERENCE=1`` in a process's environment: nothing is compiled in that
   process (``compiling.jit`` leaves every function plain Python, the search's too).

@@ -15,7 +15,7 @@ call. It is the only compiled copy of the recursion, and two callers share it:
 
 The reference it must agree with, bit for bit (actions, latencies, failure counts,
 predictions), is the plain recursion ``ToMAgent._reason``
-(``nothanks/agents/cognitive/tom.py``; tests/agreement/test_tom.py).
+(``nothanks/agents/cognitive/tom.py``; tests/integration/agreement/test_tom.py).
 
 What ToM-k computes (thesis §3; docs/models.md): ToM0 retrieves the instance that best
 matches its state and does what it did (pass when no instance is above the threshold).

@@ -5,7 +5,7 @@ Games whose every seat is a ``random``, ``heuristic`` or ``always-pass`` agent (
 traces: they keep none) are played by :func:`nothanks.search.baseline_games.play` on the
 rules kernel, and their columns turned into the :class:`~nothanks.play.match.GameRecord` and
 :class:`~nothanks.play.match.DecisionRecord` values that :class:`~nothanks.play.match.Match` makes
-for the same seeds, equal field for field (tests/agreement/test_batch_engine.py), so
+for the same seeds, equal field for field (tests/integration/agreement/test_batch_engine.py), so
 every log table written from them is identical too.
 
 :func:`nothanks.play.runner.play_games` and a design run's workers take this path by

@@ -179,7 +179,7 @@ def play_trial(
       ``i = k*games + g`` of :func:`play_games` (``game_id`` ``i``, seed ``game_seed(seed,
       i)``, agents ``agent_seed(game seed, seat)``, seating ``seating(agents, i)``), and
       so trial ``k`` of a design with ``trial = games`` and the same seed (one table:
-      tests/test_utility_agent.py). Trials ``0, 1, ...`` of one ``seed`` are thus
+      tests/unit/test_utility_agent.py). Trials ``0, 1, ...`` of one ``seed`` are thus
       independent and reproducible, and a control trial given the same ``seed`` and
       ``trial`` plays the same deals.
     - Seating without ``rotate``: agent ``i`` always sits at seat ``i``.

@@ -6,7 +6,7 @@ are functions of committed tables only (``figures/tables/*.csv``, ``data/placebo
 ``data/calibration/``, the study's ``tables/instance_sets.csv``): :func:`rendered`
 makes them from those tables as ``make figures`` and ``make studies`` would. So a text
 edit that changes a number, or a table rebuilt without its text, differs from the render;
-``tests/test_claims.py`` checks that the committed files equal it. To write them::
+``tests/unit/test_claims.py`` checks that the committed files equal it. To write them::
 
     python -m nothanks.report.rendered          # rewrite the four texts
     python -m nothanks.report.rendered --check  # exit 1 if a committed text differs

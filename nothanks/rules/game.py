@@ -43,7 +43,7 @@ def deal(variant: Variant, seed: int | None) -> tuple[tuple[int, ...], tuple[int
     Fisher-Yates swaps of CPython's ``shuffle``, each index drawn by rejection from
     ``getrandbits`` like its ``_randbelow``), with the loop written out here: the same
     order from the same random numbers, without a method call per card
-    (tests/agreement/test_engine.py compares the two on many seeds and decks).
+    (tests/integration/agreement/test_engine.py compares the two on many seeds and decks).
     """
     rng = seeded(seed)
     deck = list(range(variant.low_card, variant.high_card + 1))

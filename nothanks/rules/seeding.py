@@ -44,7 +44,7 @@ _seed_state = random.Random.__mro__[1].seed
 
 def reseed(rng: random.Random, seed: int | None) -> None:
     """Put ``rng`` in exactly the state of ``random.Random(seed)`` (``getstate()`` equal;
-    tests/agreement/test_engine.py checks it)."""
+    tests/integration/agreement/test_engine.py checks it)."""
     if type(seed) is int:
         _seed_state(rng, seed)
         rng.gauss_next = None
@@ -189,7 +189,7 @@ def derive_seeds(entropies: Sequence[Sequence[int]]) -> list[int]:
     The same 63-bit seeds as :func:`game_seed` and :func:`agent_seed` (their entropy is
     ``[root, index]`` and ``[seed, 1 + seat]``): NumPy's SeedSequence hashing, replayed
     on ``uint32`` arrays (whose arithmetic wraps like its C code), one array operation per
-    step for a whole batch (tests/agreement/test_engine.py checks every value; the cost
+    step for a whole batch (tests/integration/agreement/test_engine.py checks every value; the cost
     per seed: docs/benchmarks.md).
     """
     seeds = [0] * len(entropies)

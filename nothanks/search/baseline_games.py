@@ -14,7 +14,7 @@ every decision into columns, with the same randomness as the Python engine:
   where it holds tokens (:func:`mt_random`: CPython's ``genrand_res53``).
 
 ``nothanks.play.batch`` turns the columns into the Python engine's records;
-tests/agreement/test_batch_engine.py checks the generator against ``random.Random`` and
+tests/integration/agreement/test_batch_engine.py checks the generator against ``random.Random`` and
 whole games against :class:`~nothanks.play.match.Match`.
 
 Kinds of player (``kinds[g, seat]``), each taking when out of tokens:

@@ -3,7 +3,7 @@
 The search plays tens of thousands of moves per decision, far more than the
 object-based :class:`nothanks.rules.Game` can afford; this module holds the same rules
 in one flat ``int64`` array and plain functions that numba compiles. A property test
-(``tests/test_search_rules.py``) plays the same actions through both and checks that
+(``tests/unit/test_search_rules.py``) plays the same actions through both and checks that
 they agree on every state, score and rank.
 
 State layout (``HEADER`` fields, then three blocks):

@@ -459,7 +459,7 @@ class ToMAgent(Agent):
         """Without a trace and an opponent model: ToM0 by one retrieval
         (:meth:`_decide_tom0`), ToM-k (k >= 1) by the compiled core (``tom_kernel``) where
         it applies; else the reference recursion (:meth:`_reason`). The same outcome
-        either way (tests/agreement/test_tom.py)."""
+        either way (tests/integration/agreement/test_tom.py)."""
         if self._tom0_only and not self.traces:
             action = self._decide_tom0(view)
             if action is not None:

@@ -9,7 +9,7 @@ one call, for every order k >= 1: the same projections in the same order, each T
 retrieval the same additions as the memory's compiled path (``kernel.activations``) and
 NumPy's first-best argmax, and the latencies summed in the same order, so actions,
 latencies, failure counts and predictions are bit for bit the Python path's
-(tests/agreement/test_tom.py). A ToM0 model's decision is the core's retrieval without
+(tests/integration/agreement/test_tom.py). A ToM0 model's decision is the core's retrieval without
 the recursion's set-up (``tom_core.decide_tom0``: its state as four table rows, no
 packed array).
 
@@ -39,7 +39,7 @@ _loaded = False
 
 # the score table's first rows, as the compiled core reads them: each instance's action
 # (1.0: take), then the categories' scores (``tom_core.TAKES_ROW``, ``CATEGORY_ROW``;
-# tests/agreement/test_tom.py checks they agree)
+# tests/integration/agreement/test_tom.py checks they agree)
 TAKES_ROW = 0
 CATEGORY_ROW = 1
 N_CATEGORIES = len(CATEGORY_NAMES)

@@ -20,7 +20,7 @@ Each iteration:
    the play checkpoint ``alphazero.npz`` and ``curve.csv``.
 
 Rerunning the same command on the same folder resumes from the checkpoint and computes
-exactly what an uninterrupted run computes (tests/test_selfplay_train.py kills a run
+exactly what an uninterrupted run computes (tests/integration/test_selfplay_train.py kills a run
 with SIGKILL and compares). Everything but the wall-clock ``seconds`` is deterministic.
 """
 from __future__ import annotations
