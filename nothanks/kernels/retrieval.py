@@ -82,7 +82,7 @@ def first_best(values, scratch):
 
 
 @jit
-def draw(key1, key2, first, i, scale):
+def _draw(key1, key2, first, i, scale):
     """Chunk ``i``'s noise: the stream's value at ``first + i`` times ``scale`` (scalars
     only: a compiled call passing arrays pays for their reference counts)."""
     return scale * ln_of(odds_at(key1, key2, first + np.uint64(i)))
@@ -155,7 +155,7 @@ def lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty, 
         return _eager(base, by_category, by_card, on_card, owned, penalty, noise, key1, key2,
                       first, scale, det)
     top_index = best
-    activation = (base[best] + draw(key1, key2, first, best, scale)) + (
+    activation = (base[best] + _draw(key1, key2, first, best, scale)) + (
         ((by_category[best] + by_card[best]) + on_card[best]) + owned[best]) * penalty
     margin = rounding_margin(base_extent, top, scale)
     reach = scale * MAX_LN_ODDS + margin
@@ -215,7 +215,7 @@ def windowed_best(indices, summed, cutoff, margin, base, base_extent, by_categor
         return lazy_best(base, base_extent, by_category, by_card, on_card, owned, penalty,
                          noise, key1, key2, first, scale, det)
     best = np.int64(indices[0])
-    activation = (base[best] + draw(key1, key2, first, best, scale)) + summed[0] * penalty
+    activation = (base[best] + _draw(key1, key2, first, best, scale)) + summed[0] * penalty
     reach = scale * MAX_LN_ODDS + margin
     for w in range(1, size):
         i = np.int64(indices[w])

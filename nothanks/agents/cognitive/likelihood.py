@@ -81,9 +81,7 @@ class _FreshNoise:
 
     def __exit__(self, *exc) -> None:
         agent = self.agent
-        # the memories taken anew: the token memory forgets the noise its recalls drew
-        # (``TokenMemory.memory``), which the restored state may no longer hold
-        for memory, saved in zip(_memories(agent), self.saved, strict=True):
+        for memory, saved in zip(self.memories, self.saved, strict=True):
             memory.set_random_state(saved)
         del agent.token_memory.history[self.history:]
         agent.restore_report(self.report)

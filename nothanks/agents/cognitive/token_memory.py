@@ -77,25 +77,6 @@ _GRID_NUMERATOR = 1 << 21
 _GRID_INDEX = 1 << 16  # (a grid of at most 2^17 strengths, 1 MB)
 
 
-#: No stream positions (``kernels.tokens.recall`` reads the memory's noise), and no
-#: noise (it draws from the stream).
-_NO_STREAM = (np.uint64(0), np.uint64(0), np.uint64(0), 0.0)
-_NOT_DRAWN = np.empty(0)
-
-
-_recall: list = []  # nothanks.kernels.tokens.recall, once imported
-
-
-def _recall_kernel():
-    """``nothanks.kernels.tokens.recall``, imported on first use (with numba, as the
-    memory's kernels are)."""
-    if not _recall:
-        from ...kernels.tokens import recall
-
-        _recall.append(recall)
-    return _recall[0]
-
-
 def _rows_recallable(parameters: Parameters) -> bool:
     """Whether a memory with ``parameters`` retrieves as the kept rows recall: per-time
     noise (s > 0) and full base-level learning."""
@@ -173,8 +154,7 @@ class TokenMemory:
                  "_time_of", "_grid_of", "_times", "_last_time", "_last_grid",
                  "_step", "_index_at", "_index", "_grid", "_grid_decay", "_latest",
                  "_strengths", "_strength_of", "_strengths_at", "_strengths_count",
-                 "_strengths_decay", "_penalty", "_offset", "_fast_parameters", "_stream",
-                 "_noise_at", "_noise_rows", "_noise_parameters")
+                 "_strengths_decay", "_penalty", "_offset", "_fast_parameters")
 
     def __init__(self, memory: DeclarativeMemory, *, leaf_penalty: float,
                  record: bool = False, merge: bool = False) -> None:
@@ -233,22 +213,12 @@ class TokenMemory:
         # the memory's parameters when last seen allowing recalls from the kept rows
         # (None: they do not, or not seen yet)
         self._fast_parameters: Parameters | None = None
-        # the stream positions this token memory reserved as the memory's per-time noise
-        # of its first _noise_rows rows at time _noise_at with _noise_parameters (key1,
-        # key2, first, s; forgotten when the memory is handed out: :attr:`memory`)
-        self._stream = _NO_STREAM
-        self._noise_at = math.nan
-        self._noise_rows = 0
-        self._noise_parameters: Parameters | None = None
 
     @property
     def memory(self) -> DeclarativeMemory:
-        """The declarative memory, holding every chunk stored so far. Whoever takes it
-        may move its random state (``set_random_state``), so the noise the kept rows'
-        recall drew at this time is forgotten: the next recall reads the memory's."""
+        """The declarative memory, holding every chunk stored so far."""
         if self._synced != self._count:
             self._sync()
-        self._noise_at = math.nan
         return self._memory
 
     @property
@@ -364,19 +334,8 @@ class TokenMemory:
             self.history.append(recall)
             return recall
         count = self._count
-        stream = _NO_STREAM
         if noise is None or len(noise) < count:  # not drawn for every row at this time
-            reserved = (memory.reserve_per_time_noise(count)
-                        if parameters.noise_stream == "counter" else None)
-            if reserved is not None:  # reserved now: the kernel draws the rows it reads
-                noise, stream = _NOT_DRAWN, reserved
-                self._noise_at, self._noise_rows, self._noise_parameters, self._stream = (
-                    now, count, parameters, reserved)
-            elif (noise is None and now == self._noise_at and count <= self._noise_rows
-                  and parameters is self._noise_parameters):
-                noise, stream = _NOT_DRAWN, self._stream  # reserved by this token memory
-            else:  # drawn (or reserved) by the memory itself
-                noise = memory.per_time_noise(count)
+            noise = memory.per_time_noise(count)
         if (now != self._strengths_at or count != self._strengths_count
                 or decay != self._strengths_decay):
             self._log_strengths(now, decay)
@@ -387,8 +346,8 @@ class TokenMemory:
             offset = -penalty
             offset = float(real_number("offset", offset)) if offset else 0.0
             self._penalty, self._offset = penalty, offset
-        update, activation, root, root_activation = _recall_kernel()(
-            self._strengths, self._strength_of, kept[0], kept[1], noise, *stream, offset, tau)
+        update, activation, root, root_activation = compiled.recall_best(
+            self._strengths, self._strength_of, kept[0], kept[1], noise, offset, tau)
         if root < 0:  # the leaf is recalled
             tokens = self._tokens_of[update]
             if type(tokens) is not int:
