@@ -20,7 +20,11 @@ import time
 from pathlib import Path
 
 from nothanks.agents import make_agent
-from nothanks.play.runner import game_seed, play_game, play_games
+
+try:
+    from nothanks.play.runner import game_seed, play_game, play_games
+except ImportError:  # before issue 45 moved it (compare.py runs this on 685ee07 and older)
+    from nothanks.runner import game_seed, play_game, play_games  # type: ignore[no-redef]
 
 TARGET_TOM2_GAME_MS = 50.0
 TARGET_TABLE7_S = 60.0

@@ -60,7 +60,10 @@ def _play_games():
     try:
         from nothanks import play_games  # type: ignore[attr-defined]
     except ImportError:
-        from nothanks.play.runner import play_games
+        try:
+            from nothanks.play.runner import play_games
+        except ImportError:  # before issue 45 moved it (685ee07 and older)
+            from nothanks.runner import play_games  # type: ignore[no-redef]
     return play_games
 
 
@@ -303,7 +306,7 @@ def _random_records(batch: bool) -> Callable[[bool], dict]:
     """Games per CPU second of ``play_games`` for four random agents, decision records
     made, on the batch path or (``batch=False``) one Match per game."""
     def measure(quick: bool) -> dict:
-        from nothanks.play.runner import play_games
+        play_games = _play_games()
 
         def play(games: int, seed: int) -> None:
             for _ in play_games(["random"] * 4, games, seed, record=True, batch=batch):

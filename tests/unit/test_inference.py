@@ -107,6 +107,27 @@ def test_sampling_a_models_choice_leaves_its_game_undisturbed():
     pd.testing.assert_frame_equal(plain[1], with_samples[1])
 
 
+def test_sampling_after_a_decision_leaves_the_next_recall_at_that_time_undisturbed():
+    """A model that decided, was sampled with fresh noise and decides again at the same
+    model time recalls what it recalled the first time (its token memory's noise drawn at
+    that time comes back with the restored random state)."""
+    def recalls(sample: bool):
+        match = Match([make_agent("tom2"), "tom0", "tom0", "tom0"], SMALL, seed=3)
+        rng = np.random.default_rng(0)
+        out = []
+        while not match.over:
+            if match.to_move == 0:
+                agent, view = match.agents[0], match.game.view(0)
+                agent.decide(view)
+                if sample:
+                    sample_decisions(agent, view, 3, rng)
+                agent.decide(view)
+                out.append([tuple(r) for r in agent.token_memory.history[-3:]])
+            match.step()
+        return out
+    assert recalls(True) == recalls(False)
+
+
 @pytest.fixture(scope="module")
 def mini_log(tmp_path_factory):
     out = tmp_path_factory.mktemp("players")
