@@ -438,4 +438,5 @@ def test_a_conv_run_resumes_exactly_plays_and_keeps_its_trunk(tmp_path, capsys):
     assert pd.read_csv(straight / "curve.csv")["first_vs_random"].notna().sum() == 1
     capsys.readouterr()
     assert main(_command(stopped, 3, "--jobs", "1")) == 2
-    assert "--trunk: the run has 'conv', this command gives None" in capsys.readouterr().err
+    assert ("--trunk: the run has 'conv', this command gives none (an MLP run)"
+            in capsys.readouterr().err)
