@@ -91,3 +91,60 @@ class CountingLearner(RandomAgent):
         return {"learning": {"finished": self.finished,
                              "counts": {"finished": self.finished, "left": 9 - self.finished}}}
 
+
+def random_state(players: int, rng):
+    """A search state after a random number of random moves of a new game (``rng``: a
+    numpy Generator)."""
+    from nothanks.search import kernel as k
+    from nothanks.search.selfplay import deal_state
+    s = deal_state(Variant(players=players), rng)
+    for _ in range(int(rng.integers(0, 80))):
+        if s[k.HEADER + s[k.TO_MOVE]] == 0 or rng.random() < 0.3:
+            k.apply_take(s)
+            if s[k.OVER]:
+                return deal_state(Variant(players=players), rng)
+            k.reveal(s, int(rng.integers(s[k.POOL])))
+        else:
+            k.apply_pass(s)
+    return s
+
+
+def random_weights(config, seed: int) -> dict:
+    """Weights of a :class:`~nothanks.search.network.NetworkConfig` with every entry
+    random: heads large enough that p_take and the values spread, and batch
+    normalization's statistics far from (0, 1)."""
+    import numpy as np
+
+    from nothanks.search.network import init_weights
+    rng = np.random.default_rng(seed)
+    weights = init_weights(config, seed)
+    for name, value in weights.items():
+        if name.endswith("_var"):
+            weights[name] = rng.uniform(0.2, 3.0, value.shape).astype(np.float32)
+        elif name.endswith("_scale"):
+            weights[name] = rng.uniform(0.5, 2.0, value.shape).astype(np.float32)
+        else:  # weights: unit variance of each output; biases, shifts, means: 0.5
+            fan_in = max(1, int(np.prod(value.shape[:-1])) if name == "w_conv"
+                         else (value.shape[-2] if value.ndim > 1 else 1))
+            spread = 1.5 / np.sqrt(fan_in) if name.startswith("w_") else 0.5
+            weights[name] = rng.normal(0.0, spread, value.shape).astype(np.float32)
+    return weights
+
+
+def compiled_forward(net, s) -> tuple:
+    """p_take and the values (rotated to the mover) of a
+    :class:`~nothanks.search.network.Network` at search state ``s`` by the search's
+    compiled forward pass."""
+    import numpy as np
+
+    from nothanks.search import kernel as k
+    from nothanks.search.puct import evaluate_state
+    config = net.config
+    n = config.players
+    seat_values = np.zeros(n)
+    p = evaluate_state(s, config.low_card, config.tokens == "hidden", net.kernel_arrays(),
+                       np.zeros(config.features, np.float32),
+                       np.zeros(config.hidden, np.float32),
+                       np.zeros(config.hidden, np.float32), np.zeros(n, np.float32),
+                       seat_values)
+    return p, np.roll(seat_values, -int(s[k.TO_MOVE]))

@@ -63,6 +63,20 @@ def configure(parser: argparse.ArgumentParser) -> Runner:
                        help=f"units per hidden layer (default {d['hidden']})")
     group.add_argument("--layers", type=checks.count(16), default=d["layers"],
                        help=f"hidden layers (default {d['layers']})")
+    group.add_argument("--trunk", choices=("mlp", "conv"), default=d["trunk"],
+                       help="the network's trunk: fully connected layers on the encoding "
+                            "(mlp), or seed 004's convolution along each seat's cards plus "
+                            "a dense table branch, with batch normalization, before them "
+                            f"(conv; default {d['trunk']}; docs/alphazero.md, \"Network\")")
+    group.add_argument("--conv-channels", type=checks.count(256), default=d["conv_channels"],
+                       help=f"conv trunk: channels of the convolution (default "
+                            f"{d['conv_channels']})")
+    group.add_argument("--conv-kernel", type=checks.count(33), default=d["conv_kernel"],
+                       help=f"conv trunk: the convolution's width in cards, odd (default "
+                            f"{d['conv_kernel']})")
+    group.add_argument("--table-units", type=checks.count(4096), default=d["table_units"],
+                       help=f"conv trunk: units of the table branch (default "
+                            f"{d['table_units']})")
     group.add_argument("--learning-rate", type=checks.positive_float,
                        default=d["learning_rate"],
                        help=f"Adam(W) learning rate (default {d['learning_rate']:g})")

@@ -58,34 +58,89 @@ def rank_rewards(scores: Sequence[int]) -> np.ndarray:
 
 
 @jit
-def forward(x, weights, h, g, values):
-    """One forward pass of the network on features ``x`` laid out as
-    :func:`~nothanks.search.encoding.encode_into` writes them (each seat's token count
-    repeated across its grid row); writes the rotated values into ``values`` and returns
-    p_take. ``weights``: :meth:`Network.kernel_arrays`; ``h``, ``g``: scratch of the
-    trunk's width."""
-    w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value, w_tokens = weights
+def conv_first_layer(x, w_in, b_in, w_conv, b_conv, w_table, b_table, n, h):
+    """The conv trunk's first layer before its ReLU, into ``h``: the convolution along
+    each seat row's cards (zero-padded) and the table layer, both with batch
+    normalization folded in (``w_conv [kernel, 2, channels]``, ``b_conv``, ``w_table``,
+    ``b_table``), each through ReLU, then ``w_in``, ``b_in`` (rows: seat, card, channel,
+    then the table units); ``n`` seats."""
     width = b_in.shape[0]
-    n = w_tokens.shape[0]
+    kernel, channels = w_conv.shape[0], w_conv.shape[2]
+    units = b_table.shape[0]
     cards = (x.shape[0] - 3) // (2 * n + 1)
+    pad = kernel // 2
     for j in range(width):
         h[j] = b_in[j]
-    for seat in range(n):  # the grid: held cards (0 or 1), and the token count once
+    z = np.empty(channels)
+    for seat in range(n):
         row = 2 * seat * cards
         for c in range(cards):
-            if x[row + 2 * c] != 0.0:
-                xi = x[row + 2 * c]
-                for j in range(width):
-                    h[j] += xi * w_in[row + 2 * c, j]
-        tokens = x[row + 1]
-        if tokens != 0.0:
-            for j in range(width):
-                h[j] += tokens * w_tokens[seat, j]
-    for i in range(2 * n * cards, x.shape[0]):  # the table vector
+            for o in range(channels):
+                z[o] = b_conv[o]
+            for d in range(kernel):
+                column = c + d - pad
+                if 0 <= column < cards:
+                    held = x[row + 2 * column]
+                    tokens = x[row + 2 * column + 1]
+                    for o in range(channels):
+                        z[o] += held * w_conv[d, 0, o] + tokens * w_conv[d, 1, o]
+            base = (seat * cards + c) * channels
+            for o in range(channels):
+                if z[o] > 0.0:
+                    zo = z[o]
+                    for j in range(width):
+                        h[j] += zo * w_in[base + o, j]
+    table = 2 * n * cards
+    t = np.empty(units)
+    for u in range(units):
+        t[u] = b_table[u]
+    for i in range(table, x.shape[0]):
         xi = x[i]
         if xi != 0.0:
+            for u in range(units):
+                t[u] += xi * w_table[i - table, u]
+    base = n * cards * channels
+    for u in range(units):
+        if t[u] > 0.0:
+            tu = t[u]
             for j in range(width):
-                h[j] += xi * w_in[i, j]
+                h[j] += tu * w_in[base + u, j]
+
+
+@jit
+def forward(x, weights, h, g, values):
+    """One forward pass of the network on features ``x`` laid out as
+    :func:`~nothanks.search.encoding.encode_into` writes them (for the MLP trunk, each
+    seat's token count repeated across its grid row); writes the rotated values into
+    ``values`` and returns p_take. ``weights``: :meth:`Network.kernel_arrays` (an empty
+    convolution means the MLP trunk); ``h``, ``g``: scratch of the trunk's width."""
+    (w_in, b_in, w_hidden, b_hidden, w_policy, b_policy, w_value, b_value, w_tokens,
+     w_conv, b_conv, w_table, b_table) = weights
+    width = b_in.shape[0]
+    if w_conv.shape[0] > 0:
+        conv_first_layer(x, w_in, b_in, w_conv, b_conv, w_table, b_table, values.shape[0],
+                         h)
+    else:
+        n = w_tokens.shape[0]
+        cards = (x.shape[0] - 3) // (2 * n + 1)
+        for j in range(width):
+            h[j] = b_in[j]
+        for seat in range(n):  # the grid: held cards (0 or 1), and the token count once
+            row = 2 * seat * cards
+            for c in range(cards):
+                if x[row + 2 * c] != 0.0:
+                    xi = x[row + 2 * c]
+                    for j in range(width):
+                        h[j] += xi * w_in[row + 2 * c, j]
+            tokens = x[row + 1]
+            if tokens != 0.0:
+                for j in range(width):
+                    h[j] += tokens * w_tokens[seat, j]
+        for i in range(2 * n * cards, x.shape[0]):  # the table vector
+            xi = x[i]
+            if xi != 0.0:
+                for j in range(width):
+                    h[j] += xi * w_in[i, j]
     for j in range(width):
         h[j] = max(h[j], 0.0)
     for layer in range(w_hidden.shape[0]):
@@ -140,7 +195,8 @@ def run_simulations(state, sims, c_puct, root_prior, low_card, hidden, weights, 
     take_child = np.full((capacity, state[WIDTH]), -1, dtype=np.int64)
     path_node = np.zeros(capacity + 1, dtype=np.int64)
     path_take = np.zeros(capacity + 1, dtype=np.bool_)
-    x = np.zeros(weights[0].shape[0], dtype=np.float32)
+    cards = state[WIDTH] - 2 - low_card + 1
+    x = np.zeros(2 * n * cards + cards + 3, dtype=np.float32)
     h = np.zeros(weights[1].shape[0], dtype=np.float32)
     g = np.zeros(weights[1].shape[0], dtype=np.float32)
     rotated = np.zeros(players, dtype=np.float32)

@@ -102,3 +102,65 @@ def test_the_package_imports_no_jax():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "[]"
+
+
+def conv_config(players: int) -> NetworkConfig:
+    """A small conv-trunk network (seed 004's), kernel and channels varying by seats."""
+    return NetworkConfig(players=players, hidden=16, layers=1 + players % 2, trunk="conv",
+                         conv_channels=2 + players % 3, conv_kernel=(3, 5)[players % 2],
+                         table_units=6, tokens=("public", "hidden")[players % 2])
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
+def test_the_conv_forward_passes_agree_jax_numpy_and_compiled(learner_type, players):
+    """The three forward passes of the conv trunk (the learner's in JAX, the numpy
+    network's with batch normalization folded, the search's compiled one) on random
+    weights and statistics and random positions; again after training steps, which
+    move the running statistics."""
+    from nothanks.search.encoding import encode
+
+    from helpers import compiled_forward, random_state, random_weights
+    config = conv_config(players)
+    learner = learner_type(config, seed=players, learning_rate=RATE)
+    state = learner.state()
+    state.update({f"weight/{name}": value
+                  for name, value in random_weights(config, players).items()})
+    learner.load_state(state)
+    rng = np.random.default_rng(players)
+    states = [random_state(players, rng) for _ in range(8)]
+    x = np.stack([encode(s, config.tokens) for s in states])
+    for trained in (False, True):
+        net = Network(learner.weights, config)
+        p, v = learner.evaluate(x)
+        q, w = net.evaluate(x)
+        assert np.allclose(p, q, atol=1e-5) and np.allclose(v, w, atol=1e-5)
+        assert p.std() > 1e-3 and v.std() > 1e-3  # outputs that differ between positions
+        for row, s in enumerate(states):
+            r, rotated = compiled_forward(net, s)
+            assert r == pytest.approx(float(q[row]), abs=1e-5)
+            assert np.allclose(rotated, w[row], atol=1e-5)
+        if not trained:
+            before = learner.weights
+            outcome = rng.uniform(-1, 1, (len(x), players)).astype(np.float32)
+            for _ in range(3):
+                learner.step(x, rng.uniform(0, 1, len(x)).astype(np.float32), outcome)
+            after = learner.weights
+            for name in ("bn_conv_mean", "bn_conv_var", "bn_table_mean", "w_conv"):
+                assert not np.allclose(after[name], before[name]), name
+
+
+def test_a_restored_conv_learner_takes_the_same_steps_bit_for_bit(learner_type, batch):
+    features, policy, outcome = batch  # 4 players
+    config = conv_config(4)
+    straight = learner_type(config, seed=2, learning_rate=RATE)
+    stopped = learner_type(config, seed=2, learning_rate=RATE)
+    for _ in range(2):
+        straight.step(features, policy, outcome)
+        stopped.step(features, policy, outcome)
+    resumed = learner_type(config, seed=99, learning_rate=RATE)
+    resumed.load_state({k: np.array(v) for k, v in stopped.state().items()})
+    for learner in (straight, resumed):
+        learner.step(features[::-1], policy[::-1], outcome[::-1])
+    for name, value in straight.weights.items():
+        assert np.array_equal(resumed.weights[name], value), name
+    assert straight.loss(features, policy, outcome) == resumed.loss(features, policy, outcome)

@@ -417,3 +417,26 @@ def test_a_bad_league_or_panel_is_one_line_before_any_work(tmp_path, capsys, opt
     err = capsys.readouterr().err.strip()
     assert says in err and len(err.splitlines()) == 1, err
     assert not out.exists()
+
+
+def test_a_conv_run_resumes_exactly_plays_and_keeps_its_trunk(tmp_path, capsys):
+    """``--trunk conv``: stopped after one iteration and resumed, it computes what a run
+    that never stopped does (batch normalization's running statistics included); its
+    play checkpoint is a conv network the agent evaluates; a resume as an MLP is
+    refused, naming ``--trunk``."""
+    from nothanks.search.network import load_checkpoint
+    conv = ["--trunk", "conv", "--conv-channels", "2", "--table-units", "4", "--jobs", "1"]
+    straight, stopped = tmp_path / "straight", tmp_path / "stopped"
+    assert main(_command(straight, 2, *conv)) == 0
+    assert main(_command(stopped, 1, *conv)) == 0
+    assert main(_command(stopped, 2, *conv)) == 0
+    _assert_same(_state(stopped), _state(straight))
+    weights, config, meta = load_checkpoint(straight / PLAY_FILE)
+    assert (config.trunk, config.conv_channels, config.table_units) == ("conv", 2, 4)
+    assert meta["settings"]["trunk"] == "conv" and "bn_conv_mean" in weights
+    assert not np.array_equal(weights["bn_conv_mean"], np.zeros(2))  # trained statistics
+    assert pd.read_csv(straight / "curve.csv")["first_vs_random"].notna().sum() == 1
+    capsys.readouterr()
+    assert main(_command(stopped, 3, "--jobs", "1")) == 2
+    assert ("--trunk: the run has 'conv', this command gives none (an MLP run)"
+            in capsys.readouterr().err)

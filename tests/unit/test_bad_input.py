@@ -471,6 +471,16 @@ def test_a_batch_larger_than_the_buffer_is_refused(tmp_path, capsys):
     assert not (tmp_path / "t").exists()
 
 
+def test_conv_options_without_the_conv_trunk_are_refused(tmp_path, capsys):
+    one_line_error(capsys, ["train", "--conv-channels", "4", "--iterations", "1", "--out",
+                            str(tmp_path / "t")],
+                   "conv_channels=4 apply only to trunk='conv'")
+    one_line_error(capsys, ["train", "--trunk", "conv", "--conv-kernel", "4",
+                            "--iterations", "1", "--out", str(tmp_path / "t")],
+                   "conv_kernel=4 is invalid; valid: an odd number of cards from 1 to 33")
+    assert not (tmp_path / "t").exists()
+
+
 @pytest.mark.parametrize("content", [b"garbage\n", bytes(range(256)) * 8])
 def test_a_garbage_checkpoint_is_one_line_before_any_work(tmp_path, capsys, monkeypatch,
                                                           content):

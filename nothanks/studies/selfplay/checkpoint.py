@@ -29,6 +29,7 @@ import numpy as np
 
 from ...files import atomic_write_bytes, read_npz
 from . import TrainError
+from .settings import CONV_SETTINGS
 
 #: The training state in a run's folder.
 STATE_FILE = "training.npz"
@@ -126,8 +127,13 @@ def check_settings(saved: Mapping[str, object], given: Mapping[str, object],
     differ = [name for name in names if saved.get(name) != given.get(name)]
     if not differ:
         return
-    shown = "; ".join(f"{option(n)}: the run has {saved.get(n)!r}, this command gives "
-                      f"{given.get(n)!r}" for n in differ)
+    def value(settings: Mapping[str, object], name: str) -> str:
+        if name in settings:
+            return repr(settings[name])
+        return "none (an MLP run)" if name in CONV_SETTINGS else "none"
+
+    shown = "; ".join(f"{option(n)}: the run has {value(saved, n)}, this command gives "
+                      f"{value(given, n)}" for n in differ)
     same = " ".join(f"{option(n)} {saved[n]}" for n in differ if n in saved)
     raise CheckpointError(
         f"{Path(folder) / STATE_FILE} was made with other settings ({shown}); to resume it, "
@@ -153,4 +159,4 @@ def check_play_size(config) -> None:
         raise CheckpointError(f"a network of {config.hidden} units x {config.layers} layers "
                               f"for {config.players} players takes {size:,} bytes, above the "
                               f"play checkpoint's limit of {MAX_PLAY_BYTES:,}: give a smaller "
-                              "--hidden or --layers")
+                              "--hidden or --layers (conv trunk: or --conv-channels)")

@@ -28,6 +28,10 @@ class TrainSettings:
     tokens: str = "public"
     hidden: int = 128
     layers: int = 2
+    trunk: str = "mlp"  # the network's trunk (search/network.py): mlp or conv
+    conv_channels: int = 8  # conv trunk only: the convolution's channels,
+    conv_kernel: int = 3  # its width in cards,
+    table_units: int = 32  # and the table branch's units
     learning_rate: float = 1e-3
     eval_every: int = 5
     eval_deals: int = 10
@@ -69,13 +73,26 @@ class TrainSettings:
             raise TrainError(str(exc)) from None
 
     def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """The settings by name, as recorded in a run's checkpoints: an MLP run's without
+        the conv trunk's (``trunk``, ``conv_*``, ``table_units``), so that runs made
+        before the conv trunk existed resume and their files keep their bits."""
+        values = dataclasses.asdict(self)
+        if self.trunk == "mlp":
+            for name in CONV_SETTINGS:
+                del values[name]
+        return values
 
     def network_config(self):
         """The :class:`nothanks.search.network.NetworkConfig` of these settings."""
         from ...search.network import NetworkConfig
         return NetworkConfig(players=self.players, hidden=self.hidden, layers=self.layers,
-                             tokens=self.tokens)
+                             tokens=self.tokens, trunk=self.trunk,
+                             conv_channels=self.conv_channels, conv_kernel=self.conv_kernel,
+                             table_units=self.table_units)
+
+
+#: The settings of the conv trunk, absent from an MLP run's records.
+CONV_SETTINGS = ("trunk", "conv_channels", "conv_kernel", "table_units")
 
 
 def check_budget(iterations: int | None, hours: float | None) -> None:
