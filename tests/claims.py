@@ -85,7 +85,7 @@ def committed_tables(root: Path = ROOT) -> dict[str, np.ndarray]:
             continue
         try:
             frame = pd.read_csv(root / name, low_memory=False)
-        except pd.errors.ParserError:  # an instance set (a commented list), not a table
+        except (pd.errors.ParserError, pd.errors.EmptyDataError):  # a list, or empty
             continue
         numeric = frame.apply(pd.to_numeric, errors="coerce").to_numpy(float)
         if numeric.size and np.isfinite(numeric).any():
