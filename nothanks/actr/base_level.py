@@ -35,18 +35,22 @@ class BaseLevels:
     the time, the chunks or the references change.
 
     ``decay`` (d), ``optimized_learning`` and ``learning`` (base-level learning on) are
-    checked by the memory that sets them; whoever sets one calls :meth:`forget`.
+    checked by the memory that sets them; whoever sets one calls :meth:`forget`. A
+    reference's strength is ``(t − t_j)^(−d)``; with ``root_at_half`` it is
+    ``1/√(t − t_j)`` at d = 0.5 (the instance memory's shortcut: up to an ulp from the
+    power), and d = 0 counts every reference not dropped as 1.
     ``undefined`` says whether the last array :meth:`at` gave may hold an infinite entry:
     a learned chunk referenced at that very time, whose retrieval raises
     :class:`CurrentTimeReferenceError` (:meth:`raise_current_time_reference`).
     """
 
     __slots__ = ("_base", "_key", "_log_strengths", "_log_strengths_key", "decay",
-                 "learning", "optimized_learning", "store", "undefined")
+                 "learning", "optimized_learning", "root_at_half", "store", "undefined")
 
     def __init__(self, store: ChunkStore, *, decay: float, optimized_learning: bool,
-                 learning: bool):
+                 learning: bool, root_at_half: bool = False):
         self.store = store
+        self.root_at_half = root_at_half
         self.decay = decay
         self.optimized_learning = optimized_learning
         self.learning = learning
@@ -96,9 +100,8 @@ class BaseLevels:
         if self.optimized_learning:
             lifetime = t - store.created.view()
             return np.log(store.reference_count.view() / (1.0 - d)) - d * np.log(lifetime)
-        ages = t - store.time_values.view()
-        strengths = np.power(ages, -d, out=ages)  # one per distinct reference time
-        compiled = _kernel_module.kernels()
+        strengths = self._strengths(t)  # one per distinct reference time
+        compiled = None if store.dropped else _kernel_module.kernels()
         if compiled is not None and not store.deep_nodes:
             # every chunk has one reference: its sum is 0.0 + its strength, the strength
             return log_in_place(strengths)[store.node_time.view()[store.node_of.view()]]
@@ -113,6 +116,17 @@ class BaseLevels:
                              weights=strengths[store.reference_time_index.view()],
                              minlength=len(store.chunks))
         return log_in_place(summed)
+
+    def _strengths(self, t: float) -> np.ndarray:
+        """``(t − t_j)^(−d)`` per distinct reference time (a fresh array)."""
+        ages = t - self.store.time_values.view()
+        d = self.decay
+        if self.root_at_half and d == 0.5:  # a square root instead of a power
+            strengths = np.sqrt(ages, out=ages)
+            return np.reciprocal(strengths, out=strengths)
+        if d == 0:  # every reference not dropped counts 1
+            return np.isfinite(ages).astype(np.float64)
+        return np.power(ages, -d, out=ages)
 
     def single_references(self, t: float) -> bool:
         """Whether every chunk is learned with one reference, none at ``t``, and the full

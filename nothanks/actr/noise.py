@@ -19,6 +19,9 @@ from . import counter_noise
 from . import kernel as _kernel_module
 
 _NOISE_BLOCK = 4096  # standard logistic draws fetched from the generator at a time
+#: Half the spacing of NumPy's uniform doubles: ``random() + _HALF_ULP`` is in (0, 1), so the
+#: logistic ``ln(u / (1 − u))`` is always finite.
+_HALF_ULP = 2.0 ** -54
 
 
 def _make_rng(seed: Any) -> np.random.Generator:
@@ -236,6 +239,18 @@ class NoiseSource:
             noise = np.subtract(1.0, drawn)
             np.divide(drawn, noise, out=noise)
         np.log(noise, out=noise)
+        noise *= self.scale
+        return noise
+
+    def draw_fresh(self, count: int) -> np.ndarray:
+        """``count`` logistic draws with scale s from ``count`` uniforms drawn now, pyibl's
+        way: ``s·(ln u − ln(1 − u))`` with ``u = random() + 2⁻⁵⁴`` (never 0 or 1). No
+        block is kept: a call takes exactly ``count`` uniforms from the generator (the
+        instance memory's blends, a fresh draw per instance per blend)."""
+        uniform = self.rng.random(count)
+        uniform += _HALF_ULP
+        noise = np.log(uniform)
+        noise -= np.log1p(-uniform)
         noise *= self.scale
         return noise
 

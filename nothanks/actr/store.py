@@ -54,9 +54,9 @@ class Column:
             self.rows_of.append([row])
         else:
             self.rows_of[code].append(row)
-        self.codes.append(code)
         if self.numeric and type(value) not in _PLAIN_NUMBERS and not isinstance(value, Real):
-            self._to_objects()
+            self._to_objects()  # the rows before this one (its code is not appended yet)
+        self.codes.append(code)
         self.values.append(value)
         self.present += 1
 
@@ -113,10 +113,14 @@ class ChunkStore:
             chunk's references one by one. ``deep_nodes`` counts the nodes of a second
             or later reference; ``node_child[node, time index]`` is a node's child.
         last_time_value: the latest entry of ``time_values`` (NaN: none yet).
-        latest_reference: the time of the latest reference (−inf: none).
+        latest_reference: the time of the latest reference (−inf: none), dropped or not.
+        dropped: how many references :meth:`drop_reference` made count for nothing
+            (their time is −inf; the trie still holds them, so base levels are summed
+            per reference while any is dropped).
     """
 
-    __slots__ = ("chunks", "columns", "created", "deep_nodes", "fixed", "last_time_value",
+    __slots__ = ("chunks", "columns", "created", "deep_nodes", "dropped", "fixed",
+                 "last_time_value",
                  "latest_reference", "learned", "node_child", "node_of", "node_parent",
                  "node_time", "reference_count", "reference_row", "reference_time_index",
                  "row_of", "time_values")
@@ -139,6 +143,7 @@ class ChunkStore:
         self.node_child: dict[tuple[int, int], int] = {}
         self.deep_nodes = 0
         self.latest_reference = -math.inf
+        self.dropped = 0
 
     def copy_from(self, other: ChunkStore) -> None:
         """Become an independent copy of ``other`` (this store must be empty): the store
@@ -158,11 +163,14 @@ class ChunkStore:
         self.node_child = dict(other.node_child)
         self.deep_nodes = other.deep_nodes
         self.latest_reference = other.latest_reference
+        self.dropped = other.dropped
 
     def add(self, slots: Mapping[str, SlotValue], fixed_activation: float | None,
             now: float) -> Chunk:
         """Store a chunk at time ``now``, or merge it into an identical one; either way add
-        a reference at ``now`` (``DeclarativeMemory.add`` states the contract)."""
+        a reference at ``now`` (``DeclarativeMemory.add`` states the contract). ``now``
+        may be earlier than references already stored (the instance memory learns
+        delayed outcomes at their original time)."""
         fixed = None if fixed_activation is None else real_number("fixed_activation",
                                                                 fixed_activation)
         chunk = Chunk(slots, fixed)
@@ -196,8 +204,19 @@ class ChunkStore:
         else:
             self.node_of[row] = child
             self.reference_count[row] = self.reference_count.items[row] + 1
-        self.latest_reference = now
+        if now > self.latest_reference:
+            self.latest_reference = now
         return chunk
+
+    def drop_reference(self, index: int) -> None:
+        """Make reference ``index`` (a position in ``reference_row``) count for nothing: its
+        time becomes −inf, whose strength ``(t + inf)^(−d)`` is 0 for d > 0."""
+        self.time_values.append(-math.inf)
+        self.last_time_value = -math.inf
+        self.reference_time_index[index] = len(self.time_values.items) - 1
+        row = self.reference_row.items[index]
+        self.reference_count[row] = self.reference_count.items[row] - 1
+        self.dropped += 1
 
     def _store(self, chunk: Chunk, now: float) -> int:
         """Append a new chunk's row to every column (its references: ``add``)."""
