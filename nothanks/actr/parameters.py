@@ -20,7 +20,7 @@ _NOISE_STREAM_MEANINGS = {"pcg64": "NumPy's generator and log, pre-drawn blocks"
                           "counter": "a pure function of the position, the same bits on every "
                                      "machine"}
 NOISE_MODES: tuple[str, ...] = tuple(_NOISE_MODE_MEANINGS)
-#: Where the noise comes from (``_draw_noise``; docs/actr.md, "Noise streams").
+#: Where the noise comes from (``NoiseSource.draw``; docs/actr.md, "Noise streams").
 NOISE_STREAMS: tuple[str, ...] = tuple(_NOISE_STREAM_MEANINGS)
 
 
