@@ -38,19 +38,23 @@ class BaseLevels:
     checked by the memory that sets them; whoever sets one calls :meth:`forget`. A
     reference's strength is ``(t − t_j)^(−d)``; with ``root_at_half`` it is
     ``1/√(t − t_j)`` at d = 0.5 (the instance memory's shortcut: up to an ulp from the
-    power), and d = 0 counts every reference not dropped as 1.
+    power), and d = 0 counts every reference not dropped as 1. ``compiled`` lets the
+    compiled kernels sum the references once per node of the store's trie (else NumPy
+    sums them per chunk: the same additions in the same order).
     ``undefined`` says whether the last array :meth:`at` gave may hold an infinite entry:
     a learned chunk referenced at that very time, whose retrieval raises
     :class:`CurrentTimeReferenceError` (:meth:`raise_current_time_reference`).
     """
 
-    __slots__ = ("_base", "_key", "_log_strengths", "_log_strengths_key", "decay",
-                 "learning", "optimized_learning", "root_at_half", "store", "undefined")
+    __slots__ = ("_base", "_key", "_log_strengths", "_log_strengths_key", "compiled",
+                 "decay", "learning", "optimized_learning", "root_at_half", "store",
+                 "undefined")
 
     def __init__(self, store: ChunkStore, *, decay: float, optimized_learning: bool,
-                 learning: bool, root_at_half: bool = False):
+                 learning: bool, root_at_half: bool = False, compiled: bool = True):
         self.store = store
         self.root_at_half = root_at_half
+        self.compiled = compiled
         self.decay = decay
         self.optimized_learning = optimized_learning
         self.learning = learning
@@ -74,12 +78,12 @@ class BaseLevels:
         key = (t, len(store.chunks), len(store.reference_row.items))
         if key == self._key:
             return self._base
-        fixed = store.fixed.view()
         undefined = self.learning and store.latest_reference >= t
         if store.learned == 0:
-            base = fixed
+            base = store.fixed.view()
             undefined = False
         elif not self.learning:
+            fixed = store.fixed.view()
             base = np.where(np.isnan(fixed), 0.0, fixed)
         else:
             if undefined:  # a reference at t: (t − t_j)^(−d) divides by zero
@@ -87,8 +91,11 @@ class BaseLevels:
                     learned = self.learned_at(t)
             else:
                 learned = self.learned_at(t)
-            base = learned if store.learned == len(fixed) else np.where(np.isnan(fixed),
-                                                                         learned, fixed)
+            if store.learned == len(store.chunks):
+                base = learned
+            else:
+                fixed = store.fixed.view()
+                base = np.where(np.isnan(fixed), learned, fixed)
         self._key, self._base, self.undefined = key, base, undefined
         return base
 
@@ -101,7 +108,8 @@ class BaseLevels:
             lifetime = t - store.created.view()
             return np.log(store.reference_count.view() / (1.0 - d)) - d * np.log(lifetime)
         strengths = self._strengths(t)  # one per distinct reference time
-        compiled = None if store.dropped else _kernel_module.kernels()
+        compiled = (_kernel_module.kernels() if self.compiled and not store.dropped
+                    else None)
         if compiled is not None and not store.deep_nodes:
             # every chunk has one reference: its sum is 0.0 + its strength, the strength
             return log_in_place(strengths)[store.node_time.view()[store.node_of.view()]]

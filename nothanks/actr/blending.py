@@ -152,9 +152,12 @@ class InstanceMemory:
                                   seed=seed)
         self._store = store = ChunkStore()
         self._base_levels = BaseLevels(store, decay=decay, optimized_learning=False,
-                                       learning=True, root_at_half=True)
+                                       learning=True, root_at_half=True, compiled=False)
         self._matching = RequestMatching(store, penalty=0.0)
         self.time = 0
+        # an instance's (attribute values..., outcome) -> its row: the store's row_of by
+        # a key that is cheaper to make than a chunk's
+        self._row_of: dict[tuple, int] = {}
         self._counts: list[int] = []  # live references per row
         self._dead = 0  # rows whose references were all removed
         # (row, time) -> positions of its references in the store, for forget
@@ -226,18 +229,20 @@ class InstanceMemory:
         outcome = real_number("outcome", outcome)
         if not math.isfinite(outcome):
             raise ValueError(f"outcome must be finite, got {outcome!r}")
-        key = self.key(option)
+        key = (*self.key(option), outcome)
         store = self._store
-        rows = len(store.chunks)
         try:
-            chunk = store.add(self._slots(key, outcome), None, when)
+            row = self._row_of.get(key)
         except TypeError:
-            raise TypeError(f"attribute values must be hashable, got {key!r}") from None
-        row = store.row_of[chunk.key]
-        if row == rows:  # a new instance
+            raise TypeError(f"attribute values must be hashable, got {key[:-1]!r}") from None
+        if row is None:  # a new instance: its chunk, with a first reference
+            row = self._row_of[key] = len(store.chunks)
+            store.add(self._slots(key[:-1], outcome), None, when)
             self._counts.append(0)
-        elif self._counts[row] == 0:
-            self._dead -= 1
+        else:
+            store.add_reference(row, when)
+            if self._counts[row] == 0:
+                self._dead -= 1
         self._counts[row] += 1
         self._refs_at.setdefault((row, when), []).append(len(store.reference_row.items) - 1)
         return row
@@ -247,7 +252,7 @@ class InstanceMemory:
         """Remove the reference at ``when`` of the instance (option, outcome), as pyibl's
         delayed responses do; False if there is no such reference."""
         store = self._store
-        row = store.find(self._slots(self.key(option), real_number("outcome", outcome)))
+        row = self._row_of.get((*self.key(option), real_number("outcome", outcome)))
         refs = None if row is None else self._refs_at.get((row, real_number("when", when)))
         if not refs:
             return False

@@ -252,7 +252,8 @@ class RequestMatching:
             count = len(self.store.chunks)
             if plan.seen != count:
                 plan.extend(count)
-                plan.scores = self.compiled_scores(plan.scored)
+                if plan.scored:  # (an exact-only plan's retrieval never reads its scores)
+                    plan.scores = self.compiled_scores(plan.scored)
             return plan, None
         exact: list[tuple[Column, int]] = []
         rows, scored = self.split(request, exact)
@@ -261,5 +262,6 @@ class RequestMatching:
         if len(self.plans) >= _PLAN_CACHE_SIZE:
             self.plans.clear()
         plan = self.plans[key] = Plan(exact, scored, rows, len(self.store.chunks))
-        plan.scores = self.compiled_scores(scored)
+        if scored:  # (an exact-only plan's retrieval never reads its scores)
+            plan.scores = self.compiled_scores(scored)
         return plan, None

@@ -119,7 +119,7 @@ class ChunkStore:
             per reference while any is dropped).
     """
 
-    __slots__ = ("chunks", "columns", "created", "deep_nodes", "dropped", "fixed",
+    __slots__ = ("_dropped_time", "chunks", "columns", "created", "deep_nodes", "dropped", "fixed",
                  "last_time_value",
                  "latest_reference", "learned", "node_child", "node_of", "node_parent",
                  "node_time", "reference_count", "reference_row", "reference_time_index",
@@ -144,6 +144,7 @@ class ChunkStore:
         self.deep_nodes = 0
         self.latest_reference = -math.inf
         self.dropped = 0
+        self._dropped_time: int | None = None  # the index of −inf in time_values
 
     def copy_from(self, other: ChunkStore) -> None:
         """Become an independent copy of ``other`` (this store must be empty): the store
@@ -164,6 +165,7 @@ class ChunkStore:
         self.deep_nodes = other.deep_nodes
         self.latest_reference = other.latest_reference
         self.dropped = other.dropped
+        self._dropped_time = other.dropped_time
 
     def add(self, slots: Mapping[str, SlotValue], fixed_activation: float | None,
             now: float) -> Chunk:
@@ -186,6 +188,17 @@ class ChunkStore:
                                  f"{chunk.fixed_activation!r}; merging cannot change it to "
                                  f"{fixed!r}")
             node = self.node_of.items[row]
+        self._reference(row, node, new, now)
+        return chunk
+
+    def add_reference(self, row: int, now: float) -> None:
+        """Add a reference at ``now`` to the chunk in row ``row`` (``add`` of that chunk,
+        without making the chunk again: the instance memory knows its rows)."""
+        self._reference(row, self.node_of.items[row], False, now)
+
+    def _reference(self, row: int, node: int, new: bool, now: float) -> None:
+        """Append a reference of ``row`` at ``now``, whose history so far is trie ``node``
+        (``new``: the chunk's first reference)."""
         if now != self.last_time_value:
             self.time_values.append(now)
             self.last_time_value = now
@@ -206,14 +219,16 @@ class ChunkStore:
             self.reference_count[row] = self.reference_count.items[row] + 1
         if now > self.latest_reference:
             self.latest_reference = now
-        return chunk
 
     def drop_reference(self, index: int) -> None:
         """Make reference ``index`` (a position in ``reference_row``) count for nothing: its
-        time becomes −inf, whose strength ``(t + inf)^(−d)`` is 0 for d > 0."""
-        self.time_values.append(-math.inf)
-        self.last_time_value = -math.inf
-        self.reference_time_index[index] = len(self.time_values.items) - 1
+        time becomes −inf, whose strength ``(t + inf)^(−d)`` is 0 for d > 0 (one entry
+        of ``time_values``, shared by every dropped reference)."""
+        if self._dropped_time is None:
+            self.time_values.append(-math.inf)
+            self.last_time_value = -math.inf
+            self._dropped_time = len(self.time_values.items) - 1
+        self.reference_time_index[index] = self._dropped_time
         row = self.reference_row.items[index]
         self.reference_count[row] = self.reference_count.items[row] - 1
         self.dropped += 1
@@ -239,6 +254,12 @@ class ChunkStore:
         self.learned += fixed is None
         self.created.append(now)
         return row
+
+    @property
+    def dropped_time(self) -> int | None:
+        """The index in ``time_values`` of the −inf all dropped references point to (None:
+        none dropped yet)."""
+        return self._dropped_time
 
     def find(self, slots: Mapping[str, SlotValue]) -> int | None:
         """The row of the chunk with exactly these slots, None if not stored."""
