@@ -367,10 +367,8 @@ class InstanceMemory:
                 request = tuple(exact.items())
                 plan, split = matching.plan(exact, request, matching.plans.get(request))
             except TypeError:
-                name, value = next((n, v) for n, v in exact.items()
-                                   if not isinstance(v, Hashable))
-                raise TypeError(f"option value for {name!r} must be hashable, got "
-                                f"{value!r}") from None
+                raise TypeError(f"option values for {', '.join(exact)} must be hashable, "
+                                f"got {tuple(exact.values())!r}") from None
             rows = plan.rows.view() if plan is not None else split[0]
         if self._dead:
             counts = np.asarray(self._counts)
