@@ -120,6 +120,10 @@ class BaseLevels:
                                       strengths)
             sums[0] = 1.0  # the root, which no chunk points to: no log(0)
             return log_in_place(sums)[store.node_of.view()]
+        if not store.deep_nodes and not store.dropped:
+            # one reference per chunk, stored with it: reference j is row j's, and its
+            # sum 0.0 + strength is the strength
+            return log_in_place(strengths)[store.reference_time_index.view()]
         summed = np.bincount(store.reference_row.view(),
                              weights=strengths[store.reference_time_index.view()],
                              minlength=len(store.chunks))
