@@ -64,6 +64,11 @@ class Plan:
             for row in range(self.seen, upto):
                 if first[row] == one and second[row] == two:
                     append(row)
+        elif len(exact) == 1 and not needed:  # the IBL agent's action
+            ((codes, code),) = exact
+            for row in range(self.seen, upto):
+                if codes[row] == code:
+                    append(row)
         else:
             for row in range(self.seen, upto):
                 if all(codes[row] == code for codes, code in exact) and all(

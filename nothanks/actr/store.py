@@ -19,7 +19,7 @@ from .parameters import real_number
 from .records import Chunk, SlotValue
 
 ABSENT = -1  # slot code of a chunk that lacks the slot
-_PLAIN_NUMBERS = (int, float)  # real numbers recognised without an ABC check
+_PLAIN_NUMBERS = (int, float, bool)  # real numbers recognised without an ABC check
 _ABSENT_VALUE = object()  # a slot a chunk lacks
 
 
