@@ -92,6 +92,44 @@ def tom1_vs_tom0(quick: bool) -> dict:
     return {"value": _per_game_cpu_ms(["tom1", "tom0", "tom0", "tom0"], model_games(quick))}
 
 
+def tom0x4(quick: bool) -> dict:
+    return {"value": _per_game_cpu_ms(["tom0"] * 4, model_games(quick))}
+
+
+def ibl_blend(quick: bool) -> dict:
+    """Median CPU µs of a pyibl-style decision (``choose`` between two options, a blend
+    each, then ``respond``) after a history of 2,000 decisions: three attributes matched
+    linearly on 1..100, MP 1, noise 0.25, d 0.5 (``bench_ibl``'s task), 400 decisions."""
+    import numpy as np
+
+    from nothanks.actr.blending import BlendingLearner, InstanceMemory
+    from nothanks.actr.mismatch import Linear
+    rng = np.random.default_rng(5)
+    memory = InstanceMemory(("a", "b", "c"), noise=0.25, decay=0.5, mismatch_penalty=1.0,
+                            similarity={name: Linear(99) for name in "abc"}, seed=3)
+    learner = BlendingLearner(memory)
+    for values, outcome in zip(rng.integers(1, 101, (2000, 3)).tolist(),
+                               rng.uniform(0, 10, 2000).tolist(), strict=True):
+        memory.learn(tuple(values), outcome)
+        memory.advance()
+    decisions = 100 if quick else 400
+    options = rng.integers(1, 101, (decisions, 2, 3)).tolist()
+    outcomes = rng.uniform(0, 10, decisions).tolist()
+    clock = time.process_time_ns
+    timings = []
+    for pair, outcome in zip(options, outcomes, strict=True):
+        began = clock()
+        learner.choose([tuple(option) for option in pair])
+        learner.respond(outcome)
+        timings.append(clock() - began)
+    return {"value": statistics.median(timings) / 1000.0}
+
+
+def ibl_games(quick: bool) -> dict:
+    """Median CPU ms per game of two IBL agents against two ToM0 models."""
+    return {"value": _per_game_cpu_ms(["ibl", "ibl", "tom0", "tom0"], model_games(quick))}
+
+
 def _counter_stream(specs: list[str]) -> tuple[list[str], str]:
     """The specs on the counter noise stream where the revision has it (docs/actr.md,
     "Noise streams"), else unchanged: a revision without it plays its only stream."""
@@ -466,6 +504,10 @@ def token_recall(quick: bool) -> dict:
 MEASURES: dict[str, tuple[Callable[[bool], dict], str, bool, str]] = {
     "tom2x4": (tom2x4, "ms", False, "4 x ToM2 game, traces off (median CPU ms per game)"),
     "tom1_vs_tom0": (tom1_vs_tom0, "ms", False, "ToM1 vs 3 x ToM0 game (median CPU ms)"),
+    "tom0x4": (tom0x4, "ms", False, "4 x ToM0 game (median CPU ms per game)"),
+    "ibl_blend": (ibl_blend, "µs", False,
+                  "IBL decision (2 blends + respond) after 2,000 decisions (median CPU µs)"),
+    "ibl_games": (ibl_games, "ms", False, "2 x IBL vs 2 x ToM0 game (median CPU ms)"),
     "tom1_vs_tom0_counter": (tom1_vs_tom0_counter, "ms", False,
                              "ToM1 vs 3 x ToM0 game, noise_stream=counter where the "
                              "revision has it (median CPU ms)"),

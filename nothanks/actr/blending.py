@@ -24,6 +24,16 @@ per decision; an outcome may be delayed: the instance first holds the expected v
 replaced later, at its original time) and assigns credit over an episode with
 :func:`assign_credit`: ``"equal"``, ``"exponential"`` (γ) or ``"td"`` (γ).
 
+The instances live in the declarative memory's parts, as pyactup retrieves and blends over
+one ``Memory``: an instance is a chunk of the :class:`~.store.ChunkStore` (its attributes
+and its outcome, slot :data:`OUTCOME_SLOT`), its base levels are the store's
+:class:`~.base_level.BaseLevels` (with the ``1/√age`` shortcut at d = 0.5), its noise a
+:class:`~.noise.NoiseSource`'s fresh draws (:meth:`~.noise.NoiseSource.draw_fresh`), and
+the attributes matched exactly a request to a :class:`~.matching.RequestMatching`, whose
+kept plan holds their rows. What is blending's own: the weighted mismatch columns of the
+partially matched attributes (kept per value, extended by the rows stored since), the
+softmax and the outcomes' mean, and the removal of a reference (a delayed outcome).
+
 A blend is a handful of whole-array NumPy operations over the references and the candidates
 (vectorized ``exp``/``log``/``sqrt``; a compiled scalar loop was 3-5× slower at 5,000
 instances), so the cost of a decision grows linearly with the history.
@@ -33,15 +43,16 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from numbers import Real
 from typing import Literal, NamedTuple
 
 import numpy as np
 
-from .base_level import CurrentTimeReferenceError, log_in_place
-from .growable import Growable
+from .base_level import BaseLevels, CurrentTimeReferenceError
+from .matching import RequestMatching
 from .mismatch import BUILT_IN_MISMATCH, MismatchFunction
+from .noise import NoiseSource
 from .parameters import check_at_least, real_number
+from .store import ChunkStore
 
 CreditScheme = Literal["equal", "exponential", "td"]
 #: The credit schemes and what each gives decision t of an episode of T decisions.
@@ -53,10 +64,8 @@ CREDIT_SCHEMES: dict[str, str] = {
 }
 
 _SQRT2 = math.sqrt(2.0)
-#: Half the spacing of NumPy's uniform doubles: ``random() + _HALF_ULP`` is in (0, 1), so the
-#: logistic ``ln(u / (1 − u))`` is always finite.
-_HALF_ULP = 2.0 ** -54
-_REMOVED = -math.inf  # the time of a removed reference: (t + inf)^(−d) = 0 for d > 0
+#: The slot of an instance's outcome in its chunk (no attribute may take this name).
+OUTCOME_SLOT = "<outcome>"
 
 
 _EMPTY = np.empty(0)
@@ -113,14 +122,17 @@ class InstanceMemory:
             raise ValueError(f"attributes must be non-empty strings, at least one; got {names!r}")
         if len(set(names)) != len(names):
             raise ValueError(f"attribute names must be distinct, got {names!r}")
+        if OUTCOME_SLOT in names:
+            raise ValueError(f"{OUTCOME_SLOT!r} names the outcome; give the attribute "
+                             f"another name")
         self.attributes = names
-        self.decay = check_at_least("decay", decay, 0.0, False, "the base-level decay d")
-        self.noise = check_at_least("noise", noise, 0.0, False, "the logistic scale σ")
+        decay = check_at_least("decay", decay, 0.0, False, "the base-level decay d")
+        noise = check_at_least("noise", noise, 0.0, False, "the logistic scale σ")
         if temperature is None:
-            if self.noise == 0:
+            if noise == 0:
                 raise ValueError("temperature=None means τ = σ·√2, but noise σ is 0; give a "
                                  "temperature > 0 (e.g. temperature=1)")
-            self.temperature = self.noise * _SQRT2
+            self.temperature = noise * _SQRT2
         else:
             self.temperature = check_at_least("temperature", temperature, 0.0, True,
                                               "τ of the retrieval probabilities")
@@ -132,34 +144,57 @@ class InstanceMemory:
                 raise ValueError(f"similarity for {name!r}, which is not an attribute; "
                                  f"valid: {', '.join(names)}")
             self.similarity[name] = spec if isinstance(spec, Similarity) else Similarity(spec)
-        self.reseed(seed)
+        # The declarative memory's parts: an instance is a chunk of its attribute values
+        # and its outcome (slot OUTCOME_SLOT), learned with references at times of its
+        # own; the matching indexes the attributes matched exactly (it has no mismatch
+        # functions: the partially matched attributes are scored here, with weights).
+        self._noise = NoiseSource(scale=noise, mode="per_retrieval", stream="pcg64",
+                                  seed=seed)
+        self._store = store = ChunkStore()
+        self._base_levels = BaseLevels(store, decay=decay, optimized_learning=False,
+                                       learning=True, root_at_half=True, compiled=False)
+        self._matching = RequestMatching(store, penalty=0.0)
         self.time = 0
-        # instances: one row each; values per attribute (float64 when every value is a
-        # number, else object), outcome, live reference count
+        # an instance's (attribute values..., outcome) -> its row: the store's row_of by
+        # a key that is cheaper to make than a chunk's
         self._row_of: dict[tuple, int] = {}
-        self._keys: list[tuple] = []
-        self._values = {name: Growable(np.float64) for name in names}
-        self._numeric = dict.fromkeys(names, True)
-        self._outcomes = Growable(np.float64)
-        self._counts: list[int] = []
+        self._counts: list[int] = []  # live references per row
         self._dead = 0  # rows whose references were all removed
-        # exact-match index: attribute -> value -> rows
-        self._index: dict[str, dict[Hashable, Growable]] = {n: {} for n in names}
-        # references (a removed one gets the time -inf, which adds nothing)
-        self._ref_time = Growable(np.float64)
-        self._ref_row = Growable(np.int64)
+        # (row, time) -> positions of its references in the store, for forget
         self._refs_at: dict[tuple[int, float], list[int]] = {}
-        self._latest = -math.inf
-        self._simple = True  # reference j is instance j's only one (so far)
         # mismatch columns per (attribute, value), extended as rows arrive
         self._scores: dict[str, dict[Hashable, list]] = {n: {} for n in self.similarity}
-        self._base_key: tuple | None = None
-        self._base = _EMPTY
+
+    @property
+    def decay(self) -> float:
+        """Base-level decay d >= 0."""
+        return self._base_levels.decay
+
+    @decay.setter
+    def decay(self, value: float) -> None:
+        self._base_levels.decay = check_at_least("decay", value, 0.0, False,
+                                                 "the base-level decay d")
+        self._base_levels.forget()
+
+    @property
+    def noise(self) -> float:
+        """Activation noise σ >= 0 (logistic scale; the temperature is not changed)."""
+        return self._noise.scale
+
+    @noise.setter
+    def noise(self, value: float) -> None:
+        self._noise.set_scale(check_at_least("noise", value, 0.0, False,
+                                             "the logistic scale σ"))
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The generator of the noise (and of the learner's tie breaks)."""
+        return self._noise.rng
 
     def reseed(self, seed: int | np.random.SeedSequence | np.random.Generator | None
                ) -> None:
         """Draw the noise (and the learner's tie breaks) from ``seed`` from now on."""
-        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self._noise.seed_from(seed)
 
     # ------------------------------------------------------------------ storing
     def key(self, option: Mapping[str, Hashable] | Sequence[Hashable]) -> tuple:
@@ -179,6 +214,11 @@ class InstanceMemory:
                              f"are {', '.join(self.attributes)}")
         return values
 
+    def _slots(self, key: tuple, outcome: float) -> dict[str, Hashable]:
+        slots = dict(zip(self.attributes, key, strict=True))
+        slots[OUTCOME_SLOT] = outcome
+        return slots
+
     def learn(self, option: Mapping[str, Hashable] | Sequence[Hashable], outcome: float,
               when: float | None = None) -> int:
         """Add a reference at ``when`` (default: now; never in the future) to the instance
@@ -190,56 +230,37 @@ class InstanceMemory:
         if not math.isfinite(outcome):
             raise ValueError(f"outcome must be finite, got {outcome!r}")
         key = (*self.key(option), outcome)
-        row = self._row_of.get(key)
-        if row is None:
-            row = self._add_row(key)
-        elif self._counts[row] == 0:
-            self._dead -= 1
-        self._counts[row] += 1
-        self._simple = self._simple and row == len(self._ref_row)
-        self._refs_at.setdefault((row, when), []).append(len(self._ref_time))
-        self._ref_time.append(when)
-        self._ref_row.append(row)
-        self._latest = max(self._latest, when)
-        self._base_key = None
-        return row
-
-    def _add_row(self, key: tuple) -> int:
-        row = len(self._keys)
+        store = self._store
         try:
-            self._row_of[key] = row
+            row = self._row_of.get(key)
         except TypeError:
             raise TypeError(f"attribute values must be hashable, got {key[:-1]!r}") from None
-        self._keys.append(key)
-        for name, value in zip(self.attributes, key, strict=False):
-            column = self._values[name]
-            if self._numeric[name] and not (isinstance(value, Real)
-                                            and not isinstance(value, bool)):
-                self._numeric[name] = False  # a symbol: the column holds objects from now on
-                self._values[name] = column = Growable(object, column.items)
-            column.append(value)
-            index = self._index[name].get(value)
-            if index is None:
-                index = self._index[name][value] = Growable(np.int64)
-            index.append(row)
-        self._outcomes.append(key[-1])
-        self._counts.append(0)
+        if row is None:  # a new instance: its chunk, with a first reference
+            row = self._row_of[key] = len(store.chunks)
+            store.add(self._slots(key[:-1], outcome), None, when)
+            self._counts.append(0)
+        else:
+            store.add_reference(row, when)
+            if self._counts[row] == 0:
+                self._dead -= 1
+        self._counts[row] += 1
+        self._refs_at.setdefault((row, when), []).append(len(store.reference_row.items) - 1)
         return row
 
     def forget(self, option: Mapping[str, Hashable] | Sequence[Hashable], outcome: float,
                when: float) -> bool:
         """Remove the reference at ``when`` of the instance (option, outcome), as pyibl's
         delayed responses do; False if there is no such reference."""
-        key = (*self.key(option), real_number("outcome", outcome))
-        row = self._row_of.get(key)
+        store = self._store
+        row = self._row_of.get((*self.key(option), real_number("outcome", outcome)))
         refs = None if row is None else self._refs_at.get((row, real_number("when", when)))
         if not refs:
             return False
-        self._ref_time[refs.pop()] = _REMOVED
+        store.drop_reference(refs.pop())
         self._counts[row] -= 1
         if self._counts[row] == 0:
             self._dead += 1
-        self._base_key = None
+        self._base_levels.forget()
         return True
 
     def advance(self, dt: int = 1) -> int:
@@ -251,55 +272,41 @@ class InstanceMemory:
 
     def __len__(self) -> int:
         """Instances with at least one reference."""
-        return len(self._keys) - self._dead
+        return len(self._store.chunks) - self._dead
+
+    def _instance_of(self, row: int, times: Sequence[float]
+                     ) -> tuple[dict[str, Hashable], float, tuple[float, ...]]:
+        chunk = self._store.chunks[row]
+        return ({name: chunk[name] for name in self.attributes}, chunk[OUTCOME_SLOT],
+                tuple(sorted(times)))
 
     def instance(self, row: int) -> tuple[dict[str, Hashable], float, tuple[float, ...]]:
         """Row ``row``'s attribute values, outcome and reference times."""
-        key = self._keys[row]
-        times = [t for (r, t), refs in self._refs_at.items() if r == row for _ in refs]
-        return dict(zip(self.attributes, key, strict=False)), key[-1], tuple(sorted(times))
+        return self._instance_of(row, [t for (r, t), refs in self._refs_at.items()
+                                       if r == row for _ in refs])
 
     def instances(self) -> list[tuple[dict[str, Hashable], float, tuple[float, ...]]]:
         """Every instance with a reference: attribute values, outcome, reference times."""
         times: dict[int, list[float]] = {}
         for (row, t), refs in self._refs_at.items():
             times.setdefault(row, []).extend([t] * len(refs))
-        return [(dict(zip(self.attributes, self._keys[row], strict=False)),
-                 self._keys[row][-1], tuple(sorted(times[row])))
-                for row in sorted(times) if times[row]]
+        return [self._instance_of(row, times[row]) for row in sorted(times) if times[row]]
 
     # ------------------------------------------------------------------ blending
-    def _base_levels(self) -> np.ndarray:
+    def _base_levels_now(self) -> np.ndarray:
         """Every row's base level now (kept until the clock or the references change)."""
-        key = (self.time, len(self._ref_time), len(self._keys))
-        if key == self._base_key:
-            return self._base
-        if self._latest >= self.time:
+        latest = self._store.latest_reference
+        if latest >= self.time:
             raise CurrentTimeReferenceError(
-                f"an instance has a reference at time {self._latest:g} >= the current time "
+                f"an instance has a reference at time {latest:g} >= the current time "
                 f"{self.time}: its base level is infinite; advance the clock first")
-        ages = self.time - self._ref_time.view()  # a removed reference: +inf
-        if self.decay == 0.5:  # ACT-R's usual d: a square root instead of a power
-            strengths = np.sqrt(ages, out=ages)
-            np.reciprocal(strengths, out=strengths)
-        elif self.decay > 0:
-            strengths = np.power(ages, -self.decay, out=ages)
-        else:  # d = 0: every live reference counts 1
-            strengths = np.isfinite(ages).astype(np.float64)
-        rows = self._ref_row.view()
-        count = len(self._keys)
-        if len(rows) == count and self._simple:  # one reference per instance, in row order
-            base = log_in_place(strengths)
-        else:
-            base = log_in_place(np.bincount(rows, weights=strengths, minlength=count))
-        self._base_key, self._base = key, base
-        return base
+        return self._base_levels.at(self.time)
 
     def _mismatch_column(self, name: str, value: Hashable, similarity: Similarity
                          ) -> np.ndarray:
         """Every row's unscaled mismatch on ``name`` for ``value``: for the built-in
         functions (pure) kept per value and extended by the rows stored since."""
-        column = self._values[name]
+        column = self._store.columns[name].values
         count = len(column)
         fn = similarity.function
         cache = self._scores[name] if type(fn) in BUILT_IN_MISMATCH else None
@@ -339,10 +346,11 @@ class InstanceMemory:
 
     def _candidates(self, key: tuple) -> tuple[np.ndarray | None, np.ndarray]:
         """Rows consulted for an option (None: every row) and their summed weighted
-        mismatch per row (empty: no partial matching)."""
-        rows: np.ndarray | None = None
+        mismatch per row (empty: no partial matching). The attributes matched exactly are
+        a request to the matching, whose kept plan holds their rows."""
         mismatch = _EMPTY
         partial = self.mismatch_penalty is not None
+        exact = {}
         for name, value in zip(self.attributes, key, strict=True):
             similarity = self.similarity.get(name) if partial else None
             if similarity is not None:
@@ -350,17 +358,18 @@ class InstanceMemory:
                 if similarity.weight != 1.0:
                     column = column * similarity.weight
                 mismatch = column.copy() if mismatch is _EMPTY else mismatch + column
-                continue
+            else:
+                exact[name] = value
+        rows: np.ndarray | None = None
+        if exact:
+            matching = self._matching
             try:
-                index = self._index[name].get(value)
+                request = tuple(exact.items())
+                plan, split = matching.plan(exact, request, matching.plans.get(request))
             except TypeError:
-                raise TypeError(f"option value for {name!r} must be hashable, got {value!r}"
-                                ) from None
-            if index is None:
-                return np.empty(0, np.int64), mismatch
-            matching = index.view()
-            rows = matching if rows is None else np.intersect1d(rows, matching,
-                                                                assume_unique=True)
+                raise TypeError(f"option values for {', '.join(exact)} must be hashable, "
+                                f"got {tuple(exact.values())!r}") from None
+            rows = plan.rows.view() if plan is not None else split[0]
         if self._dead:
             counts = np.asarray(self._counts)
             rows = np.flatnonzero(counts) if rows is None else rows[counts[rows] > 0]
@@ -372,7 +381,8 @@ class InstanceMemory:
         instance matches. With ``details`` the consulted rows and their retrieval
         probabilities are filled in (else empty)."""
         key = self.key(option)
-        if not self._keys:
+        store = self._store
+        if not store.chunks:
             return None
         rows, mismatch = self._candidates(key)
         every = rows is None
@@ -380,22 +390,17 @@ class InstanceMemory:
             rows = _NO_ROWS
         elif not len(rows):
             return None
-        base = self._base_levels()
+        base = self._base_levels_now()
         activations = base.copy() if every else base[rows]
-        if self.noise > 0:  # logistic: σ·ln(u / (1 − u)), a fresh draw per instance
-            uniform = self.rng.random(len(activations))
-            uniform += _HALF_ULP
-            noise = np.log(uniform)
-            noise -= np.log1p(-uniform)
-            noise *= self.noise
-            activations += noise
+        if self._noise.scale > 0:  # logistic: σ·ln(u / (1 − u)), a fresh draw per instance
+            activations += self._noise.draw_fresh(len(activations))
         if len(mismatch) and self.mismatch_penalty:
             activations += (mismatch if every else mismatch[rows]) * self.mismatch_penalty
         activations -= activations.max()
         activations /= self.temperature
         weights = np.exp(activations, out=activations)
         total = weights.sum()
-        outcomes = self._outcomes.view()
+        outcomes = store.columns[OUTCOME_SLOT].values.view()
         value = float(np.dot(weights, outcomes if every else outcomes[rows]) / total)
         if not details:
             return Blend(value, _NO_ROWS, _EMPTY)

@@ -16,8 +16,9 @@ import numpy as np
 from . import kernel as _kernel_module
 from .growable import Growable
 from .mismatch import BUILT_IN_MISMATCH, ExactMatch, MismatchFunction
+from .parameters import check_mismatch_function
 from .records import SlotValue
-from .store import ABSENT, Column
+from .store import ABSENT, ChunkStore, Column
 
 Scored = list[tuple[str, SlotValue, Column, MismatchFunction]]
 """Requested slots scored by partial matching: (slot, request value, column, function)."""
@@ -63,6 +64,11 @@ class Plan:
             for row in range(self.seen, upto):
                 if first[row] == one and second[row] == two:
                     append(row)
+        elif len(exact) == 1 and not needed:  # the IBL agent's action
+            ((codes, code),) = exact
+            for row in range(self.seen, upto):
+                if codes[row] == code:
+                    append(row)
         else:
             for row in range(self.seen, upto):
                 if all(codes[row] == code for codes, code in exact) and all(
@@ -73,20 +79,45 @@ class Plan:
 
 
 class RequestMatching:
-    """Candidates and mismatch scores of :class:`~nothanks.actr.DeclarativeMemory`'s
-    retrieval requests (a part of the memory, not a class of its own)."""
+    """Candidates and mismatch scores of retrieval requests over a
+    :class:`~.store.ChunkStore`.
 
-    def _init_matching(self) -> None:
-        """No scores or plans kept yet (the memory's constructor calls it)."""
+    ``functions`` maps a slot to its mismatch function (set through
+    :meth:`set_mismatch`, which counts its calls in ``changes``); ``penalty`` is MP
+    (checked by the memory that sets it). Scores of the built-in (pure) functions and
+    request plans are kept: :meth:`forget` drops them.
+    """
+
+    def __init__(self, store: ChunkStore, *, penalty: float):
+        self.store = store
+        self.penalty = penalty
+        self.functions: dict[str, MismatchFunction] = {}
+        self.changes = 0  # set_mismatch calls: scores kept elsewhere go stale
         # unscaled mismatch of every chunk per (slot, request value), for built-in functions
         # (pure); cleared when a chunk is stored or a slot's function changes
         self._scores: dict[str, dict[SlotValue, np.ndarray]] = {}
         self._scores_chunks = 0
-        self._plans: dict[tuple, Plan] = {}  # request items -> its candidates
+        self.plans: dict[tuple, Plan] = {}  # request items -> its candidates
 
-    def _split(self, request: Mapping[str, SlotValue],
-               exact: list[tuple[Column, int]] | None = None
-               ) -> tuple[np.ndarray | None, Scored]:
+    def forget(self) -> None:
+        """Drop every kept score and plan (the store was replaced)."""
+        self._scores.clear()
+        self.plans.clear()
+
+    def set_mismatch(self, slot: str, fn: MismatchFunction | None) -> None:
+        """Register ``fn`` for ``slot``; None makes the slot an exact-match constraint."""
+        self.changes += 1
+        self._scores.pop(slot, None)
+        self.plans.clear()
+        if fn is None:
+            self.functions.pop(slot, None)
+            return
+        check_mismatch_function(slot, fn)
+        self.functions[slot] = fn
+
+    def split(self, request: Mapping[str, SlotValue],
+              exact: list[tuple[Column, int]] | None = None
+              ) -> tuple[np.ndarray | None, Scored]:
         """Candidate rows (None = every chunk) and the slots scored by partial matching.
 
         A requested slot with no mismatch function filters candidates through its value
@@ -99,7 +130,7 @@ class RequestMatching:
                             f"got {type(request).__name__}")
         rows: np.ndarray | None = None
         scored: Scored = []
-        columns = self._columns
+        columns = self.store.columns
         for slot, value in request.items():
             column = columns.get(slot)
             if column is None:
@@ -108,7 +139,7 @@ class RequestMatching:
                 if exact is not None:
                     exact.clear()
                 return np.empty(0, np.int64), []
-            fn = self._mismatch.get(slot)
+            fn = self.functions.get(slot)
             if fn is not None:
                 scored.append((slot, value, column, fn))
                 continue
@@ -127,7 +158,7 @@ class RequestMatching:
                 rows = np.array(column.rows_of[code], dtype=np.int64)
             else:
                 rows = rows[column.codes.view()[rows] == code]
-        n = len(self._chunks)
+        n = len(self.store.chunks)
         for _, _, column, _ in scored:
             if column.present < n:
                 if rows is None:
@@ -137,7 +168,7 @@ class RequestMatching:
         return rows, scored
 
     @staticmethod
-    def _score_slot(slot: str, value: SlotValue, column: Column, rows: np.ndarray | None,
+    def score_slot(slot: str, value: SlotValue, column: Column, rows: np.ndarray | None,
                     fn: MismatchFunction) -> np.ndarray:
         """Unscaled mismatch of every candidate for one slot.
 
@@ -176,7 +207,7 @@ class RequestMatching:
                              f"value {value!r}")
         return mismatch
 
-    def _compiled_scores(self, scored: Scored) -> tuple[np.ndarray, ...] | None:
+    def compiled_scores(self, scored: Scored) -> tuple[np.ndarray, ...] | None:
         """Every chunk's unscaled mismatch per scored slot, for the compiled kernel; None
         when the NumPy path must run (no kernel, a user-defined function, a symbol slot
         scored numerically).
@@ -188,9 +219,9 @@ class RequestMatching:
             return None
         if not scored:
             return ()
-        if self._scores_chunks != len(self._chunks):
+        if self._scores_chunks != len(self.store.chunks):
             self._scores.clear()
-            self._scores_chunks = len(self._chunks)
+            self._scores_chunks = len(self.store.chunks)
         columns = []
         caches = self._scores
         for slot, value, column, fn in scored:
@@ -205,35 +236,37 @@ class RequestMatching:
             except TypeError:  # unhashable: the NumPy path reports it
                 return None
             if scores is None:
-                scores = self._score_slot(slot, value, column, None, fn)
+                scores = self.score_slot(slot, value, column, None, fn)
                 if len(cache) >= _SCORE_CACHE_SIZE:
                     cache.clear()
                 cache[value] = scores
             columns.append(scores)
         return tuple(columns)
 
-    def _plan(self, request: dict[str, SlotValue], key: tuple | None, plan: Plan | None
-              ) -> tuple[Plan | None, tuple[np.ndarray | None, Scored] | None]:
+    def plan(self, request: dict[str, SlotValue], key: tuple | None, plan: Plan | None
+             ) -> tuple[Plan | None, tuple[np.ndarray | None, Scored] | None]:
         """The kept plan of a plain-dict request with exact-match slots (``plan``: what
         ``retrieve`` found under its ``key``, the request's items; key None: an
         unhashable value), brought up to date with the chunks stored since; for any
         other request (unhashable values, only scored slots, or no chunk can match it
         yet) no plan but, when worked out already, its candidates and scored slots
-        (``_split``)."""
+        (:meth:`split`)."""
         if key is None:
             return None, None
         if plan is not None:
-            count = len(self._chunks)
+            count = len(self.store.chunks)
             if plan.seen != count:
                 plan.extend(count)
-                plan.scores = self._compiled_scores(plan.scored)
+                if plan.scored:  # (an exact-only plan's retrieval never reads its scores)
+                    plan.scores = self.compiled_scores(plan.scored)
             return plan, None
         exact: list[tuple[Column, int]] = []
-        rows, scored = self._split(request, exact)
+        rows, scored = self.split(request, exact)
         if not exact:
             return None, (rows, scored)
-        if len(self._plans) >= _PLAN_CACHE_SIZE:
-            self._plans.clear()
-        plan = self._plans[key] = Plan(exact, scored, rows, len(self._chunks))
-        plan.scores = self._compiled_scores(scored)
+        if len(self.plans) >= _PLAN_CACHE_SIZE:
+            self.plans.clear()
+        plan = self.plans[key] = Plan(exact, scored, rows, len(self.store.chunks))
+        if scored:  # (an exact-only plan's retrieval never reads its scores)
+            plan.scores = self.compiled_scores(scored)
         return plan, None

@@ -2,7 +2,7 @@
 random states and tie draws (docs/actr.md, "Noise" and "Noise streams").
 
 All randomness of a memory comes from its own generator. On the ``"pcg64"`` stream noise is
-handed out from pre-drawn blocks of NumPy uniforms (``_draw_noise`` says how, and what it
+handed out from pre-drawn blocks of NumPy uniforms (``NoiseSource.draw`` says how, and what it
 guarantees about the generator's consumption); on the ``"counter"`` stream a draw is a pure
 function of the stream's key and positions (``counter_noise``, its compiled twin in
 ``kernel``).
@@ -19,6 +19,9 @@ from . import counter_noise
 from . import kernel as _kernel_module
 
 _NOISE_BLOCK = 4096  # standard logistic draws fetched from the generator at a time
+#: Half the spacing of NumPy's uniform doubles: ``random() + _HALF_ULP`` is in (0, 1), so the
+#: logistic ``ln(u / (1 − u))`` is always finite.
+_HALF_ULP = 2.0 ** -54
 
 
 def _make_rng(seed: Any) -> np.random.Generator:
@@ -48,54 +51,77 @@ def _redraw_zeros(rng: np.random.Generator, uniform: np.ndarray) -> None:
 
 
 class NoiseSource:
-    """The noise of :class:`~nothanks.actr.DeclarativeMemory` (a part of the memory, not a
-    class of its own): its generator, the draws of either stream, the per-time noise of
-    each model time, saved random states and the random pick among tied candidates."""
+    """A memory's activation noise: its generator, the draws of either stream, the
+    per-time noise of each model time, saved random states and the random pick among
+    tied candidates.
 
-    def _seed_noise(self, seed: int | np.random.SeedSequence | np.random.Generator | None
-                    ) -> None:
-        """The generator from ``seed`` and noise drawn afresh from it (``reseed_noise``).
-        A block's unused tail may be left in the generator (see _draw_noise) only in a
-        generator this memory made itself (nobody else draws from it), while it holds no
+    ``scale`` is s (set it with :meth:`set_scale`), ``mode`` ``"per_time"`` or
+    ``"per_retrieval"`` (whoever sets it calls :meth:`forget_time_noise`), ``stream``
+    ``"pcg64"`` or ``"counter"`` (fixed: a stream's key comes from the seed); the values
+    are checked by the memory. ``rng`` is the generator; ``stream_key`` the counter
+    stream's key (None on the pcg64 stream); ``time_noise`` the per-time noise drawn at
+    ``time_noise_at`` (None: none yet); ``skipped`` the uniforms of the current block
+    left in the generator (:meth:`draw`), which only a generator this source made itself
+    may hold back (``tail_skippable``).
+    """
+
+    def __init__(self, *, scale: float, mode: str, stream: str,
+                 seed: int | np.random.SeedSequence | np.random.Generator | None):
+        self.scale = scale
+        self.mode = mode
+        self.stream = stream
+        self.seed_from(seed)
+
+    def seed_from(self, seed: int | np.random.SeedSequence | np.random.Generator | None
+                  ) -> None:
+        """The generator from ``seed`` and noise drawn afresh from it (:meth:`reseed`).
+        A block's unused tail may be left in the generator (see :meth:`draw`) only in a
+        generator this source made itself (nobody else draws from it), while it holds no
         half of a 32-bit draw (PCG64.advance drops that half)."""
-        self.reseed_noise(_make_rng(seed))
-        self._tail_skippable = not isinstance(seed, np.random.Generator)
+        self.reseed(_make_rng(seed))
+        self.tail_skippable = not isinstance(seed, np.random.Generator)
+
+    def set_scale(self, scale: float) -> None:
+        """Draw with scale s = ``scale`` from now on (this time's noise is redrawn)."""
+        self.scale = scale
+        self.forget_time_noise()  # redrawn with the new scale
+        self._noise_scaled = None  # the block's scaled copy has the old one
 
     def random_state(self) -> tuple:
         """What decides the next noise draws (the generator, the pre-drawn block and the
         current model time's noise), to re-decide a state with other noise and then come
         back with :meth:`set_random_state` (e.g. estimating a model's choice probability)."""
-        if self._noise_skipped:
+        if self.skipped:
             self._draw_skipped()  # the generator handed out as if the block was drawn whole
-        return (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
-                self._time_noise, self._time_noise_at, self._tail_skippable,
-                self._stream_key, self._stream_position, self._time_reserved)
+        return (self.rng, self._noise_buffer, self._noise_raw, self._noise_position,
+                self.time_noise, self.time_noise_at, self.tail_skippable,
+                self.stream_key, self._stream_position, self._time_reserved)
 
     def set_random_state(self, state: tuple) -> None:
         """Go back to a state saved by :meth:`random_state` (of a memory on the same
         noise stream)."""
-        if (state[7] is None) != (self._noise_stream == "pcg64"):
+        if (state[7] is None) != (self.stream == "pcg64"):
             saved = "pcg64" if state[7] is None else "counter"
             raise ValueError(f"a random state saved on the {saved} noise stream cannot be "
-                             f"restored into a memory on the {self._noise_stream} stream")
-        (self._rng, self._noise_buffer, self._noise_raw, self._noise_position,
-         self._time_noise, self._time_noise_at, self._tail_skippable,
-         self._stream_key, self._stream_position, self._time_reserved) = state
-        self._noise_skipped = 0
+                             f"restored into a memory on the {self.stream} stream")
+        (self.rng, self._noise_buffer, self._noise_raw, self._noise_position,
+         self.time_noise, self.time_noise_at, self.tail_skippable,
+         self.stream_key, self._stream_position, self._time_reserved) = state
+        self.skipped = 0
         self._noise_scaled = None  # scaled anew from the restored block when needed
 
-    def reseed_noise(self, rng: np.random.Generator) -> None:
+    def reseed(self, rng: np.random.Generator) -> None:
         """Draw all further noise from ``rng``, starting afresh (nothing pre-drawn). On the
         counter stream ``rng`` gives a new key (two raw outputs, taken now) and then only
         tie draws."""
-        self._rng = rng
+        self.rng = rng
         # the counter stream's key (None: the pcg64 stream) and next position
-        self._stream_key = (counter_noise.stream_key(rng) if self._noise_stream == "counter"
+        self.stream_key = (counter_noise.stream_key(rng) if self.stream == "counter"
                             else None)
         self._stream_position = 0
-        self._tail_skippable = False  # others may draw from it
-        self._noise_skipped = 0  # uniforms of the current block still in the generator
-        self._forget_time_noise()
+        self.tail_skippable = False  # others may draw from it
+        self.skipped = 0  # uniforms of the current block still in the generator
+        self.forget_time_noise()
         self._noise_buffer = np.empty(0)
         self._noise_raw = False  # whether the buffer holds uniforms not yet transformed
         self._noise_position = 0
@@ -103,7 +129,7 @@ class NoiseSource:
         # scaled with the current s yet)
         self._noise_scaled: np.ndarray | None = None
 
-    def _draw_noise(self, count: int) -> np.ndarray:
+    def draw(self, count: int) -> np.ndarray:
         """``count`` logistic draws with scale s, taken from a pre-drawn block (a view:
         never written to).
 
@@ -130,7 +156,7 @@ class NoiseSource:
         (chance ~2·10⁻¹³ a block) is not redrawn, which would have shifted every later
         draw by one (docs/actr.md, "Performance").
         """
-        if self._stream_key is not None:  # the counter stream: positions, nothing pre-drawn
+        if self.stream_key is not None:  # the counter stream: positions, nothing pre-drawn
             start = self._stream_position
             self._stream_position = start + count
             return self._draw_at(start, count)
@@ -141,56 +167,56 @@ class NoiseSource:
             self._noise_position = end
             return scaled[start:end]
         compiled = _kernel_module.kernels()
-        skipped = self._noise_skipped
+        skipped = self.skipped
         if skipped and len(self._noise_buffer) < end <= len(self._noise_buffer) + skipped:
             self._draw_skipped()  # a draw reaching into the tail left in the generator
             skipped = 0
         if end > len(self._noise_buffer):
             if skipped:  # the last block's tail, never drawn: the generator jumps it
-                self._rng.bit_generator.advance(skipped)
-                self._noise_skipped = 0
+                self.rng.bit_generator.advance(skipped)
+                self.skipped = 0
             size = max(_NOISE_BLOCK, count)
             self._noise_raw = raw = 2 * count > size
-            skipped = size - count if raw and self._tail_skippable else 0
+            skipped = size - count if raw and self.tail_skippable else 0
             self._noise_scaled = None
             self._noise_position = count
             if skipped:  # only the head this draw takes
                 if compiled is not None:  # as the generator's raw outputs
                     odds = np.empty(count)
-                    bits = self._rng.bit_generator.random_raw(count)
+                    bits = self.rng.bit_generator.random_raw(count)
                     if not compiled.odds_of_bits(bits, odds):
-                        self._noise_skipped = skipped
+                        self.skipped = skipped
                         self._noise_buffer = bits  # read only as uniforms: _draw_skipped
                         noise = np.log(odds, out=odds)
-                        noise *= self._noise
+                        noise *= self.scale
                         return noise
                     uniform = _uniforms_of(bits)  # a zero among them
                 else:
-                    uniform = self._rng.random(count)
+                    uniform = self.rng.random(count)
                 if compiled is not None or uniform.min() == 0.0:
                     # a zero in the head: the whole block, as its zeros are redrawn in order
-                    uniform = np.concatenate([uniform, self._rng.random(skipped)])
+                    uniform = np.concatenate([uniform, self.rng.random(skipped)])
                     skipped = 0
             else:
-                uniform = self._rng.random(size)
+                uniform = self.rng.random(size)
             if compiled is not None:  # the zero check and u / (1 − u) in one pass
                 odds = np.empty(count if raw else len(uniform))
                 zeros = compiled.odds(uniform, len(odds), odds)
                 while zeros:
-                    _redraw_zeros(self._rng, uniform)
+                    _redraw_zeros(self.rng, uniform)
                     zeros = compiled.odds(uniform, len(odds), odds)
-                self._noise_skipped = skipped
+                self.skipped = skipped
                 noise = np.log(odds, out=odds)
                 if raw:
                     self._noise_buffer = uniform
-                    noise *= self._noise
+                    noise *= self.scale
                     return noise
                 self._noise_buffer = noise
-                self._noise_scaled = noise * self._noise
+                self._noise_scaled = noise * self.scale
                 return self._noise_scaled[:count]
             while uniform.min() == 0.0:  # u = 0 (chance 2^-53 a draw) would give −inf
-                _redraw_zeros(self._rng, uniform)
-            self._noise_skipped = skipped
+                _redraw_zeros(self.rng, uniform)
+            self.skipped = skipped
             if raw:
                 self._noise_buffer = uniform
             else:
@@ -203,7 +229,7 @@ class NoiseSource:
         if not self._noise_raw:
             # a fresh array: a slice handed out earlier (kept as some time's noise, or in
             # a saved random state) keeps its values
-            self._noise_scaled = self._noise_buffer * self._noise
+            self._noise_scaled = self._noise_buffer * self.scale
             return self._noise_scaled[start:end]
         drawn = self._noise_buffer[start:end]
         if compiled is not None:
@@ -213,98 +239,107 @@ class NoiseSource:
             noise = np.subtract(1.0, drawn)
             np.divide(drawn, noise, out=noise)
         np.log(noise, out=noise)
-        noise *= self._noise
+        noise *= self.scale
+        return noise
+
+    def draw_fresh(self, count: int) -> np.ndarray:
+        """``count`` logistic draws with scale s from ``count`` uniforms drawn now, pyibl's
+        way: ``s·(ln u − ln(1 − u))`` with ``u = random() + 2⁻⁵⁴`` (never 0 or 1). No
+        block is kept: a call takes exactly ``count`` uniforms from the generator (the
+        instance memory's blends, a fresh draw per instance per blend)."""
+        uniform = self.rng.random(count)
+        uniform += _HALF_ULP
+        noise = np.log(uniform)
+        noise -= np.log1p(-uniform)
+        noise *= self.scale
         return noise
 
     def _draw_at(self, start: int, count: int) -> np.ndarray:
         """The counter stream's draws at positions ``start`` … ``start + count − 1``, times
         s (the stream's position is the caller's business)."""
-        key = self._stream_key
+        key = self.stream_key
         compiled = _kernel_module.kernels()
         if compiled is None:
-            return counter_noise.logistic(key, start, count, self._noise)
-        return compiled.counter_logistic(key[0], key[1], start, self._noise, np.empty(count))
+            return counter_noise.logistic(key, start, count, self.scale)
+        return compiled.counter_logistic(key[0], key[1], start, self.scale, np.empty(count))
 
     def _draw_skipped(self) -> None:
-        """Draw the tail of the current block left in the generator (see _draw_noise):
+        """Draw the tail of the current block left in the generator (see draw):
         the uniforms the whole block would have held there, its zeros redrawn as the
         whole block's were (its head had none)."""
-        tail = self._rng.random(self._noise_skipped)
-        self._noise_skipped = 0
+        tail = self.rng.random(self.skipped)
+        self.skipped = 0
         while tail.min() == 0.0:
-            _redraw_zeros(self._rng, tail)
+            _redraw_zeros(self.rng, tail)
         head = self._noise_buffer
         if head.dtype == np.uint64:  # kept as the generator's raw outputs
             head = _uniforms_of(head)
         self._noise_buffer = np.concatenate([head, tail])
 
-    def _forget_time_noise(self) -> None:
+    def forget_time_noise(self) -> None:
         """No per-time noise drawn or reserved yet: the next draw at any time is new."""
-        self._time_noise: np.ndarray | None = None  # per-time noise, at _time_noise_at
-        self._time_noise_at = math.nan
+        self.time_noise: np.ndarray | None = None  # per-time noise, at _time_noise_at
+        self.time_noise_at = math.nan
         # positions of the counter stream reserved for this time's noise, not drawn yet:
         # (time, first position, count), or None (``reserve_per_time_noise``)
         self._time_reserved: tuple[float, int, int] | None = None
 
-    def _reserve_time_noise(self, count: int) -> int | None:
+    def reserve_time_noise(self, t: float, count: int) -> int | None:
         """Reserve the counter stream's next ``count`` positions as the per-time noise of
-        the current time, drawing nothing: the first position, or None when the memory is
-        not on the counter stream or has drawn or reserved this time's noise already.
-        The stream moves on as if the draws were made; a later draw at this time takes
-        the reserved positions (:meth:`_noise_for`), so its values are what an eager draw
-        now would have given."""
-        if (self._stream_key is None or self._time_noise_at == self._time
-                or (self._time_reserved is not None
-                    and self._time_reserved[0] == self._time)):
+        time ``t``, drawing nothing: the first position, or None when the source is not
+        on the counter stream or has drawn or reserved the noise of ``t`` already.
+        The stream moves on as if the draws were made; a later draw at ``t`` takes the
+        reserved positions (:meth:`per_time`), so its values are what an eager draw now
+        would have given."""
+        if (self.stream_key is None or self.time_noise_at == t
+                or (self._time_reserved is not None and self._time_reserved[0] == t)):
             return None
         first = self._stream_position
         self._stream_position = first + count
-        self._time_reserved = (self._time, first, count)
+        self._time_reserved = (t, first, count)
         return first
 
-    def _noise_now(self) -> np.ndarray:
-        """Per-time noise of every chunk, drawn once per model time.
-
-        Chunks added since the draw get their own draws appended; the others keep theirs.
-        """
-        noise = self._time_noise
-        if (noise is None or self._time_noise_at != self._time
-                or len(noise) < len(self._chunks)):
-            return self._noise_for(len(self._chunks))
+    def now(self, t: float, count: int) -> np.ndarray:
+        """Per-time noise at ``t`` of every one of the ``count`` chunks stored, drawn once
+        per model time (:meth:`per_time`; chunks stored since the draw get their own draws
+        appended, the others keep theirs)."""
+        noise = self.time_noise
+        if noise is None or self.time_noise_at != t or len(noise) < count:
+            return self.per_time(t, count)
         return noise
 
-    def _noise_for(self, count: int) -> np.ndarray:
-        """Per-time noise of the first ``count`` chunks (``_noise_now`` for all of them).
+    def per_time(self, t: float, count: int) -> np.ndarray:
+        """Per-time noise at ``t`` of the first ``count`` chunks (possibly longer).
 
-        A caller that keeps chunks of its own not yet stored here (the token memory, which
-        stores them on demand with :meth:`add_past`) asks for its full count: the draws,
-        and their order, are those the stored chunks would have had.
+        A caller that keeps chunks of its own not yet stored in the memory (the token
+        memory, which stores them on demand with ``add_past``) asks for its full count:
+        the draws, and their order, are those the stored chunks would have had.
         """
-        noise = self._time_noise
-        if noise is None or self._time_noise_at != self._time:
+        noise = self.time_noise
+        if noise is None or self.time_noise_at != t:
             reserved = self._time_reserved
-            if reserved is not None and reserved[0] == self._time:  # drawn where reserved
+            if reserved is not None and reserved[0] == t:  # drawn where reserved
                 self._time_reserved = None
                 noise = self._draw_at(reserved[1], reserved[2])
                 if len(noise) < count:
-                    noise = np.concatenate([noise, self._draw_noise(count - len(noise))])
+                    noise = np.concatenate([noise, self.draw(count - len(noise))])
             else:
-                noise = self._draw_noise(count)
+                noise = self.draw(count)
         elif len(noise) < count:
-            noise = np.concatenate([noise, self._draw_noise(count - len(noise))])
+            noise = np.concatenate([noise, self.draw(count - len(noise))])
         else:
             return noise
-        self._time_noise, self._time_noise_at = noise, self._time
+        self.time_noise, self.time_noise_at = noise, t
         return noise
 
-    def _break_tie(self, total: np.ndarray, best: int, activation: float) -> int:
+    def break_tie(self, total: np.ndarray, best: int, activation: float) -> int:
         """The winner among candidates tied at the best activation, drawn at random. With
         noise on, two candidates tie only if their continuous draws coincide exactly, so
         callers check only when s = 0 (a draw from the stream only when there is a tie)."""
         ties = np.flatnonzero(total == activation)
         if len(ties) < 2:
             return best
-        if self._noise_skipped:  # the block's tail first, as if drawn with it
+        if self.skipped:  # the block's tail first, as if drawn with it
             self._draw_skipped()
-        self._tail_skippable = False  # a 32-bit draw may leave its other half held
-        return int(ties[self._rng.integers(len(ties))])
+        self.tail_skippable = False  # a 32-bit draw may leave its other half held
+        return int(ties[self.rng.integers(len(ties))])

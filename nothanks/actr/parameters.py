@@ -1,5 +1,5 @@
-"""The declarative memory's parameters: their checks, the noise modes and streams, and the
-properties that read and set them (docs/actr.md, "Parameters").
+"""The declarative memory's parameters: their checks and the noise modes and streams
+(``DeclarativeMemory``'s properties read and set them; docs/actr.md, "Parameters").
 
 A wrong value raises a TypeError or a ValueError that names the parameter, the value given
 and what would be valid. :class:`Parameters` is every parameter at one moment, the object
@@ -10,10 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from numbers import Real
-from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
-
-from .mismatch import MismatchFunction
 
 NoiseMode = Literal["per_time", "per_retrieval"]
 #: The noise modes and streams, with what each means (the error of a wrong one lists them).
@@ -23,7 +20,7 @@ _NOISE_STREAM_MEANINGS = {"pcg64": "NumPy's generator and log, pre-drawn blocks"
                           "counter": "a pure function of the position, the same bits on every "
                                      "machine"}
 NOISE_MODES: tuple[str, ...] = tuple(_NOISE_MODE_MEANINGS)
-#: Where the noise comes from (``_draw_noise``; docs/actr.md, "Noise streams").
+#: Where the noise comes from (``NoiseSource.draw``; docs/actr.md, "Noise streams").
 NOISE_STREAMS: tuple[str, ...] = tuple(_NOISE_STREAM_MEANINGS)
 
 
@@ -119,139 +116,3 @@ class Parameters(NamedTuple):
     noise_stream: str
     optimized_learning: bool
     base_level_learning: bool
-
-
-class ParameterSettings:
-    """The parameters of :class:`~nothanks.actr.DeclarativeMemory` as validating properties,
-    and its mismatch functions (a part of the memory, not a class of its own: the memory
-    sets the values up in its constructor).
-
-    Setting a parameter drops what was computed with the old value (base levels, the
-    per-time noise, the :attr:`parameters` tuple); setting a mismatch function drops the
-    kept scores and request plans.
-    """
-
-    # ---------------------------------------------------------------- parameters
-    @property
-    def decay(self) -> float:
-        """Base-level decay d."""
-        return self._decay
-
-    @decay.setter
-    def decay(self, value: float) -> None:
-        self._decay = check_decay(value, self._optimized_learning)
-        self._base_key = None
-        self._parameters = None
-
-    @property
-    def noise(self) -> float:
-        """Logistic noise scale s (noise variance is π²s²/3)."""
-        return self._noise
-
-    @noise.setter
-    def noise(self, value: float) -> None:
-        self._noise = check_at_least("noise", value, 0.0, False, "the logistic scale s; 0 "
-                                     "switches activation noise off")
-        self._forget_time_noise()  # redrawn with the new scale
-        self._noise_scaled = None  # the block's scaled copy has the old one
-        self._parameters = None
-
-    @property
-    def retrieval_threshold(self) -> float:
-        """τ: the winner's activation must be at least τ."""
-        return self._retrieval_threshold
-
-    @retrieval_threshold.setter
-    def retrieval_threshold(self, value: float) -> None:
-        self._retrieval_threshold = real_number("retrieval_threshold", value)
-        self._parameters = None
-
-    @property
-    def mismatch_penalty(self) -> float:
-        """MP, multiplying every slot's mismatch."""
-        return self._mismatch_penalty
-
-    @mismatch_penalty.setter
-    def mismatch_penalty(self, value: float) -> None:
-        self._mismatch_penalty = check_at_least("mismatch_penalty", value, 0.0, False,
-                                                MP_HINT)
-        self._parameters = None
-
-    @property
-    def latency_factor(self) -> float:
-        """F in latency ``F·e^(−A)``."""
-        return self._latency_factor
-
-    @latency_factor.setter
-    def latency_factor(self, value: float) -> None:
-        self._latency_factor = check_at_least("latency_factor", value, 0.0, True,
-                                              "F in latency F·e^(−A)")
-        self._parameters = None
-
-    @property
-    def noise_mode(self) -> str:
-        """``"per_time"`` or ``"per_retrieval"``."""
-        return self._noise_mode
-
-    @noise_mode.setter
-    def noise_mode(self, value: str) -> None:
-        self._noise_mode = check_noise_mode(value)
-        self._forget_time_noise()
-        self._parameters = None
-
-    @property
-    def noise_stream(self) -> str:
-        """``"pcg64"`` or ``"counter"`` (fixed at construction: a stream's key comes from
-        the seed)."""
-        return self._noise_stream
-
-    @property
-    def optimized_learning(self) -> bool:
-        """Whether base levels use the ``ln(n/(1−d)) − d·ln L`` approximation."""
-        return self._optimized_learning
-
-    @optimized_learning.setter
-    def optimized_learning(self, value: bool) -> None:
-        optimized = check_flag("optimized_learning", value)
-        check_decay(self._decay, optimized)
-        self._optimized_learning = optimized
-        self._base_key = None
-        self._parameters = None
-
-    @property
-    def base_level_learning(self) -> bool:
-        """If False, chunks without a fixed activation have base level 0."""
-        return self._base_level_learning
-
-    @base_level_learning.setter
-    def base_level_learning(self, value: bool) -> None:
-        self._base_level_learning = check_flag("base_level_learning", value)
-        self._base_key = None
-        self._parameters = None
-
-    @property
-    def mismatch(self) -> Mapping[str, MismatchFunction]:
-        """Slot name -> registered mismatch function (read-only; use ``set_mismatch``)."""
-        return MappingProxyType(self._mismatch)
-
-    def set_mismatch(self, slot: str, fn: MismatchFunction | None) -> None:
-        """Register ``fn`` for ``slot``; None makes the slot an exact-match constraint."""
-        self._mismatch_changes += 1
-        self._scores.pop(slot, None)
-        self._plans.clear()
-        if fn is None:
-            self._mismatch.pop(slot, None)
-            return
-        check_mismatch_function(slot, fn)
-        self._mismatch[slot] = fn
-
-    @property
-    def parameters(self) -> Parameters:
-        """Every parameter at once: the same object until a parameter is set."""
-        parameters = self._parameters
-        if parameters is None:
-            parameters = self._parameters = Parameters(
-                self._decay, self._noise, self._retrieval_threshold, self._mismatch_penalty,
-                self._latency_factor, self._noise_mode, self._noise_stream,
-                self._optimized_learning, self._base_level_learning)
-        return parameters

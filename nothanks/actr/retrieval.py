@@ -18,9 +18,12 @@ import numpy as np
 
 from . import kernel as _kernel_module
 from . import records as _records
-from .matching import Plan, Scored
+from .base_level import BaseLevels
+from .matching import Plan, RequestMatching, Scored
+from .noise import NoiseSource
 from .parameters import check_at_least, real_number
 from .records import ActivationComponents, Chunk, Retrieval, RetrievalRecord, SlotValue
+from .store import ChunkStore
 
 #: A Retrieval built as the tuple it is, without its generated ``__new__``'s frame.
 _new_retrieval = tuple.__new__
@@ -51,124 +54,119 @@ def recall_probability(activation: float | np.ndarray, threshold: float,
 
 
 class Retriever:
-    """The retrievals of :class:`~nothanks.actr.DeclarativeMemory` (a part of the memory,
-    not a class of its own)."""
+    """Retrievals over a memory's parts: the candidates and scores of ``matching``, the
+    base levels of ``base_levels``, the noise of ``noise``, the chunks of ``store``.
 
-    def _init_retrieval(self) -> None:
-        """Nothing summed yet (the memory's constructor calls it)."""
+    ``threshold`` (τ) and ``latency_factor`` (F) are the retrieval's own parameters,
+    checked by the memory that sets them. The model time is the caller's: every method
+    that needs it takes it.
+    """
+
+    def __init__(self, store: ChunkStore, base_levels: BaseLevels, noise: NoiseSource,
+                 matching: RequestMatching, *, threshold: float, latency_factor: float):
+        self.store = store
+        self.base_levels = base_levels
+        self.noise = noise
+        self.matching = matching
+        self.threshold = threshold
+        self.latency_factor = latency_factor
+        self.forget()
+
+    def forget(self) -> None:
+        """Drop the kept sums (the store was replaced)."""
         # B + ε of every chunk at the current time, with the B and ε it was summed from
         self._sums_of: tuple[Any, Any, Any] = (None, None, None)
 
-    def retrieve(self, request: Mapping[str, SlotValue], *, offset: float = 0.0,
-                 threshold: float | None = None, record: bool = False) -> Retrieval:
-        """Retrieve the most active chunk matching ``request``, if above the threshold.
-
-        Args:
-            request: slot -> value. Slots with a mismatch function are scored by partial
-                matching; the others must match exactly. Chunks lacking a requested slot
-                are never candidates; slots the request does not name are ignored.
-            offset: a constant added to every candidate's activation, kept as its own
-                component in records (e.g. an extra penalty for a class of chunks).
-            threshold: τ for this retrieval only (default: ``retrieval_threshold``).
-            record: attach a ``RetrievalRecord`` listing every candidate's components.
-                Recording never changes the outcome or the random numbers drawn.
-        """
-        tau = (self._retrieval_threshold if threshold is None
-               else real_number("threshold", threshold))
+    def retrieve(self, request: Mapping[str, SlotValue], t: float, offset: float,
+                 threshold: float | None, record: bool) -> Retrieval:
+        """``DeclarativeMemory.retrieve`` at model time ``t`` (which states the contract)."""
+        tau = self.threshold if threshold is None else real_number("threshold", threshold)
         if offset:
             offset = real_number("offset", offset)
+        matching = self.matching
         plan = split = None
         kernels = None if record or type(request) is not dict else _kernel_module.kernels()
         if kernels is not None:
             try:
                 key = tuple(request.items())
-                plan = self._plans.get(key)
-            except TypeError:  # an unhashable value: _split reports it
+                plan = matching.plans.get(key)
+            except TypeError:  # an unhashable value: split reports it
                 key = None
-            plan, split = self._plan(request, key, plan)
+            plan, split = matching.plan(request, key, plan)
             if plan is not None and not plan.scored:
-                return self._retrieve_exact(plan, offset, tau)
+                return self._retrieve_exact(plan, t, offset, tau)
         if plan is not None:
             rows, scored, compiled = plan.rows.view(), plan.scored, plan.scores
         else:
-            rows, scored = split or self._split(request)
-            compiled = None if record else self._compiled_scores(scored)
-        count = len(self._chunks) if rows is None else len(rows)
+            rows, scored = split or matching.split(request)
+            compiled = None if record else matching.compiled_scores(scored)
+        chunks = self.store.chunks
+        count = len(chunks) if rows is None else len(rows)
+        noise_source = self.noise
         if count == 0:
-            latency = retrieval_latency(self._latency_factor, tau)
-            trace = (RetrievalRecord(MappingProxyType(dict(request)), self._time, tau,
-                                     self._noise_mode, None, None, latency) if record else None)
+            latency = retrieval_latency(self.latency_factor, tau)
+            trace = (RetrievalRecord(MappingProxyType(dict(request)), t, tau,
+                                     noise_source.mode, None, None, latency)
+                     if record else None)
             return Retrieval(None, None, latency, trace)
 
         noise = None
-        if self._noise > 0:
-            per_time = self._noise_mode == "per_time"
-            noise = self._noise_now() if per_time else self._draw_noise(count)
+        per_time = noise_source.mode == "per_time"
+        if noise_source.scale > 0:
+            noise = (noise_source.now(t, len(chunks)) if per_time
+                     else noise_source.draw(count))
         if compiled is not None:
-            total, best = self._evaluate_compiled(rows, count, compiled, noise, offset)
+            total, best = self._evaluate_compiled(rows, count, compiled, noise, offset, t)
         else:
-            if noise is not None and rows is not None and self._noise_mode == "per_time":
+            if noise is not None and rows is not None and per_time:
                 noise = noise[rows]
-            base, mismatches, total = self._evaluate(rows, scored, noise, offset)
+            base, mismatches, total = self._evaluate(rows, scored, noise, offset, t)
             best = int(total.argmax())
         activation = float(total[best])
         if activation >= tau:
             if noise is None:
-                best = self._break_tie(total, best, activation)
-            winner = self._chunks[best if rows is None else int(rows[best])]
-            latency = retrieval_latency(self._latency_factor, activation)
+                best = noise_source.break_tie(total, best, activation)
+            winner = chunks[best if rows is None else int(rows[best])]
+            latency = retrieval_latency(self.latency_factor, activation)
         else:
             winner = None
-            latency = retrieval_latency(self._latency_factor, tau)
+            latency = retrieval_latency(self.latency_factor, tau)
         trace = None
         if record:
-            trace = self._record(request, tau, rows, scored, base, mismatches, noise, offset,
-                                 total, winner, latency)
+            trace = self._record(request, t, tau, rows, scored, base, mismatches, noise,
+                                 offset, total, winner, latency)
         return Retrieval(winner, activation, latency, trace)
 
-    def retrieve_items(self, items: tuple[tuple[str, SlotValue], ...]) -> Retrieval:
-        """``retrieve(dict(items))``, the request given as its ``(slot, value)`` items in
-        order (a ToM0 state, ``state.state_items``)."""
-        return self.retrieve(dict(items))
-
-    def activation(self, chunk: Mapping[str, SlotValue], request: Mapping[str, SlotValue], *,
-                   offset: float = 0.0) -> ActivationComponents:
-        """The components of ``chunk``'s activation for ``request``, without retrieving.
-
-        In per_time mode the noise is the chunk's draw for the current model time (drawn
-        now if no retrieval has needed it yet: the same draw the next retrieval at this
-        time will use). In per_retrieval mode every retrieval draws afresh, so there is
-        no noise to report: the noise is 0 (its mean) and no random number is consumed.
-
-        Raises:
-            ValueError: ``chunk`` lacks a requested slot or differs in an exact-match slot,
-                so it could not be a candidate for this request.
-        """
-        row = self._row(chunk)
+    def activation(self, chunk: Mapping[str, SlotValue], request: Mapping[str, SlotValue],
+                   t: float, offset: float) -> ActivationComponents:
+        """``DeclarativeMemory.activation`` at model time ``t`` (which states the
+        contract)."""
+        store, matching, noise_source = self.store, self.matching, self.noise
+        row = store.row(chunk)
         offset = real_number("offset", offset) if offset else 0.0
-        chunk = self._chunks[row]
-        rows, scored = self._split(request)
+        chunk = store.chunks[row]
+        rows, scored = matching.split(request)
         if rows is not None and row not in rows:
             reasons = [f"lacks slot {slot!r}" if slot not in chunk
                        else f"has {slot}={chunk[slot]!r} where the request needs {value!r} "
                        f"exactly" for slot, value in request.items()
-                       if slot not in chunk or (slot not in self._mismatch
+                       if slot not in chunk or (slot not in matching.functions
                                                 and chunk[slot] != value)]
             raise ValueError(f"{chunk!r} is not a candidate for {dict(request)!r}: "
                              f"{'; '.join(reasons)}")
         only = np.array([row])
         noise = None
-        if self._noise > 0 and self._noise_mode == "per_time":
-            noise = self._noise_now()[only]
-        base, mismatches, total = self._evaluate(only, scored, noise, offset)
+        if noise_source.scale > 0 and noise_source.mode == "per_time":
+            noise = noise_source.now(t, len(store.chunks))[only]
+        base, mismatches, total = self._evaluate(only, scored, noise, offset, t)
         return ActivationComponents(
             chunk=chunk, base_level=float(base[0]),
-            mismatch={slot: float(m[0]) * self._mismatch_penalty + 0.0
+            mismatch={slot: float(m[0]) * matching.penalty + 0.0
                       for (slot, *_), m in zip(scored, mismatches, strict=True)},
             offset=offset, noise=0.0 if noise is None else float(noise[0]),
             activation=float(total[0]))
 
-    def _retrieve_exact(self, plan: Plan, offset: float, tau: float) -> Retrieval:
+    def _retrieve_exact(self, plan: Plan, t: float, offset: float, tau: float) -> Retrieval:
         """A retrieval whose request has only exact-match slots (the token memory's):
         no mismatch to add, so each candidate's activation is ``(B + ε) + offset``.
 
@@ -179,29 +177,31 @@ class Retriever:
         rows = plan.rows.view()
         count = len(rows)
         if count == 0:
-            return Retrieval(None, None, retrieval_latency(self._latency_factor, tau))
-        if self._single_references_now():
+            return Retrieval(None, None, retrieval_latency(self.latency_factor, tau))
+        store, base_levels, noise_source = self.store, self.base_levels, self.noise
+        chunks = store.chunks
+        per_time = noise_source.mode == "per_time"
+        if per_time and noise_source.scale > 0 and base_levels.single_references(t):
             # one compiled pass over the candidates: B from its reference time's log
             # strength, plus its per-time noise, plus the offset (the same additions)
             best, activation = _kernel_module.kernels().exact_best(
-                self._log_strengths(), self._node_time.view(), self._node_of.view(), rows,
-                self._noise_now(), float(offset))
+                base_levels.log_strengths(t), store.node_time.view(), store.node_of.view(),
+                rows, noise_source.now(t, len(chunks)), float(offset))
             if activation >= tau:
-                return Retrieval(self._chunks[int(rows[best])], activation,
-                                 retrieval_latency(self._latency_factor, activation))
-            return Retrieval(None, activation, retrieval_latency(self._latency_factor, tau))
+                return Retrieval(chunks[int(rows[best])], activation,
+                                 retrieval_latency(self.latency_factor, activation))
+            return Retrieval(None, activation, retrieval_latency(self.latency_factor, tau))
         noise = None
-        if self._noise > 0:
-            per_time = self._noise_mode == "per_time"
-            noise = self._noise_now() if per_time else self._draw_noise(count)
-        base = self._base_levels()
-        if self._base_undefined:
+        if noise_source.scale > 0:
+            noise = noise_source.now(t, len(chunks)) if per_time else noise_source.draw(count)
+        base = base_levels.at(t)
+        if base_levels.undefined:
             candidates = base[rows]
             if np.isinf(candidates).any():
-                self._raise_current_time_reference(rows, candidates)
+                base_levels.raise_current_time_reference(rows, candidates, t)
         if noise is None:
             total = base[rows]
-        elif self._noise_mode == "per_time":
+        elif per_time:
             if self._sums_of[0] is not base or self._sums_of[1] is not noise:
                 self._sums_of = (base, noise, base + noise)
             total = self._sums_of[2][rows]
@@ -213,50 +213,55 @@ class Retriever:
         activation = float(total[best])
         if activation >= tau:
             if noise is None:
-                best = self._break_tie(total, best, activation)
-            return Retrieval(self._chunks[int(rows[best])], activation,
-                             retrieval_latency(self._latency_factor, activation))
-        return Retrieval(None, activation, retrieval_latency(self._latency_factor, tau))
+                best = noise_source.break_tie(total, best, activation)
+            return Retrieval(chunks[int(rows[best])], activation,
+                             retrieval_latency(self.latency_factor, activation))
+        return Retrieval(None, activation, retrieval_latency(self.latency_factor, tau))
 
     def _evaluate(self, rows: np.ndarray | None, scored: Scored, noise: np.ndarray | None,
-                  offset: float) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+                  offset: float, t: float
+                  ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
         """Base levels, per-slot mismatches (not yet times MP) and total activations.
 
         The total is ``base + noise + offset + MP·Σ mismatch``: summing before scaling
         saves one numpy pass per slot. Records scale each slot separately, so their
         components add up to the total up to floating-point rounding.
         """
-        base = self._base_levels()
+        base_levels = self.base_levels
+        base = base_levels.at(t)
         if rows is not None:
             base = base[rows]
-        if self._base_undefined and np.isinf(base).any():
-            self._raise_current_time_reference(rows, base)
+        if base_levels.undefined and np.isinf(base).any():
+            base_levels.raise_current_time_reference(rows, base, t)
         total = base + noise if noise is not None else base.copy()
         if offset:
             total += offset
-        mismatches = [self._score_slot(slot, value, column, rows, fn)
+        score_slot = self.matching.score_slot
+        mismatches = [score_slot(slot, value, column, rows, fn)
                       for slot, value, column, fn in scored]
         if mismatches:
-            summed = mismatches[0] * self._mismatch_penalty if len(mismatches) == 1 else None
+            penalty = self.matching.penalty
+            summed = mismatches[0] * penalty if len(mismatches) == 1 else None
             if summed is None:
                 summed = mismatches[0] + mismatches[1]
                 for mismatch in mismatches[2:]:
                     summed += mismatch
-                summed *= self._mismatch_penalty
+                summed *= penalty
             total += summed
         return base, mismatches, total
 
     def _evaluate_compiled(self, rows: np.ndarray | None, count: int,
                            scores: tuple[np.ndarray, ...], noise: np.ndarray | None,
-                           offset: float) -> tuple[np.ndarray, int]:
+                           offset: float, t: float) -> tuple[np.ndarray, int]:
         """Candidate activations in one compiled pass, and the first best index (the
         kernel's own search for small sets, else NumPy's argmax: bit-identical to
         ``_evaluate`` followed by ``argmax``)."""
-        base = self._base_levels()
-        if self._base_undefined:
+        base_levels = self.base_levels
+        base = base_levels.at(t)
+        if base_levels.undefined:
             candidates = base if rows is None else base[rows]
             if np.isinf(candidates).any():
-                self._raise_current_time_reference(rows, candidates)
+                base_levels.raise_current_time_reference(rows, candidates, t)
         total = np.empty(count)
         if len(scores) > 4:  # the kernel takes four columns: fold all but the last three,
             head = scores[0] + scores[1]  # adding left to right as the kernel would
@@ -267,30 +272,24 @@ class Retriever:
         best = _kernel_module.kernels().activations(
             base, _kernel_module.EMPTY if noise is None else noise,
             _kernel_module.NO_ROWS if rows is None else rows, float(offset), m0, m1, m2, m3,
-            len(scores), self._mismatch_penalty, total)
+            len(scores), self.matching.penalty, total)
         return total, best if best >= 0 else int(total.argmax())
 
-    def _record(self, request: Mapping[str, SlotValue], tau: float, rows: np.ndarray | None,
-                scored: Scored, base: np.ndarray, mismatches: list[np.ndarray],
-                noise: np.ndarray | None, offset: float, total: np.ndarray,
-                winner: Chunk | None, latency: float) -> RetrievalRecord:
+    def _record(self, request: Mapping[str, SlotValue], t: float, tau: float,
+                rows: np.ndarray | None, scored: Scored, base: np.ndarray,
+                mismatches: list[np.ndarray], noise: np.ndarray | None, offset: float,
+                total: np.ndarray, winner: Chunk | None, latency: float) -> RetrievalRecord:
         """The retrieval's record: its candidates' components as copied columns (the
         per-candidate ``ActivationComponents`` are built only if someone reads them)."""
-        chunks = (tuple(self._chunks) if rows is None
-                  else [self._chunks[r] for r in rows.tolist()])
-        penalty = self._mismatch_penalty
+        all_chunks = self.store.chunks
+        chunks = (tuple(all_chunks) if rows is None
+                  else [all_chunks[r] for r in rows.tolist()])
+        penalty = self.matching.penalty
         columns = _records.CandidateColumns(
             chunks=chunks, base_level=base.copy(),
             mismatch={slot: m * penalty + 0.0  # + 0.0: no -0.0
                       for (slot, *_), m in zip(scored, mismatches, strict=True)},
             offset=offset, noise=None if noise is None else noise.copy(), activation=total)
-        return RetrievalRecord(request=MappingProxyType(dict(request)), time=self._time,
-                               threshold=tau, noise_mode=self._noise_mode, columns=columns,
+        return RetrievalRecord(request=MappingProxyType(dict(request)), time=t,
+                               threshold=tau, noise_mode=self.noise.mode, columns=columns,
                                winner=winner, latency=latency)
-
-    def recall_probability(self, activation: float) -> float:
-        """Chance that a chunk of noise-free ``activation`` beats this memory's threshold.
-
-        Uses this memory's retrieval threshold and noise scale.
-        """
-        return recall_probability(activation, self._retrieval_threshold, self._noise)

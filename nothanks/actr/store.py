@@ -9,7 +9,7 @@ histories, which the compiled base levels sum once per node.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from numbers import Real
 
 import numpy as np
@@ -19,7 +19,7 @@ from .parameters import real_number
 from .records import Chunk, SlotValue
 
 ABSENT = -1  # slot code of a chunk that lacks the slot
-_PLAIN_NUMBERS = (int, float)  # real numbers recognised without an ABC check
+_PLAIN_NUMBERS = (int, float, bool)  # real numbers recognised without an ABC check
 _ABSENT_VALUE = object()  # a slot a chunk lacks
 
 
@@ -54,9 +54,9 @@ class Column:
             self.rows_of.append([row])
         else:
             self.rows_of[code].append(row)
-        self.codes.append(code)
         if self.numeric and type(value) not in _PLAIN_NUMBERS and not isinstance(value, Real):
-            self._to_objects()
+            self._to_objects()  # the rows before this one (its code is not appended yet)
+        self.codes.append(code)
         self.values.append(value)
         self.present += 1
 
@@ -84,126 +84,165 @@ class Column:
 
 
 class ChunkStore:
-    """The chunks of :class:`~nothanks.actr.DeclarativeMemory` and their references (a
-    part of the memory, not a class of its own)."""
+    """The chunks of a :class:`~nothanks.actr.DeclarativeMemory` and their references.
 
-    def _init_store(self) -> None:
-        """An empty store (the memory's constructor calls it)."""
-        # chunks and their columns
-        self._chunks: list[Chunk] = []
-        self._row_of: dict[frozenset, int] = {}
-        self._columns: dict[str, Column] = {}
-        self._fixed = Growable(np.float64)  # fixed activation, NaN when learned
-        self._learned = 0  # chunks without a fixed activation
-        # references: one flat array with the chunk row of each and the index of its time
-        # among the distinct reference times (a base level then needs one power per
-        # distinct time, not per reference)
-        self._reference_row = Growable(np.int64)
-        self._reference_time_index = Growable(np.int64)
-        self._time_values = Growable(np.float64)
-        self._time_value_last = math.nan
-        self._reference_count = Growable(np.float64)  # per chunk, float for the log
-        self._created = Growable(np.float64)
-        # The same references as a trie of reference-time sequences, for the kernel: node
-        # 0 is "no reference yet", a node's child adds one reference at one time, and a
-        # chunk points to the node of its whole history. Chunks with the same history
-        # share a node, so Σ_j (t − t_j)^(−d) is summed once per node, each node's sum
-        # its parent's plus one strength: the same additions in the same order as
-        # summing the chunk's references one by one.
-        self._node_of = Growable(np.int64)  # per chunk
-        self._node_parent = Growable(np.int64, [0])
-        self._node_time = Growable(np.int64, [0])  # index of the node's reference time
-        self._node_child: dict[tuple[int, int], int] = {}
-        self._deep_nodes = 0  # nodes of a second or later reference
-        self._latest_reference = -math.inf
+    Everything here is public for the memory's other parts to read (the base levels read
+    the references and their trie, matching reads the columns, retrieval the chunks);
+    only :meth:`add` and :meth:`copy_from` write. The arrays' views are the store's own:
+    read them, never write to them.
 
-    def copy_chunks(self, other: ChunkStore) -> None:
-        """Start from ``other``'s chunks, references and clock (``other``: another
-        :class:`~nothanks.actr.DeclarativeMemory`; this memory must be empty).
+    Attributes:
+        chunks: every chunk, in the order first stored (row i is ``chunks[i]``).
+        row_of: a chunk's key (``Chunk.key``) -> its row.
+        columns: slot name -> its :class:`Column`.
+        fixed: per row, the fixed activation, NaN for a learned chunk.
+        learned: how many chunks have no fixed activation.
+        reference_row, reference_time_index: per reference, its chunk's row and the
+            index of its time in ``time_values`` (the distinct reference times, in the
+            order they first occurred: a base level then needs one power per distinct
+            time, not per reference).
+        reference_count, created: per row, its references (float, for the log) and
+            the time it was first stored.
+        node_of, node_parent, node_time, deep_nodes: the references as a trie of
+            reference-time sequences, for the kernel: node 0 is "no reference yet", a
+            node's child adds one reference at one time (``node_time``: its index in
+            ``time_values``), a chunk points to the node of its whole history
+            (``node_of``). Chunks with the same history share a node, so
+            ``Σ_j (t − t_j)^(−d)`` is summed once per node, each node's sum its parent's
+            plus one strength: the same additions in the same order as summing the
+            chunk's references one by one. ``deep_nodes`` counts the nodes of a second
+            or later reference; ``node_child[node, time index]`` is a node's child.
+        last_time_value: the latest entry of ``time_values`` (NaN: none yet).
+        latest_reference: the time of the latest reference (−inf: none), dropped or not.
+        dropped: how many references :meth:`drop_reference` made count for nothing
+            (their time is −inf; the trie still holds them, so base levels are summed
+            per reference while any is dropped).
+    """
 
-        The result is the memory that the same ``add`` calls would have built, without
-        making them again: a model with thousands of fixed instance chunks copies them
-        from a memory built once instead of storing each. This memory keeps its own
-        parameters, mismatch functions and random generator.
-        """
-        if self._chunks:
+    __slots__ = ("_dropped_time", "chunks", "columns", "created", "deep_nodes", "dropped", "fixed",
+                 "last_time_value",
+                 "latest_reference", "learned", "node_child", "node_of", "node_parent",
+                 "node_time", "reference_count", "reference_row", "reference_time_index",
+                 "row_of", "time_values")
+
+    def __init__(self) -> None:
+        self.chunks: list[Chunk] = []
+        self.row_of: dict[frozenset, int] = {}
+        self.columns: dict[str, Column] = {}
+        self.fixed = Growable(np.float64)
+        self.learned = 0
+        self.reference_row = Growable(np.int64)
+        self.reference_time_index = Growable(np.int64)
+        self.time_values = Growable(np.float64)
+        self.last_time_value = math.nan
+        self.reference_count = Growable(np.float64)
+        self.created = Growable(np.float64)
+        self.node_of = Growable(np.int64)
+        self.node_parent = Growable(np.int64, [0])
+        self.node_time = Growable(np.int64, [0])
+        self.node_child: dict[tuple[int, int], int] = {}
+        self.deep_nodes = 0
+        self.latest_reference = -math.inf
+        self.dropped = 0
+        self._dropped_time: int | None = None  # the index of −inf in time_values
+
+    def copy_from(self, other: ChunkStore) -> None:
+        """Become an independent copy of ``other`` (this store must be empty): the store
+        the same ``add`` calls would have built, without making them again."""
+        if self.chunks:
             raise ValueError(f"copy_chunks needs an empty memory; this one holds "
-                             f"{len(self._chunks)} chunk(s)")
-        self._time = other._time
-        self._chunks = list(other._chunks)  # chunks are immutable: shared
-        self._row_of = dict(other._row_of)
-        self._columns = {slot: column.copy() for slot, column in other._columns.items()}
-        for name in ("_fixed", "_reference_row", "_reference_time_index", "_time_values",
-                     "_reference_count", "_created", "_node_of", "_node_parent",
-                     "_node_time"):
-            setattr(self, name, getattr(other, name).copy())
-        self._learned = other._learned
-        self._time_value_last = other._time_value_last
-        self._node_child = dict(other._node_child)
-        self._deep_nodes = other._deep_nodes
-        self._latest_reference = other._latest_reference
-        self._base_key = None
-        self._sums_of = (None, None, None)
-        self._forget_time_noise()
-        self._scores.clear()
-        self._plans.clear()
+                             f"{len(self.chunks)} chunk(s)")
+        self.chunks = list(other.chunks)  # chunks are immutable: shared
+        self.row_of = dict(other.row_of)
+        self.columns = {slot: column.copy() for slot, column in other.columns.items()}
+        for growable in ("fixed", "reference_row", "reference_time_index", "time_values",
+                         "reference_count", "created", "node_of", "node_parent",
+                         "node_time"):
+            setattr(self, growable, getattr(other, growable).copy())
+        self.learned = other.learned
+        self.last_time_value = other.last_time_value
+        self.node_child = dict(other.node_child)
+        self.deep_nodes = other.deep_nodes
+        self.latest_reference = other.latest_reference
+        self.dropped = other.dropped
+        self._dropped_time = other.dropped_time
 
-    def add(self, slots: Mapping[str, SlotValue], *,
-            fixed_activation: float | None = None) -> Chunk:
-        """Store a chunk, or merge it into an identical one; either way add a reference.
-
-        ``fixed_activation`` gives a base level that never decays (the thesis's instance
-        chunks use 0). When merging, None keeps the existing chunk's setting; a different
-        value is an error, because a chunk cannot both decay and not decay.
-        """
+    def add(self, slots: Mapping[str, SlotValue], fixed_activation: float | None,
+            now: float) -> Chunk:
+        """Store a chunk at time ``now``, or merge it into an identical one; either way add
+        a reference at ``now`` (``DeclarativeMemory.add`` states the contract). ``now``
+        may be earlier than references already stored (the instance memory learns
+        delayed outcomes at their original time)."""
         fixed = None if fixed_activation is None else real_number("fixed_activation",
                                                                 fixed_activation)
         chunk = Chunk(slots, fixed)
-        row = self._row_of.get(chunk.key)
+        row = self.row_of.get(chunk.key)
         new = row is None
         if new:
-            row = self._store(chunk)
+            row = self._store(chunk, now)
             node = 0
         else:
-            chunk = self._chunks[row]
+            chunk = self.chunks[row]
             if fixed is not None and chunk.fixed_activation != fixed:
                 raise ValueError(f"{chunk!r} is already stored with fixed_activation "
                                  f"{chunk.fixed_activation!r}; merging cannot change it to "
                                  f"{fixed!r}")
-            node = self._node_of.items[row]
-        now = self._time
-        if now != self._time_value_last:
-            self._time_values.append(now)
-            self._time_value_last = now
-        time_index = len(self._time_values.items) - 1
-        self._reference_time_index.append(time_index)
-        self._reference_row.append(row)
-        child = self._node_child.get((node, time_index))
-        if child is None:
-            child = self._node_child[node, time_index] = len(self._node_parent.items)
-            self._node_parent.append(node)
-            self._deep_nodes += node != 0
-            self._node_time.append(time_index)
-        if new:  # the chunk's first reference: its per-chunk entries start here
-            self._node_of.append(child)
-            self._reference_count.append(1.0)
-        else:
-            self._node_of[row] = child
-            self._reference_count[row] = self._reference_count.items[row] + 1
-        self._latest_reference = now
+            node = self.node_of.items[row]
+        self._reference(row, node, new, now)
         return chunk
 
-    def _store(self, chunk: Chunk) -> int:
+    def add_reference(self, row: int, now: float) -> None:
+        """Add a reference at ``now`` to the chunk in row ``row`` (``add`` of that chunk,
+        without making the chunk again: the instance memory knows its rows)."""
+        self._reference(row, self.node_of.items[row], False, now)
+
+    def _reference(self, row: int, node: int, new: bool, now: float) -> None:
+        """Append a reference of ``row`` at ``now``, whose history so far is trie ``node``
+        (``new``: the chunk's first reference)."""
+        if now != self.last_time_value:
+            self.time_values.append(now)
+            self.last_time_value = now
+        time_index = len(self.time_values.items) - 1
+        self.reference_time_index.append(time_index)
+        self.reference_row.append(row)
+        child = self.node_child.get((node, time_index))
+        if child is None:
+            child = self.node_child[node, time_index] = len(self.node_parent.items)
+            self.node_parent.append(node)
+            self.deep_nodes += node != 0
+            self.node_time.append(time_index)
+        if new:  # the chunk's first reference: its per-chunk entries start here
+            self.node_of.append(child)
+            self.reference_count.append(1.0)
+        else:
+            self.node_of[row] = child
+            self.reference_count[row] = self.reference_count.items[row] + 1
+        if now > self.latest_reference:
+            self.latest_reference = now
+
+    def drop_reference(self, index: int) -> None:
+        """Make reference ``index`` (a position in ``reference_row``) count for nothing: its
+        time becomes −inf, whose strength ``(t + inf)^(−d)`` is 0 for d > 0 (one entry
+        of ``time_values``, shared by every dropped reference)."""
+        if self._dropped_time is None:
+            self.time_values.append(-math.inf)
+            self.last_time_value = -math.inf
+            self._dropped_time = len(self.time_values.items) - 1
+        self.reference_time_index[index] = self._dropped_time
+        row = self.reference_row.items[index]
+        self.reference_count[row] = self.reference_count.items[row] - 1
+        self.dropped += 1
+
+    def _store(self, chunk: Chunk, now: float) -> int:
         """Append a new chunk's row to every column (its references: ``add``)."""
-        row = len(self._chunks)
-        self._chunks.append(chunk)
-        self._row_of[chunk.key] = row
+        row = len(self.chunks)
+        self.chunks.append(chunk)
+        self.row_of[chunk.key] = row
         slots = chunk.slots
-        columns = self._columns
+        columns = self.columns
         for slot in slots:
             if slot not in columns:
                 columns[slot] = Column(row)
-                self._plans.clear()  # a request naming this slot may now have candidates
         for slot, column in columns.items():
             value = slots.get(slot, _ABSENT_VALUE)
             if value is _ABSENT_VALUE:
@@ -211,58 +250,31 @@ class ChunkStore:
             else:
                 column.append(row, value)
         fixed = chunk.fixed_activation
-        self._fixed.append(math.nan if fixed is None else fixed)
-        self._learned += fixed is None
-        self._created.append(self._time)
+        self.fixed.append(math.nan if fixed is None else fixed)
+        self.learned += fixed is None
+        self.created.append(now)
         return row
 
     @property
-    def chunks(self) -> tuple[Chunk, ...]:
-        """All chunks, in the order they were first stored."""
-        return tuple(self._chunks)
+    def dropped_time(self) -> int | None:
+        """The index in ``time_values`` of the −inf all dropped references point to (None:
+        none dropped yet)."""
+        return self._dropped_time
 
-    def __len__(self) -> int:
-        return len(self._chunks)
-
-    def __contains__(self, slots: object) -> bool:
-        return isinstance(slots, Mapping) and self._find(slots) is not None
-
-    def _find(self, slots: Mapping[str, SlotValue]) -> int | None:
+    def find(self, slots: Mapping[str, SlotValue]) -> int | None:
+        """The row of the chunk with exactly these slots, None if not stored."""
         key = slots.key if isinstance(slots, Chunk) else frozenset(slots.items())
-        return self._row_of.get(key)
+        return self.row_of.get(key)
 
-    def _row(self, chunk: Mapping[str, SlotValue]) -> int:
-        row = self._find(chunk)
+    def row(self, chunk: Mapping[str, SlotValue]) -> int:
+        """The row of ``chunk``; a KeyError if it is not stored."""
+        row = self.find(chunk)
         if row is None:
             raise KeyError(f"{chunk!r} is not in this memory")
         return row
 
-    def references(self, chunk: Mapping[str, SlotValue]) -> tuple[float, ...]:
-        """The times at which ``chunk`` was stored or merged, oldest first."""
-        row = self._row(chunk)
-        index = self._reference_time_index.view()[self._reference_row.view() == row]
-        times = self._time_values.view()[index]
+    def references(self, row: int) -> tuple[float, ...]:
+        """The times at which row ``row``'s chunk was stored or merged, oldest first."""
+        index = self.reference_time_index.view()[self.reference_row.view() == row]
+        times = self.time_values.view()[index]
         return tuple(times.tolist())
-
-    def add_past(self, added: Sequence[tuple[float, Mapping[str, SlotValue]]]) -> None:
-        """``add`` each of ``added``'s ``(time, slots)`` at its own past model time, then
-        put the clock back: the memory the same ``add`` calls, made at those times, would
-        have built (the token memory stores its chunks on demand with it).
-
-        Raises:
-            ValueError: a time before the latest reference already stored (or the one
-                before it in ``added``) or after the clock; the chunks before it are
-                stored, the clock is put back.
-        """
-        now = self._time
-        try:
-            for time, slots in added:
-                if not self._latest_reference <= time <= now:
-                    raise ValueError(
-                        f"add_past: time {time!r} of {dict(slots)!r} is not between the "
-                        f"latest reference stored ({self._latest_reference:g}) and the "
-                        f"clock ({now:g}); past chunks must come in time order")
-                self._time = time
-                self.add(slots)
-        finally:
-            self._time = now
