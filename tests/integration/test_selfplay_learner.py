@@ -111,7 +111,7 @@ def conv_config(players: int) -> NetworkConfig:
                          table_units=6, tokens=("public", "hidden")[players % 2])
 
 
-@pytest.mark.parametrize("players", [3, 4, 5, 6, 7])
+@pytest.mark.parametrize("players", [3, 5, 7])
 def test_the_conv_forward_passes_agree_jax_numpy_and_compiled(learner_type, players):
     """The three forward passes of the conv trunk (the learner's in JAX, the numpy
     network's with batch normalization folded, the search's compiled one) on random
