@@ -32,8 +32,10 @@ LEDGER = ROOT / "tests" / "claims_unbacked.txt"
 
 _NUMBER = r"[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 #: ``value[%] [low[%], high[%]]`` with at most a space, or a line break and its indent,
-#: between value and bracket.
-CLAIM = re.compile(rf"(?<![\w.])(?P<v>{_NUMBER})(?P<pv>%?)(?:\n[ \t]*|\s?)"
+#: between value and bracket, or a difference's unit (``+22.5 pp [+7.5, +37.5]``,
+#: ``percentage points``, ``points``).
+CLAIM = re.compile(rf"(?<![\w.])(?P<v>{_NUMBER})(?P<pv>%?)"
+                   r"(?: (?:pp|percentage points|points)(?= ?\[))?(?:\n[ \t]*|\s?)"
                    rf"\[(?P<l>{_NUMBER})(?P<pl>%?),\s*(?P<h>{_NUMBER})(?P<ph>%?)\]")
 
 

@@ -82,6 +82,7 @@ def test_a_planted_stale_number_in_a_document_fails(tmp_path):
     ("+0.042 [+0.027, +0.057]", ("+0.042", "+0.027", "+0.057"), False),
     ("33.7% [31.6, 35.8]", ("33.7", "31.6", "35.8"), True),
     ("−0.10 [−0.18, −0.02]", ("−0.10", "−0.18", "−0.02"), False),
+    ("+22.5 pp [+7.5, +37.5]", ("+22.5", "+7.5", "+37.5"), False),
 ])
 def test_claims_are_parsed(text, numbers, percent):
     (claim,) = claims.claims_in(f"ours: {text}; more")
