@@ -73,8 +73,10 @@ def claims_in(text: str, path: str = "<text>") -> list[Claim]:
 
 #: Committed CSV files that are raw samples, not tables a claim quotes: a placebo pool's
 #: per-set p-values (thousands of rows of numbers in [0, 1] would back a short claim by
-#: chance). Their rates are in ``data/placebo/*_rates.csv``.
-RAW = ("data/placebo/random.csv", "data/placebo/tom0.csv", "data/placebo/paired_deals.csv")
+#: chance; their rates are in ``data/placebo/*_rates.csv``), the self-play evaluation's
+#: player-games (its table is ``data/selfplay/eval/summary.csv``).
+RAW = ("data/placebo/random.csv", "data/placebo/tom0.csv", "data/placebo/paired_deals.csv",
+       "data/selfplay/eval/games.csv")
 
 
 @cache
