@@ -32,8 +32,9 @@ with the shipped network on 2 cores shared with another 2-process run, most of i
 OpenSpiel's 8 games and the 48 against IS-MCTS (``--openspiel-deals 0`` for a quicker
 look; an untrained network plays shorter games, about 800 s of CPU). Each game is one
 task. Writes
-``games.csv`` (one row per player-game) and ``summary.md`` under ``--out``; prints the
-markdown.
+``games.csv`` (one row per player-game), ``summary.md`` and ``summary.csv`` (one row
+per condition, each interval beside its value: the table docs/alphazero.md quotes,
+committed as ``data/selfplay/eval/summary.csv``) under ``--out``; prints the markdown.
 """
 from __future__ import annotations
 
@@ -44,7 +45,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from nothanks.studies.headtohead import focal_seatings, interval, percent, play_deal, side_summary
+from nothanks.files import atomic_write_bytes
+from nothanks.studies.headtohead import (
+    flat_table,
+    focal_seatings,
+    interval,
+    percent,
+    play_deal,
+    side_summary,
+)
 
 #: The simulations per move of the main comparisons.
 SIMS = 100
@@ -179,9 +188,13 @@ def main(argv: list[str] | None = None) -> None:
     command = (f"python benchmarks/alphazero_eval.py --checkpoint {args.checkpoint} "
                f"--deals {args.deals} --openspiel-deals {args.openspiel_deals} --jobs "
                f"{args.jobs} --seed {args.seed}")
-    text = markdown(summarize(games, args.checkpoint), command)
+    summary = summarize(games, args.checkpoint)
+    text = markdown(summary, command)
     text += f"\nWall time {time.perf_counter() - started:.0f} s.\n"
     (args.out / "summary.md").write_text(text)
+    table = flat_table(summary).drop(columns=["focal"]).assign(seed=args.seed)
+    atomic_write_bytes(table.to_csv(index=False, float_format="%.6g").encode(),
+                       args.out / "summary.csv")
     print(text)
 
 

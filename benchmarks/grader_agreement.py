@@ -28,8 +28,8 @@ The bar, set in advance: ``make figures`` may switch to the network grader
 (``nothanks.studies.move_quality.QUALITY_GRADER``) only if Spearman on EV loss is >= 0.8; the cost
 target is the network >= 50x cheaper per decision.
 
-Writes ``decisions.csv`` (both graders' estimates per decision) and ``summary.md``
-under ``--out``; prints the markdown table.
+Writes ``decisions.csv`` (both graders' estimates per decision), ``summary.md`` and
+``summary.csv`` (:func:`agreement_table`) under ``--out``; prints the markdown table.
 """
 from __future__ import annotations
 
@@ -207,6 +207,22 @@ def summarize(table: pd.DataFrame, cpu: dict[str, float], resamples: int = 1000)
             "ms": ms, "ms_alone": ms_alone, "alone_decisions": alone}
 
 
+def agreement_table(s: dict) -> pd.DataFrame:
+    """:func:`summarize`'s agreement as a table: one row per grader of :data:`OTHERS`
+    and measure (Spearman of the EV losses, of the signed gaps, with their intervals
+    beside them; the same-better-move share), the table docs/alphazero.md quotes."""
+    rows = []
+    for name in OTHERS:
+        agree = s["agreement"][name]
+        for measure in ("loss", "gap"):
+            value, low, high = agree[measure]
+            rows.append({"grader": name, "measure": f"spearman_{measure}", "value": value,
+                         "ci_low": low, "ci_high": high})
+        rows.append({"grader": name, "measure": "same_best", "value": agree["same_best"],
+                     "ci_low": float("nan"), "ci_high": float("nan")})
+    return pd.DataFrame(rows).assign(games=s["games"], free=s["free"])
+
+
 def markdown(s: dict, command: str, checkpoint: Path, digest: str) -> str:
     def rho(triple: tuple[float, float, float]) -> str:
         return f"{triple[0]:.3f} [{triple[1]:.3f}, {triple[2]:.3f}]"
@@ -276,6 +292,8 @@ def main(argv: list[str] | None = None) -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out / "decisions.csv", index=False)
     (args.out / "summary.md").write_text(text)
+    agreement_table(summary).to_csv(args.out / "summary.csv", index=False,
+                                    float_format="%.6g")
     print(text)
 
 

@@ -1,7 +1,8 @@
 """Thesis Table 7: one focal model against three models of another order (4 players).
 
 Run: python benchmarks/table7_calibration.py [--games 500] [--games-tom2-tom1 2000]
-     [--workers 2] [--params rt=-1.5] [--no-heuristic]
+     [--workers 2] [--params rt=-1.5] [--no-heuristic] [--paired-params oracle_tokens=true]
+     [--out data/benchmarks/table7-defaults]
 
 Per design it prints the focal model's win share (95% Wilson CI), its rank
 distribution, mean rank points of focal and opponents with two tests in the thesis's
@@ -14,6 +15,13 @@ Seats rotate (nothanks.play.runner.play_games). Targets, judged by the parity te
 ToM1 and ToM2 win >= 40% of games against 3 x ToM0 with p < 0.005; ToM2 scores
 significantly more than 3 x ToM1 (p < 0.05, in that direction) over 2,000 games; mean
 tokens at the end between 8 and 12.
+
+``--paired-params P`` plays the thesis designs again with ``P`` on the same deals and
+seating and reports the paired difference per design (``--params`` minus ``P``: first
+places and rank points, one pair per game, paired t interval and a seeded bootstrap
+interval). ``--out DIR`` writes the numbers as tables (``designs.csv``, one row per
+design and parameter set; ``paired.csv`` with ``--paired-params``): the tables
+docs/thesis-results.md quotes.
 """
 from __future__ import annotations
 
@@ -21,11 +29,14 @@ import argparse
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
-from nothanks.analysis.paired import cluster_share, wilson_interval
+from nothanks.analysis.paired import cluster_share, paired_difference, wilson_interval
+from nothanks.files import atomic_write_bytes
 from nothanks.play.runner import play_games
 from nothanks.rules import Action
 
@@ -112,6 +123,7 @@ def summarize(focal: str, opponent: str, chunks: list[dict]) -> dict:
         "focal_pass_share": pass_share(passes["focal"]),
         "opponent_pass_share": pass_share(passes["opponent"]),
         "cpu_seconds": float(sum(c["cpu_seconds"] for c in chunks)),
+        "focal_rank": ranks, "focal_points_by_game": merged["focal_points"],
     }
 
 
@@ -124,11 +136,62 @@ def run(designs: list[tuple[str, str, int]], workers: int, seed: int,
     with ProcessPoolExecutor(workers) as pool:
         futures = [(job, pool.submit(play_chunk, *job)) for job in jobs]
         results = [(job, future.result()) for job, future in futures]
+    results.sort(key=lambda item: item[0][2])  # game order within each design
     summaries = []
     for focal, opponent, _ in designs:
         parts = [r for (f, o, *_), r in results if (f, o) == (focal, opponent)]
         summaries.append(summarize(focal, opponent, parts))
     return summaries
+
+
+def design_rows(summaries: list[dict], params: str, seed: int) -> pd.DataFrame:
+    """One row per design: what :func:`report` prints, as a table (shares as fractions,
+    each interval in ``*_ci_low``/``*_ci_high`` beside its value)."""
+    rows = []
+    for s in summaries:
+        row = {"design": s["design"], "params": params, "seed": seed, "games": s["games"],
+               "win_share": s["win_share"], "win_ci_low": s["win_ci"][0],
+               "win_ci_high": s["win_ci"][1]}
+        row.update({f"rank{r}_share": share for r, share in enumerate(s["rank_shares"], 1)})
+        row.update({key: s[key] for key in ("focal_points", "opponent_points", "t", "df",
+                                            "p", "parity_t", "parity_df", "parity_p",
+                                            "focal_tokens", "opponent_tokens")})
+        for who in ("focal", "opponent"):
+            share, low, high = s[f"{who}_pass_share"]
+            row.update({f"{who}_pass_share": share, f"{who}_pass_ci_low": low,
+                        f"{who}_pass_ci_high": high})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def paired_rows(base: list[dict], other: list[dict], params: str, other_params: str
+                ) -> pd.DataFrame:
+    """Per design played both ways on the same deals: ``params`` minus ``other_params``
+    in first places (0/1 a game) and rank points, one pair per game
+    (:func:`nothanks.analysis.paired.paired_difference`: paired t and bootstrap
+    intervals), on how many deals the focal model's place differs and on how many it
+    wins one way and not the other."""
+    rows = []
+    for a, b in zip(base, other, strict=True):
+        for measure, values in (("first", lambda s: s["focal_rank"] == 1),
+                                ("rank_points", lambda s: s["focal_points_by_game"])):
+            test = paired_difference(values(a).astype(float), values(b).astype(float))
+            rows.append({"design": a["design"], "params": params,
+                         "other_params": other_params, "measure": measure,
+                         "games": a["games"], "mean": test["mean_a"],
+                         "other_mean": test["mean_b"], "difference": test["difference"],
+                         "ci_low": test["ci_low"], "ci_high": test["ci_high"],
+                         "boot_ci_low": test["boot_ci_low"],
+                         "boot_ci_high": test["boot_ci_high"], "p": test["p"],
+                         "places_differ": int(np.sum(a["focal_rank"] != b["focal_rank"])),
+                         "first_differs": int(np.sum((a["focal_rank"] == 1)
+                                                     != (b["focal_rank"] == 1)))})
+    return pd.DataFrame(rows)
+
+
+def write_table(frame: pd.DataFrame, path: Path) -> None:
+    """``frame`` as CSV at ``path``, written atomically."""
+    atomic_write_bytes(frame.to_csv(index=False, float_format="%.6g").encode(), path)
 
 
 def report(summary: dict) -> str:
@@ -185,25 +248,50 @@ def main(argv: list[str] | None = None) -> list[dict]:
                         help="spec parameters for every model, e.g. rt=-1.5,s=0.2")
     parser.add_argument("--no-heuristic", action="store_true",
                         help="skip the ToM models against three heuristic agents")
+    parser.add_argument("--paired-params", default=None, metavar="PARAMS",
+                        help="also play the thesis designs with these spec parameters on "
+                        "the same deals and report the paired difference")
+    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
+                        help="write designs.csv (and paired.csv) into DIR")
     args = parser.parse_args(argv)
-    designs = []
-    for focal, opponent in THESIS_DESIGNS + (() if args.no_heuristic else HEURISTIC_DESIGNS):
-        games = args.games
-        if (focal, opponent) == ("tom2", "tom1") and args.games_tom2_tom1:
-            games = args.games_tom2_tom1
-        designs.append((with_params(focal, args.params), with_params(opponent, args.params),
-                        games))
+
+    def designs_with(params: str, pairs) -> list[tuple[str, str, int]]:
+        designs = []
+        for focal, opponent in pairs:
+            games = args.games
+            if (focal, opponent) == ("tom2", "tom1") and args.games_tom2_tom1:
+                games = args.games_tom2_tom1
+            designs.append((with_params(focal, params), with_params(opponent, params), games))
+        return designs
+
+    designs = designs_with(args.params, THESIS_DESIGNS
+                           + (() if args.no_heuristic else HEURISTIC_DESIGNS))
     began = time.perf_counter()
     summaries = run(designs, args.workers, args.seed)
+    paired = None
+    if args.paired_params is not None:
+        both = ",".join(p for p in (args.params, args.paired_params) if p)
+        other = run(designs_with(both, THESIS_DESIGNS), args.workers, args.seed)
+        paired = paired_rows(summaries[:len(other)], other, args.params, both)
     elapsed = time.perf_counter() - began
     for summary in summaries:
         print(report(summary))
     for line in verdicts(summaries):
         print(line)
+    if paired is not None:
+        print(paired.to_string(index=False))
     cpu = sum(s["cpu_seconds"] for s in summaries)
     print(f"{sum(g for *_, g in designs)} games in {elapsed:.1f} s on {args.workers} "
           f"processes ({cpu:.1f} CPU seconds in the workers; load average "
           f"{os.getloadavg()[0]:.2f})")
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        rows = design_rows(summaries, args.params, args.seed)
+        if paired is not None:
+            rows = pd.concat([rows, design_rows(other, both, args.seed)], ignore_index=True)
+        write_table(rows, args.out / "designs.csv")
+        if paired is not None:
+            write_table(paired, args.out / "paired.csv")
     return summaries
 
 

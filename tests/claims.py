@@ -31,9 +31,12 @@ PROSE = ("README.md", "docs/*.md", "figures/studies/*/results.md")
 LEDGER = ROOT / "tests" / "claims_unbacked.txt"
 
 _NUMBER = r"[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-#: ``value[%] [low[%], high[%]]`` with nothing but spaces between value and bracket.
-CLAIM = re.compile(rf"(?<![\w.])(?P<v>{_NUMBER})(?P<pv>%?)\s?\[(?P<l>{_NUMBER})(?P<pl>%?),"
-                   rf"\s*(?P<h>{_NUMBER})(?P<ph>%?)\]")
+#: ``value[%] [low[%], high[%]]`` with at most a space, or a line break and its indent,
+#: between value and bracket, or a difference's unit (``+22.5 pp [+7.5, +37.5]``,
+#: ``percentage points``, ``points``).
+CLAIM = re.compile(rf"(?<![\w.])(?P<v>{_NUMBER})(?P<pv>%?)"
+                   r"(?: (?:pp|percentage points|points)(?= ?\[))?(?:\n[ \t]*|\s?)"
+                   rf"\[(?P<l>{_NUMBER})(?P<pl>%?),\s*(?P<h>{_NUMBER})(?P<ph>%?)\]")
 
 
 @dataclass(frozen=True)
@@ -58,19 +61,22 @@ def _decimals(text: str) -> int:
 
 
 def claims_in(text: str, path: str = "<text>") -> list[Claim]:
-    """Every claim of ``text`` (one Markdown document)."""
+    """Every claim of ``text`` (one Markdown document), also one a line break splits
+    (``35.4% [22.9%,`` / ``47.9%]``): its text with the break read as one space, its
+    line the one it starts on."""
     found = []
-    for number, line in enumerate(text.splitlines(), 1):
-        for m in CLAIM.finditer(line):
-            found.append(Claim(path, number, m.group(0), (m["v"], m["l"], m["h"]),
-                               bool(m["pv"] or m["pl"] or m["ph"])))
+    for m in CLAIM.finditer(text):
+        found.append(Claim(path, text.count("\n", 0, m.start()) + 1, " ".join(m.group(0).split()),
+                           (m["v"], m["l"], m["h"]), bool(m["pv"] or m["pl"] or m["ph"])))
     return found
 
 
 #: Committed CSV files that are raw samples, not tables a claim quotes: a placebo pool's
 #: per-set p-values (thousands of rows of numbers in [0, 1] would back a short claim by
-#: chance). Their rates are in ``data/placebo/*_rates.csv``.
-RAW = ("data/placebo/random.csv", "data/placebo/tom0.csv", "data/placebo/paired_deals.csv")
+#: chance; their rates are in ``data/placebo/*_rates.csv``), the self-play evaluation's
+#: player-games (its table is ``data/selfplay/eval/summary.csv``).
+RAW = ("data/placebo/random.csv", "data/placebo/tom0.csv", "data/placebo/paired_deals.csv",
+       "data/selfplay/eval/games.csv")
 
 
 @cache
@@ -116,16 +122,27 @@ def backed_by(claim: Claim, tables: dict[str, np.ndarray]) -> str | None:
     return None
 
 
-#: The committed tables each document's claims come from (globs); a study's results.md
-#: draws from its own ``tables/``; other documents from any committed table.
+#: The committed tables each document's claims come from (globs; ``*`` also crosses
+#: folders); a study's results.md draws from its own ``tables/``; other documents (the
+#: README) from any committed table. Naming the sources keeps a claim from being
+#: "backed" by a chance match elsewhere (a 200-game share and its Wilson interval recur
+#: in unrelated tables).
 SOURCES: dict[str, tuple[str, ...]] = {
     "docs/learning.md": ("figures/studies/learning/tables/*.csv", "data/learning/*.csv"),
     "docs/thesis-results.md": ("figures/tables/*.csv", "data/placebo/*_rates.csv",
-                               "figures/studies/*/tables/*.csv"),
+                               "figures/studies/*/tables/*.csv", "data/benchmarks/*.csv"),
     "docs/models.md": ("figures/tables/*.csv", "figures/studies/*/tables/*.csv"),
-    # the OpenSpiel matches have no committed table yet: a self-play curve's cells
-    # matched one of their claims by chance
-    "docs/openspiel.md": ("data/openspiel/*.csv",),
+    "docs/calibration.md": ("data/calibration/*.csv", "figures/tables/*.csv",
+                            "data/benchmarks/*.csv"),
+    "docs/alphazero.md": ("data/selfplay/*.csv",),
+    "docs/ismcts.md": ("data/benchmarks/*.csv", "figures/tournament/*.csv",
+                       "figures/studies/move-quality/tables/*.csv", "data/move-quality/*.csv"),
+    "docs/openspiel.md": ("data/benchmarks/*.csv",),
+    "docs/tournament.md": ("figures/tournament/*.csv",),
+    "docs/higher-orders.md": ("figures/studies/higher-orders/tables/*.csv",),
+    "docs/readings.md": ("figures/studies/readings/tables/*.csv",),
+    "docs/fitting.md": ("data/fitting/*.csv",),
+    "docs/which-order.md": ("figures/inference/*.csv", "data/fitting/*.csv"),
 }
 
 

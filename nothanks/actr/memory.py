@@ -582,7 +582,7 @@ class DeclarativeMemory:
 
     # ---------------------------------------------------------------- test seams
     # The agreement and noise tests pin down the noise block and the base-level sums
-    # through these names (tests/agreement/, tests/test_noise_tail.py); the package
+    # through these names (tests/integration/agreement/, tests/unit/test_noise_tail.py); the package
     # itself calls the parts.
     @property
     def _rng(self) -> np.random.Generator:

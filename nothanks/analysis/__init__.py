@@ -23,6 +23,7 @@ from .move_quality import (
     ev_loss_table,
     marked_bad_test,
     quality_section,
+    quality_tables,
     skip_to_collect,
 )
 from .orders import (
@@ -172,6 +173,7 @@ __all__ = [
     "predictions_about",
     "predictions_from_decisions",
     "quality_section",
+    "quality_tables",
     "rank_shares",
     "reading_conditions",
     "readings_conclusion",

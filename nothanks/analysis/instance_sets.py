@@ -56,7 +56,7 @@ EQUIVALENCE_MARGIN = 0.05
 COMPARISONS = ((2, 1, 0), (2, 1, 1), (3, 2, 2))
 #: The verdict of a comparison when the paired-deals test's placebo false-positive
 #: interval lies above 5% (:func:`~.placebo.may_flag`).
-NO_FLAG = "no flag (the paired test over-rejects on its placebo)"
+NO_FLAG = "no flag (the paired test is not cleared by its placebo)"
 #: The set a model uses when its spec names none.
 DEFAULT_SET = "monotone"
 

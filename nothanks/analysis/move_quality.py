@@ -8,6 +8,7 @@ unmarked ones.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -217,6 +218,24 @@ def marked_bad_test(quality: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame([row]).assign(source=_source(quality))
 
 
+def quality_tables(quality: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """The tables of :func:`quality_section`, by name: ``quality`` (EV loss per agent
+    type, :func:`ev_loss_table`), ``skip_to_collect`` (when the table knows the ToM
+    models' own ToM0 actions and has such passes, :func:`skip_to_collect`) and
+    ``marked_bad`` (participant logs with marks on at least 2 marked and 2 unmarked
+    graded moves, :func:`marked_bad_test`): the numbers the section prints, for the
+    study to write beside it."""
+    tables = {"quality": ev_loss_table(quality, "agent_label")}
+    if "own_tom0_action" in quality:
+        skips = skip_to_collect(quality)
+        if len(skips):
+            tables["skip_to_collect"] = skips
+    if "marked_bad" in quality and quality["marked_bad"].notna().any():
+        with contextlib.suppress(AnalysisInputError):  # the section says why not
+            tables["marked_bad"] = marked_bad_test(quality)
+    return tables
+
+
 # ------------------------------------------------------------------- report text
 def _fmt(value: float, digits: int = 3) -> str:
     return "–" if value is None or (isinstance(value, float) and math.isnan(value)) \
@@ -257,7 +276,8 @@ def quality_section(quality: pd.DataFrame, title: str = "Move quality",
     lines += [how + " EV loss = expected rank points given up against the better move by "
               "the estimate (0 when the chosen move is the better one); in score points "
               "likewise. Intervals are 95%.", ""]
-    table = ev_loss_table(quality, "agent_label")
+    tables = quality_tables(quality)
+    table = tables["quality"]
     lines += ["Intervals are clustered by game (cluster bootstrap over games: decisions of "
               "one game are not independent).", "",
               "| player | free moves | EV loss (rank points) | 95% CI | median | "
@@ -278,8 +298,8 @@ def quality_section(quality: pd.DataFrame, title: str = "Move quality",
                   f"{_fmt(per['loss_rp'].min())} to {_fmt(per['loss_rp'].max())} rank "
                   f"points per free move (median participant {_fmt(per['loss_rp'].median())}).",
                   ""]
-    skips = skip_to_collect(quality) if "own_tom0_action" in quality else None
-    if skips is not None and len(skips):
+    skips = tables.get("skip_to_collect")
+    if skips is not None:
         lines += ["Skip-to-collect passes (ToM-k passes where its own ToM0 said take):", "",
                   "| model | moves | pass valued ≥ take | mean gain of the pass (rank "
                   "points) | card came back to it [95% CI] |", "|---|---:|---:|---:|---:|"]
@@ -292,11 +312,13 @@ def quality_section(quality: pd.DataFrame, title: str = "Move quality",
                 f"{100 * r.came_back_ci_high:.1f}] |")
         lines.append("")
     if "marked_bad" in quality and quality["marked_bad"].notna().any():
-        try:
-            test = marked_bad_test(quality).iloc[0]
-        except AnalysisInputError as exc:
-            lines += [f"Marked-bad test not possible: {exc}", ""]
+        if "marked_bad" not in tables:
+            try:
+                marked_bad_test(quality)
+            except AnalysisInputError as exc:
+                lines += [f"Marked-bad test not possible: {exc}", ""]
         else:
+            test = tables["marked_bad"].iloc[0]
             lines += [
                 f"Opponent moves marked bad ({test.marked}) vs unmarked ({test.unmarked}), "
                 f"{test.participants} participants: mean EV loss {_fmt(test.marked_loss)} "

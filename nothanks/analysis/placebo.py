@@ -6,7 +6,9 @@ positive, so over many sets a valid test at alpha = .05 rejects in about 5% of t
 :func:`placebo_tests` runs each test we report on one set; :func:`placebo_table` does
 it for many sets (a pool from :mod:`nothanks.studies.placebo`, arrays of rank
 points and places) and :func:`placebo_rates` counts the rejections, with a Wilson
-interval. A test whose interval lies above alpha gives no flags (:func:`may_flag`).
+interval. A test whose interval lies above alpha gives no flags (:func:`may_flag`),
+nor does one that some pool has run on fewer than :data:`JUDGING_SETS` sets
+(:func:`placebo_judgement`).
 The paired-deals test is calibrated in the case it is used in: two arms on the same
 deals with the same other seats, differing only in the focal seat's noise key
 (:func:`paired_placebo_table`).
@@ -248,7 +250,7 @@ def placebo_markdown(rates: pd.DataFrame, describe: str) -> str:
         if not getattr(r, "may_flag", True):
             fit = "no: its CI lies above 5%"
         elif r.fit_to_flag is None or pd.isna(r.fit_to_flag):
-            fit = (f"not judged ({r.sets} sets < {JUDGING_SETS}); CI "
+            fit = (f"not judged ({r.sets} sets < {JUDGING_SETS}): gives no flags; CI "
                    f"{'holds' if r.holds_alpha else 'excludes'} 5%")
         else:
             fit = "yes" if r.fit_to_flag else "no"
@@ -268,7 +270,8 @@ def paired_placebo_markdown(rates: pd.DataFrame) -> str:
     for r in rates.itertuples():
         test = "paired t" if r.test == "paired_deals" else "Wilcoxon"
         allowed = ("yes" if r.may_flag else "no") + (
-            "" if r.judged else f" (not judged: {r.sets} sets < {JUDGING_SETS})")
+            "" if r.judged else f" (not judged: {r.sets} sets < {JUDGING_SETS}; gives no "
+            "flags)")
         lines.append(f"| {r.model} | {test} | {r.deals} | {r.differing} | "
                      f"{100 * r.deals_differ:.2f}% | {r.sets} ({r.tested}) | {r.rejections} | "
                      f"{100 * r.rate:.1f}% [{100 * r.ci_low:.1f}%, {100 * r.ci_high:.1f}%] | "
@@ -371,12 +374,13 @@ def paired_placebo_rates(table: pd.DataFrame, alpha: float = ALPHA,
     return pd.DataFrame(rows)
 
 
-def placebo_judgement(folder) -> dict[str, bool]:
+def placebo_judgement(folder, judging_sets: int = JUDGING_SETS) -> dict[str, bool]:
     """Test key -> whether it may flag, over every placebo table in ``folder``
     (``<pool>.json`` beside ``<pool>.csv`` of :func:`placebo_table`, and
-    ``paired_deals.json`` beside ``paired_deals_rates.csv``): False when
-    any pool's Wilson interval lies above alpha (:func:`may_flag`). A test no table
-    calibrates is not in the result."""
+    ``paired_deals.json`` beside ``paired_deals_rates.csv``): False when any pool's
+    Wilson interval lies above alpha (:func:`may_flag`) or any pool's row has fewer
+    than ``judging_sets`` sets (too few to judge: a test flags only when every row that
+    calibrates it is judged). A test no table calibrates is not in the result."""
     from pathlib import Path
     folder = Path(folder)
     judged: dict[str, bool] = {}
@@ -387,8 +391,10 @@ def placebo_judgement(folder) -> dict[str, bool]:
             rates = pd.read_csv(folder / "paired_deals_rates.csv")
         else:
             rates = placebo_rates(pd.read_csv(meta.with_suffix(".csv")))
-        for key, allowed in zip(rates["test"], rates["may_flag"], strict=True):
-            judged[key] = judged.get(key, True) and bool(allowed)
+        enough = (rates["judged"] if "judged" in rates
+                  else rates["sets"] >= judging_sets)
+        for key, allowed, ran in zip(rates["test"], rates["may_flag"], enough, strict=True):
+            judged[key] = judged.get(key, True) and bool(allowed) and bool(ran)
     return judged
 
 

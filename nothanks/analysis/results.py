@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .paired import SYNTHETIC_LABEL, wilson_interval
-from .tables import IDENTICAL_PLAY, SHARED_DEALS_TEST, THESIS_TEST_FLAG
+from .tables import IDENTICAL_PLAY, NO_PLACEBO_FLAG, SHARED_DEALS_TEST, THESIS_TEST_FLAG
 from .thesis import THESIS
 
 
@@ -57,7 +57,7 @@ def _interval(value: float, low: float, high: float, signed: bool = False) -> st
 
 
 def _flag(row: dict) -> str:
-    if row["flag"] in (THESIS_TEST_FLAG, IDENTICAL_PLAY, "n.s."):
+    if row["flag"] in (THESIS_TEST_FLAG, IDENTICAL_PLAY, NO_PLACEBO_FLAG, "n.s."):
         return row["flag"]
     return f"{row['flag']} (Holm p = {row['p_holm']:.3g})"
 

@@ -143,8 +143,9 @@ THESIS_TEST_FLAG = "thesis's test: no flag"
 #: The placebo test (:data:`nothanks.analysis.placebo.TESTS`) that judges each of
 #: :data:`FLAGGED_TESTS`.
 PLACEBO_OF = {"one-sample t vs parity": "parity", SHARED_DEALS_TEST: "paired_deals"}
-#: The flag of a test whose placebo false-positive interval lies above 5%.
-NO_PLACEBO_FLAG = "no flag: over-rejects on its placebo"
+#: The flag of a test its placebo does not clear (:func:`~.placebo.placebo_judgement`):
+#: its false-positive interval lies above 5%, or a pool ran it on too few sets to judge.
+NO_PLACEBO_FLAG = "no flag: not cleared by its placebo (see Valid tests)"
 #: The flag where two conditions made identical moves on shared deals.
 IDENTICAL_PLAY = "identical play"
 
@@ -282,8 +283,10 @@ def statistics(table7: LogTables, figure14: LogTables,
     out["simulation_tests"] = simulation_tests(games7, identical_plays(out), flagging)
     out["thesis_size_tests"] = thesis_size_tests(games7)
     games14 = with_rt(figure14)
-    out["rt_sweep"] = with_source(rt_sweep(games14, logged_thresholds(figure14.experiments)),
-                                  figure14.games)
+    sweep = rt_sweep(games14, logged_thresholds(figure14.experiments))
+    if "one-sample t vs parity" not in flagging:  # the sweep's flags are parity tests
+        sweep = sweep.assign(p_holm=float("nan"), flag=NO_PLACEBO_FLAG)
+    out["rt_sweep"] = with_source(sweep, figure14.games)
     out["rt_trend"] = with_source(rt_trend(games14, logged_thresholds(figure14.experiments)),
                                   figure14.games)
     if len(figure14.recalls):

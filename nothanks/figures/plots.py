@@ -203,7 +203,7 @@ def rt_sweep_lines(sweep: pd.DataFrame) -> Figure:
                     marker=marker, color=color, capsize=3, linewidth=1.5,
                     markerfacecolor="white", label=f"{higher} vs {lower}")
         if "flag" in part.columns:
-            shown = part[part["flag"] != "n.s."]
+            shown = part[part["flag"].isin(["higher", "lower"])]
             ax.scatter(shown["rt"] + shift, shown["mean"], marker=marker, color=color,
                        zorder=4, s=30)
             for r in part[part["flag"] == "lower"].itertuples():

@@ -265,8 +265,8 @@ def _move_quality(inputs: StudyInputs) -> StudyOutput:
     quality = grade_moves(ex.load_cached(inputs.logs["table7"]), people, inputs.cache,
                           inputs.quick, grade=inputs.grade, grader=inputs.grader,
                           checkpoint=inputs.checkpoint, jobs=inputs.jobs)
-    stats = {f"quality_{name}": an.ev_loss_table(graded, "agent_label")
-             for name, graded in quality.items()}
+    stats = {f"{kind}_{name}": table for name, graded in quality.items()
+             for kind, table in an.quality_tables(graded).items()}
     figures = {f"extra_quality_{name}_{stem.removeprefix('quality_')}": fig
                for name, graded in quality.items()
                for stem, fig in quality_figures(graded).items()}

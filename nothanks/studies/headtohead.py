@@ -121,6 +121,21 @@ def side_summary(games: pd.DataFrame, side: str) -> dict:
             "ms": 1000 * float(mine["cpu"].sum()) / decisions if decisions else float("nan")}
 
 
+def flat_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """``summary`` with each column of (value, low, high) triples (``first``,
+    ``rank_points``, ...) split into ``<name>``, ``<name>_ci_low`` and
+    ``<name>_ci_high``: a table a CSV holds, each interval beside its value."""
+    out = {}
+    for name, column in summary.items():
+        if len(column) and all(isinstance(v, tuple) and len(v) == 3 for v in column):
+            for suffix, part in zip(("", "_ci_low", "_ci_high"), zip(*column, strict=True),
+                                    strict=True):
+                out[f"{name}{suffix}"] = list(part)
+        else:
+            out[name] = column.to_list()
+    return pd.DataFrame(out, index=summary.index)
+
+
 def percent(triple: tuple[float, float, float]) -> str:
     """``37.5% [20.0, 55.0]`` for a (share, low, high) triple."""
     share, low, high = triple

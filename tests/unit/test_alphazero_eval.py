@@ -56,3 +56,11 @@ def test_the_targets_are_judged_on_the_intervals():
     assert summary.loc["sims=100 vs heuristic", "first"] == heuristic["first"]
     text = bench.markdown(summary.reset_index(), "cmd")
     assert "| random | `random` | 6 | 24 | 100.0% [" in text and "(b) holds" in text
+    from nothanks.studies.headtohead import flat_table
+    flat = flat_table(summary.reset_index())  # summary.csv: each interval beside its value
+    share, low, high = heuristic["first"]
+    assert list(flat.columns[flat.columns.str.startswith("first")]) == [
+        "first", "first_ci_low", "first_ci_high"]
+    row = flat.set_index("condition").loc["heuristic"]
+    assert (row["first"], row["first_ci_low"], row["first_ci_high"]) == (share, low, high)
+    assert row["deals"] == 6 and row["target"] == "c"

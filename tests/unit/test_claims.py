@@ -82,6 +82,7 @@ def test_a_planted_stale_number_in_a_document_fails(tmp_path):
     ("+0.042 [+0.027, +0.057]", ("+0.042", "+0.027", "+0.057"), False),
     ("33.7% [31.6, 35.8]", ("33.7", "31.6", "35.8"), True),
     ("−0.10 [−0.18, −0.02]", ("−0.10", "−0.18", "−0.02"), False),
+    ("+22.5 pp [+7.5, +37.5]", ("+22.5", "+7.5", "+37.5"), False),
 ])
 def test_claims_are_parsed(text, numbers, percent):
     (claim,) = claims.claims_in(f"ours: {text}; more")
@@ -94,3 +95,18 @@ def test_a_share_in_percent_is_found_as_a_fraction():
     assert claims.backed_by(claim, table) == "t.csv"
     (other,) = claims.claims_in("41.5% [37.2%, 45.8%]")
     assert claims.backed_by(other, table) is None
+
+
+def test_a_claim_split_over_lines_is_found():
+    (claim,) = claims.claims_in("wins 35.4% [22.9%,\n  47.9%] of its games\nnext")
+    assert claim.text == "35.4% [22.9%, 47.9%]" and claim.line == 1
+    (split,) = claims.claims_in("a\nslope +0.045\n  [+0.031, +0.060] a game")
+    assert split.numbers == ("+0.045", "+0.031", "+0.060") and split.line == 2
+
+
+def test_a_document_draws_only_on_its_named_tables():
+    table = {"figures/studies/learning/tables/curves.csv":
+             __import__("numpy").array([[0.42, 0.354, 0.489]])}
+    (claim,) = claims.claims_in("42.0% [35.4, 48.9]")
+    assert claims.backed_by(claim, table) == "figures/studies/learning/tables/curves.csv"
+    assert claims.backed_by(claim, claims.tables_for("docs/ismcts.md", table)) is None

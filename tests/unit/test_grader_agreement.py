@@ -45,6 +45,10 @@ def test_agreement_is_a_rank_correlation_per_grader_and_costs_are_per_decision()
     assert s["ms_alone"]["network"] == pytest.approx(1.0)
     text = bench.markdown(s, "cmd", bench.Path("net.npz"), "ab" * 32)
     assert "**met**. Cost target" in text and "100x for the grader alone" in text
+    rows = bench.agreement_table(s).set_index(["grader", "measure"])
+    assert tuple(rows.loc[("untrained", "spearman_loss"), ["value", "ci_low", "ci_high"]]
+                 ) == floor["loss"]
+    assert rows.loc[("network", "same_best"), "value"] == 1.0
 
 
 def test_the_interval_resamples_whole_games():

@@ -74,7 +74,24 @@ def test_the_judgement_reads_every_placebo_table(tmp_path):
     frame.to_csv(tmp_path / "pool.csv", index=False)
     (tmp_path / "pool.json").write_text("{}")
     assert pl.placebo_judgement(tmp_path) == {"parity": False}  # 10% [5.5%, 17.4%]
-    rates = pd.DataFrame({"test": ["paired_deals"], "may_flag": [True]})
+    rates = pd.DataFrame({"test": ["paired_deals"], "may_flag": [True], "judged": [True]})
     rates.to_csv(tmp_path / "paired_deals_rates.csv", index=False)
     (tmp_path / "paired_deals.json").write_text("{}")
     assert pl.placebo_judgement(tmp_path) == {"parity": False, "paired_deals": True}
+
+
+def test_a_test_some_pool_ran_on_too_few_sets_gives_no_flags(tmp_path):
+    # 5% on 1,000 sets may flag; the same test on a second pool of 200 sets at 5% (its
+    # interval holds 5%) is too few sets to judge, so the test gives no flags
+    for name, sets in (("big", 1000), ("small", 200)):
+        p = np.where(np.arange(sets) % 20 == 0, 0.01, 0.5)
+        pd.DataFrame({"p_parity": p, "t_parity": np.linspace(-2, 2, sets)}).to_csv(
+            tmp_path / f"{name}.csv", index=False)
+        (tmp_path / f"{name}.json").write_text("{}")
+        if name == "big":
+            assert pl.placebo_judgement(tmp_path) == {"parity": True}
+    assert pl.placebo_judgement(tmp_path) == {"parity": False}
+    rates = pd.DataFrame({"test": ["paired_deals"], "may_flag": [True], "judged": [False]})
+    rates.to_csv(tmp_path / "paired_deals_rates.csv", index=False)
+    (tmp_path / "paired_deals.json").write_text("{}")
+    assert pl.placebo_judgement(tmp_path)["paired_deals"] is False

@@ -54,3 +54,26 @@ def test_direction_alone_does_not_pass(bench):
 def test_parity_sign_follows_the_thesis(bench):
     t, df, p = bench.parity(np.array([3.0, 2.0, 3.0, 2.0, 1.0]))
     assert t < 0 and df == 4 and p < 0.2
+
+
+def test_out_writes_the_tables_the_docs_quote(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    import pandas as pd
+    root = str(PATH.parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [root, *filter(None, [os.environ.get("PYTHONPATH")])])}
+    subprocess.run([sys.executable, str(PATH), "--games", "4", "--workers", "1",
+                    "--no-heuristic", "--paired-params", "oracle_tokens=true", "--out",
+                    str(tmp_path)], check=True, env=env, capture_output=True, cwd=root)
+    designs = pd.read_csv(tmp_path / "designs.csv", keep_default_na=False)
+    assert len(designs) == 6 and set(designs["params"]) == {"", "oracle_tokens=true"}
+    assert (designs["win_ci_low"] <= designs["win_share"]).all()
+    paired = pd.read_csv(tmp_path / "paired.csv")
+    assert list(paired["measure"]) == ["first", "rank_points"] * 3
+    assert np.allclose(paired["difference"], paired["mean"] - paired["other_mean"])
+    base = designs[designs["params"] == ""].set_index("design")
+    first = paired[paired["measure"] == "first"].set_index("design")
+    assert np.allclose(first["mean"], base.loc[first.index, "win_share"])
