@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -82,11 +83,13 @@ def _parse(text: str, option: str, example: str, count: bool) -> tuple[Entry, ..
     return tuple(entries)
 
 
+@cache  # read every iteration; checking a spec builds its agent once
 def parse_league(text: str) -> tuple[Entry, ...]:
     """The league mixture of ``--league`` (empty: pure self-play)."""
     return _parse(text, "--league", "0.5*self; 0.2*past; 0.3*heuristic", count=False)
 
 
+@cache
 def parse_panel(text: str, eval_deals: int) -> tuple[Entry, ...]:
     """The evaluation panel of ``--panel``: (deals, spec) entries; empty text gives
     :data:`DEFAULT_PANEL` at ``eval_deals`` deals each."""
@@ -191,22 +194,11 @@ def league_game(weights: dict[str, np.ndarray], config, sims: int, seed: int,
     ``weights`` and give the samples, ``past`` seats search greedily with ``past``,
     the others are agent specs. Returns :class:`nothanks.search.selfplay.GameSamples`
     (the ``self`` seats' decisions, in the order they were made)."""
-    from ...agents import make_agent
     from ...play.runner import play_game
-    from ...search.network import Network
     from ...search.puct import rank_rewards
     from ...search.selfplay import GameSamples
     players = config.players
-    network = Network(weights, config)
-    agents: list[Agent] = []
-    for who in seating:
-        if who == SELF:
-            agents.append(SearchSeat(network, sims, explore=True))
-        elif who == PAST:
-            agents.append(SearchSeat(Network(past, config), sims, explore=False))
-        else:
-            agents.append(make_agent(who))
-    variant = Variant(players=players, low_card=config.low_card, high_card=config.high_card)
+    agents, variant = _table(seating, weights, past, config, sims, explore=True)
     record = play_game(agents, variant, seed, record=False)
     scores = np.asarray(record.scores, dtype=np.int64)
     rewards = rank_rewards(scores)
@@ -227,25 +219,32 @@ def seated_game(weights: dict[str, np.ndarray], config, sims: int, lineup: Seque
     (greedy, ``sims`` per move) in seat ``index % players``, ``lineup`` in the other
     seats in turn order (``past`` seats with the ``past`` weights), on deal
     ``index // players`` of ``seed``; the network's rank and rank points."""
-    from ...agents import make_agent
     from ...play.runner import play_game
     from ...rules.seeding import game_seed
-    from ...search.network import Network
     players = config.players
     seat = index % players
-    others = iter(lineup)
-    agents: list[Agent] = []
-    for s in range(players):
-        if s == seat:
-            agents.append(SearchSeat(Network(weights, config), sims, explore=False))
-        else:
-            who = next(others)
-            agents.append(SearchSeat(Network(past, config), sims, explore=False)
-                          if who == PAST else make_agent(who))
-    variant = Variant(players=players, low_card=config.low_card, high_card=config.high_card)
+    seating = [*lineup[:seat], SELF, *lineup[seat:]]
+    agents, variant = _table(seating, weights, past, config, sims, explore=False)
     record = play_game(agents, variant, game_seed(seed, index // players), game_id=index,
                        record=False)
     return record.ranks[seat], record.rank_points[seat]
+
+
+def _table(seating: Sequence[str], weights: dict[str, np.ndarray],
+           past: dict[str, np.ndarray] | None, config, sims: int, *, explore: bool
+           ) -> tuple[list[Agent], Variant]:
+    """The agents of ``seating`` and the game's variant: ``self`` seats search with
+    ``weights`` (as in self-play if ``explore``), ``past`` seats greedily with ``past``,
+    the others are agent specs."""
+    from ...agents import make_agent
+    from ...search.network import Network
+    network = Network(weights, config)
+    old = None if past is None else Network(past, config)
+    agents = [SearchSeat(network, sims, explore=explore) if who == SELF
+              else SearchSeat(old, sims, explore=False) if who == PAST
+              else make_agent(who) for who in seating]
+    return agents, Variant(players=config.players, low_card=config.low_card,
+                           high_card=config.high_card)
 
 
 def first_share(ranks: Sequence[int], players: int) -> tuple[float, float, float]:
